@@ -1,0 +1,42 @@
+/* ciot: benchmark and profile ternary LLM weight kernels on this CPU. */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+#include "cpu.h"
+
+static const ciot_command commands[] = {
+    {"info", ciot_cmd_info, "CPU model, features, topology, and the kernel chosen per layout"},
+    {"kernels", ciot_cmd_kernels, "every registered kernel and whether this CPU can run it"},
+    {"check", ciot_cmd_check, "exactness oracle: every runnable kernel against its reference"},
+    {"run", ciot_cmd_run, "run one kernel on weight and activation files"},
+};
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: ciot <command> [options]   (ciot <command> --help for its options)\n\ncommands:\n");
+    for (int i = 0; i < N_COMMANDS; i++) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nCIOT_CPU=feature,... masks the detected CPU features down (for example CIOT_CPU=none).\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    const char *bad;
+    int bad_len;
+    if (ciot_cpu_env_check(&bad, &bad_len) != CIOT_OK) {
+        fprintf(stderr, "ciot: CIOT_CPU names an unknown feature '%.*s' (known: neon, dotprod, i8mm, avx2, fma, "
+                        "avxvnni, avx512vnni, none)\n", bad_len, bad);
+        return 2;
+    }
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ciot: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

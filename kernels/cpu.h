@@ -1,0 +1,31 @@
+/* CPU feature detection; predicates compile on every architecture and return false elsewhere. */
+#ifndef CIOT_CPU_H
+#define CIOT_CPU_H
+
+#include "status.h"
+
+/* Detected features (CIOT_F_* bits), masked down by the CIOT_CPU environment variable when set:
+ * CIOT_CPU=dotprod,neon keeps only those; CIOT_CPU=none keeps nothing. */
+unsigned ciot_cpu_features(void);
+/* The hardware's features, ignoring CIOT_CPU. */
+unsigned ciot_cpu_detect(void);
+/* Parses a CIOT_CPU-style list into feature bits; CIOT_E_UNKNOWN names the bad word in *bad. */
+ciot_status ciot_cpu_parse(const char *list, unsigned *mask, const char **bad, int *bad_len);
+/* Checks the CIOT_CPU variable; CIOT_E_UNKNOWN when it names an unknown feature. */
+ciot_status ciot_cpu_env_check(const char **bad, int *bad_len);
+
+int ciot_cpu_has_neon(void);
+int ciot_cpu_has_dotprod(void);
+int ciot_cpu_has_i8mm(void);
+int ciot_cpu_has_avx2(void);
+int ciot_cpu_has_fma(void);
+int ciot_cpu_has_avxvnni(void);
+int ciot_cpu_has_avx512vnni(void);
+
+/* Feature name of one bit ("dotprod"), and a comma list of all bits in mask into buf. */
+const char *ciot_feature_name(unsigned bit);
+const char *ciot_feature_list(unsigned mask, char *buf, int len);
+/* The CPU's model name (from /proc/cpuinfo, sysctl or cpuid), or "unknown". */
+const char *ciot_cpu_model(char *buf, int len);
+
+#endif

@@ -1,0 +1,85 @@
+/* Kernel descriptors: layouts, activation formats, and the stateless slice interface every kernel has. */
+#ifndef CIOT_KERNEL_H
+#define CIOT_KERNEL_H
+
+#include <stddef.h>
+#include "status.h"
+
+typedef enum { CIOT_FMT_PQ2_0, CIOT_FMT_PTQ1_0 } ciot_format;
+typedef enum { CIOT_OP_GEMV, CIOT_OP_GEMM } ciot_op;
+
+/* One matrix product. w: packed weights in the kernel's layout; x: quantized activations in the
+ * kernel's activation format (gemm: ceil(batch / 4) Q8_Kx4 groups, the last zero-padded);
+ * y[b * ldy + n] receives activation row b, weight row n. A gemv reads batch 1 and y[n]. */
+typedef struct {
+    const void *w;
+    const void *x;
+    float *y;
+    int rows, K, batch, ldy;
+} ciot_mm;
+
+/* Computes weight-row tiles [first, first + count) (tile = layout->tile_rows rows). Stateless. */
+typedef void (*ciot_compute_fn)(const ciot_mm *mm, int first, int count);
+
+/* A weight layout: how source blocks become what a kernel reads. */
+typedef struct {
+    const char *name;           /* "pq2_0", "t2x4", "t2p", "ptq1_0" */
+    ciot_format source;         /* the file format it is made from */
+    int tile_rows;              /* rows per block and per slice unit: 1 (row-major) or 4 */
+    int k_multiple;             /* K must be a multiple of this */
+    size_t block_bytes;         /* bytes of one block (tile_rows rows x 128 weights) */
+    /* Source blocks (row-major) -> layout; NULL means the layout is the source bytes. */
+    ciot_status (*pack)(const void *src, void *dst, int rows, int K);
+    ciot_status (*unpack)(const void *src, void *dst, int rows, int K);
+} ciot_layout;
+
+/* An activation format and its reference quantizer (B rows of K floats). */
+typedef struct {
+    const char *name;           /* "q8_K", "q8_Kx4", "q8_0" */
+    int block_values;           /* values of one row per block */
+    int group_rows;             /* activation rows per block: 1, or 4 for Q8_Kx4 */
+    size_t block_bytes;
+    void (*quantize)(const float *x, void *dst, int batch, int K);
+} ciot_act_format;
+
+/* CPU features a kernel may need (bits). */
+enum {
+    CIOT_F_NEON = 1u << 0,
+    CIOT_F_DOTPROD = 1u << 1,
+    CIOT_F_I8MM = 1u << 2,
+    CIOT_F_AVX2 = 1u << 3,
+    CIOT_F_FMA = 1u << 4,
+    CIOT_F_AVXVNNI = 1u << 5,
+    CIOT_F_AVX512VNNI = 1u << 6,
+};
+
+typedef struct {
+    const char *name;           /* layout_op_method_isa, e.g. t2p_gemv_avx2 */
+    const ciot_layout *layout;
+    const ciot_act_format *act;
+    ciot_op op;
+    unsigned features;          /* CIOT_F_* bits required */
+    const char *reference;      /* name of the scalar twin it must match bit for bit */
+    ciot_compute_fn compute;
+} ciot_kernel;
+
+extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_ptq1_0;
+extern const ciot_act_format ciot_act_q8_K, ciot_act_q8_Kx4, ciot_act_q8_0;
+
+/* Bytes of a packed matrix, and whether the layout can take the shape. */
+size_t ciot_layout_bytes(const ciot_layout *l, int rows, int K);
+ciot_status ciot_layout_check(const ciot_layout *l, int rows, int K);
+/* Source bytes of a rows x K matrix in the layout's source format. */
+size_t ciot_source_bytes(ciot_format f, int rows, int K);
+/* Packs source blocks into the layout (a copy where the layout is the source). */
+ciot_status ciot_layout_pack(const ciot_layout *l, const void *src, void *dst, int rows, int K);
+double ciot_layout_bits_per_weight(const ciot_layout *l);
+
+/* Bytes of batch rows of K activations in the format. */
+size_t ciot_act_bytes(const ciot_act_format *a, int batch, int K);
+
+/* Checks a shape against a kernel (layout shape, K multiple, batch >= 1). */
+ciot_status ciot_kernel_check(const ciot_kernel *k, int rows, int K, int batch);
+static inline int ciot_kernel_tiles(const ciot_kernel *k, int rows) { return rows / k->layout->tile_rows; }
+
+#endif

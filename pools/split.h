@@ -1,0 +1,21 @@
+/* Work splits over units (4-row groups or tiles): a static contiguous slice per thread, or dynamic
+ * chunks handed out by an atomic counter. Both compute every unit exactly once. */
+#ifndef CIOT_SPLIT_H
+#define CIOT_SPLIT_H
+
+#include <stdatomic.h>
+
+/* Thread t's contiguous slice of `units` among n threads (sizes differ by at most one). */
+void ciot_split_static(int units, int t, int n, int *first, int *count);
+
+typedef struct {
+    atomic_int next;
+    int units;
+    int chunk;
+} ciot_chunks;
+
+void ciot_chunks_init(ciot_chunks *c, int units, int chunk);
+/* The next chunk; returns 0 when none is left. */
+int ciot_chunks_next(ciot_chunks *c, int *first, int *count);
+
+#endif
