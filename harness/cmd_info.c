@@ -1,0 +1,41 @@
+/* ciot info: what this machine is and which kernel each layout gets on it. */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+#include "cpu.h"
+#include "registry.h"
+#include "topology.h"
+
+int ciot_cmd_info(int argc, char **argv) {
+    if (argc > 1) {
+        int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+        fprintf(help ? stdout : stderr, "usage: ciot info\n%s", help ? "" : "ciot info: takes no options\n");
+        return help ? 0 : 2;
+    }
+    char buf[256];
+    const unsigned cpu = ciot_cpu_features(), hw = ciot_cpu_detect();
+    printf("cpu          %s\n", ciot_cpu_model(buf, sizeof buf));
+    printf("features     %s", ciot_feature_list(cpu, buf, sizeof buf));
+    if (cpu != hw) printf("   (masked by CIOT_CPU; detected %s)", ciot_feature_list(hw, buf, sizeof buf));
+    printf("\n");
+    ciot_topology t;
+    if (ciot_topology_read(&t) != 0) printf("topology     hwloc could not read the topology\n");
+    printf("cores        %d (%d processing units, %d package%s)\n", t.cores, t.pus, t.packages, t.packages > 1 ? "s" : "");
+    for (int i = 0; i < t.ncaches; i++)
+        printf("cache L%d     %zu KiB %s x %d\n", t.caches[i].level, t.caches[i].bytes >> 10, t.caches[i].type, t.caches[i].count);
+    printf("memory       %.1f GiB\n", (double)t.memory_bytes / (1u << 30));
+    printf("\nkernels this CPU can run:\n");
+    for (int i = 0; i < ciot_kernel_count(); i++) {
+        const ciot_kernel *k = ciot_kernel_at(i);
+        if (!ciot_kernel_missing(k, cpu)) printf("  %s\n", k->name);
+    }
+    printf("\nchosen per layout:\n");
+    for (int i = 0; i < ciot_layout_count(); i++) {
+        const ciot_layout *l = ciot_layout_at(i);
+        for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM; op++) {
+            const ciot_kernel *k = ciot_kernel_best(l, (ciot_op)op, cpu);
+            if (k) printf("  %-7s %s  %s\n", l->name, op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,144 @@
+/* The exactness oracle. Every case compares outputs bit for bit, never with a tolerance:
+ * unit mode against the exact integer dot, scaled mode against the canonical float order computed from
+ * the drawn values and against the kernel's reference, over every slice a pool could cut. */
+#include <stdlib.h>
+#include <string.h>
+#include "cpu.h"
+#include "fp16.h"
+#include "oracle.h"
+#include "registry.h"
+#include "testdata.h"
+
+#define SENTINEL 0x7fc0deadu /* a NaN no kernel produces: marks outputs a slice must not touch */
+
+static const int shape_rows[] = {4, 8, 12, 36, 4096};
+static const int shape_k[] = {256, 512, 1024, 1280, 5120, 17408};
+
+static int report(FILE *log, const ciot_kernel *k, const ciot_testdata *t, int unit, ciot_pattern p, const char *what,
+                  int first, int count, size_t idx, uint32_t want, uint32_t got) {
+    fprintf(log, "FAIL %s rows=%d K=%d batch=%d %s %s slice=[%d,+%d) %s index %zu (b=%zu n=%zu): expected %.9g (0x%08x) "
+                 "got %.9g (0x%08x)\n",
+            k->name, t->rows, t->K, t->batch, unit ? "unit" : "scaled", ciot_pattern_name(p), first, count, what, idx,
+            idx / (size_t)(t->rows + 3), idx % (size_t)(t->rows + 3), ciot_bits_f32(want), want, ciot_bits_f32(got), got);
+    return 0;
+}
+
+/* Runs `k` over tiles [first, first + count) into a sentinel-filled y with ldy = rows + 3, and checks
+ * every in-slice output against want[b * rows + n] and every other output still holds the sentinel. */
+static int check_slice(const ciot_kernel *k, const ciot_testdata *t, const void *w, const float *want, int unit,
+                       ciot_pattern p, const char *what, int first, int count, float *y, FILE *log) {
+    const int ldy = t->rows + 3, tr = k->layout->tile_rows;
+    const size_t ny = (size_t)t->batch * ldy;
+    for (size_t j = 0; j < ny; j++) memcpy(&y[j], &(uint32_t){SENTINEL}, 4);
+    ciot_mm mm = {w, t->x, y, t->rows, t->K, t->batch, ldy};
+    k->compute(&mm, first, count);
+    int bad = 0;
+    for (int b = 0; b < t->batch; b++)
+        for (int n = 0; n < ldy; n++) {
+            const size_t j = (size_t)b * ldy + n;
+            const int inside = n < t->rows && n >= first * tr && n < (first + count) * tr;
+            uint32_t got, expect = SENTINEL;
+            memcpy(&got, &y[j], 4);
+            if (inside) memcpy(&expect, &want[(size_t)b * t->rows + n], 4);
+            if (got != expect && bad++ < 3) report(log, k, t, unit, p, what, first, count, j, expect, got);
+        }
+    return bad == 0;
+}
+
+int ciot_oracle_case(const ciot_kernel *k, int rows, int K, int batch, int pattern, int unit, FILE *log) {
+    ciot_testdata t;
+    const uint64_t seed = (uint64_t)rows * 1000003u + (uint64_t)K * 7919u + (uint64_t)batch * 131u + (uint64_t)unit;
+    if (ciot_testdata_make(&t, k->layout->source, k->act, rows, K, batch, pattern, unit, seed) != CIOT_OK) {
+        fprintf(log, "FAIL %s rows=%d K=%d batch=%d: out of memory making test data\n", k->name, rows, K, batch);
+        return 0;
+    }
+    const size_t nout = (size_t)batch * rows;
+    void *w = malloc(ciot_layout_bytes(k->layout, rows, K));
+    float *want = malloc(sizeof(float) * nout), *ref_out = malloc(sizeof(float) * nout);
+    float *y = malloc(sizeof(float) * (size_t)batch * (rows + 3));
+    int ok = w && want && ref_out && y;
+    if (!ok) fprintf(log, "FAIL %s rows=%d K=%d batch=%d: out of memory\n", k->name, rows, K, batch);
+    ciot_status st = ok ? ciot_layout_pack(k->layout, t.src, w, rows, K) : CIOT_E_NOMEM;
+    if (ok && st != CIOT_OK) {
+        fprintf(log, "FAIL %s rows=%d K=%d: pack refused (%s)\n", k->name, rows, K, ciot_status_str(st));
+        ok = 0;
+    }
+    if (ok) {
+        for (size_t j = 0; j < nout; j++) want[j] = unit ? (float)t.exact[j] : t.canonical[j];
+        const int tiles = rows / k->layout->tile_rows;
+        /* full, first, last, middle tile, and two halves (a pool of two) */
+        ok &= check_slice(k, &t, w, want, unit, pattern, "full", 0, tiles, y, log);
+        if (tiles > 1) {
+            ok &= check_slice(k, &t, w, want, unit, pattern, "first", 0, 1, y, log);
+            ok &= check_slice(k, &t, w, want, unit, pattern, "last", tiles - 1, 1, y, log);
+            ok &= check_slice(k, &t, w, want, unit, pattern, "middle", tiles / 3, tiles / 3 ? tiles / 3 : 1, y, log);
+            ok &= check_slice(k, &t, w, want, unit, pattern, "half", tiles / 2, tiles - tiles / 2, y, log);
+        }
+        /* the reference twin, bit for bit, on the same packed bytes */
+        const ciot_kernel *ref = ciot_kernel_find(k->reference);
+        if (!ref) {
+            fprintf(log, "FAIL %s: reference '%s' is not registered\n", k->name, k->reference);
+            ok = 0;
+        } else if (ref != k) {
+            ciot_mm mm = {w, t.x, y, rows, K, batch, rows};
+            ref->compute(&mm, 0, tiles);
+            memcpy(ref_out, y, sizeof(float) * nout);
+            ok &= check_slice(k, &t, w, ref_out, unit, pattern, "vs-reference", 0, tiles, y, log);
+        }
+    }
+    free(w), free(want), free(ref_out), free(y);
+    ciot_testdata_free(&t);
+    return ok;
+}
+
+/* Edge patterns are meaningful with real scales only where the scale is the point (ties, tiny, large). */
+static int pattern_has_unit(ciot_pattern p) { return p != CIOT_PAT_TIES && p != CIOT_PAT_TINY && p != CIOT_PAT_LARGE; }
+
+static void count(ciot_oracle_result *res, int ok) { ok ? res->passed++ : res->failed++; }
+
+static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap, ciot_oracle_result *res, FILE *log) {
+    static const int gemm_batches[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 64};
+    const int before_pass = res->passed, before_fail = res->failed;
+    for (size_t ri = 0; ri < sizeof shape_rows / sizeof *shape_rows; ri++)
+        for (size_t ki = 0; ki < sizeof shape_k / sizeof *shape_k; ki++) {
+            const int rows = shape_rows[ri], K = shape_k[ki];
+            if (ciot_layout_check(k->layout, rows, K) != CIOT_OK) continue;
+            const int small = (long)rows * K <= 36L * 1280;
+            const int nb = k->op == CIOT_OP_GEMM ? (small ? 10 : 1) : 1;
+            for (int bi = 0; bi < nb; bi++) {
+                const int batch = k->op == CIOT_OP_GEMM ? (small ? gemm_batches[bi] : 5) : 1;
+                if ((long)rows * K * batch > cap) continue;
+                for (int unit = 1; unit >= 0; unit--)
+                    count(res, ciot_oracle_case(k, rows, K, batch, CIOT_PAT_RANDOM, unit, log));
+            }
+        }
+    /* every edge pattern on a small shape (two tiles of rows, two Q8_K blocks), gemm at batch 3 and 5 */
+    const int edge_batches[] = {1, 3, 5};
+    for (int bi = k->op == CIOT_OP_GEMM ? 1 : 0; bi < (k->op == CIOT_OP_GEMM ? 3 : 1); bi++)
+        for (int p = CIOT_PAT_ZERO; p < CIOT_PAT_COUNT; p++)
+            for (int unit = pattern_has_unit(p); unit >= 0; unit--)
+                count(res, ciot_oracle_case(k, 8, 512, edge_batches[bi], p, unit, log));
+    if (o->verbose)
+        fprintf(log, "  %-28s %d passed, %d failed\n", k->name, res->passed - before_pass, res->failed - before_fail);
+}
+
+ciot_status ciot_oracle_run(const ciot_oracle_opts *o, ciot_oracle_result *res) {
+    FILE *log = o->log ? o->log : stderr;
+    const long cap = o->max_weights > 0 ? o->max_weights : o->quick ? 1L << 20 : 6L << 20;
+    const unsigned cpu = ciot_cpu_features();
+    memset(res, 0, sizeof *res);
+    for (int i = 0; i < ciot_kernel_count(); i++) {
+        const ciot_kernel *k = ciot_kernel_at(i);
+        if (o->filter && !strstr(k->name, o->filter)) continue;
+        const unsigned missing = ciot_kernel_missing(k, cpu);
+        if (missing) {
+            char buf[128];
+            fprintf(log, "  %-28s skipped: this CPU lacks %s\n", k->name, ciot_feature_list(missing, buf, sizeof buf));
+            res->kernels_skipped++;
+            continue;
+        }
+        run_kernel(k, o, cap, res, log);
+        res->kernels_run++;
+    }
+    return CIOT_OK;
+}

@@ -1,0 +1,69 @@
+/* The weight layouts and activation formats kernels are described by, and shape arithmetic on them. */
+#include <string.h>
+#include "formats.h"
+#include "kernel.h"
+#include "quant.h"
+#include "repack.h"
+
+static ciot_status pack_t2x4(const void *src, void *dst, int rows, int K) { return ciot_repack_t2x4(src, dst, rows, K); }
+static ciot_status pack_t2p(const void *src, void *dst, int rows, int K) { return ciot_repack_t2p(src, dst, rows, K); }
+static ciot_status unpack_t2x4(const void *src, void *dst, int rows, int K) { return ciot_unpack_t2x4(src, dst, rows, K); }
+static ciot_status unpack_t2p(const void *src, void *dst, int rows, int K) { return ciot_unpack_t2p(src, dst, rows, K); }
+
+/* K must be a multiple of 256 for the PQ2_0 family (the Q8_K block), of 128 for PTQ1_0 (Q8_0 x 4). */
+const ciot_layout ciot_layout_pq2_0 = {"pq2_0", CIOT_FMT_PQ2_0, 1, CIOT_QK_K, sizeof(block_pq2_0), NULL, NULL};
+const ciot_layout ciot_layout_t2x4 = {"t2x4", CIOT_FMT_PQ2_0, 4, CIOT_QK_K, sizeof(block_t2x4), pack_t2x4, unpack_t2x4};
+const ciot_layout ciot_layout_t2p = {"t2p", CIOT_FMT_PQ2_0, 4, CIOT_QK_K, sizeof(block_t2p), pack_t2p, unpack_t2p};
+const ciot_layout ciot_layout_ptq1_0 = {"ptq1_0", CIOT_FMT_PTQ1_0, 1, CIOT_QK, sizeof(block_ptq1_0), NULL, NULL};
+
+static void quantize_q8_K(const float *x, void *dst, int batch, int K) {
+    for (int b = 0; b < batch; b++)
+        ciot_quantize_q8_K(x + (size_t)b * K, (block_q8_K *)dst + (size_t)b * (K / CIOT_QK_K), K);
+}
+static void quantize_q8_Kx4(const float *x, void *dst, int batch, int K) { ciot_quantize_q8_Kx4(x, dst, batch, K); }
+static void quantize_q8_0(const float *x, void *dst, int batch, int K) {
+    for (int b = 0; b < batch; b++)
+        ciot_quantize_q8_0(x + (size_t)b * K, (block_q8_0 *)dst + (size_t)b * (K / CIOT_QK8_0), K);
+}
+
+const ciot_act_format ciot_act_q8_K = {"q8_K", CIOT_QK_K, 1, sizeof(block_q8_K), quantize_q8_K};
+const ciot_act_format ciot_act_q8_Kx4 = {"q8_Kx4", CIOT_QK_K, 4, sizeof(block_q8_Kx4), quantize_q8_Kx4};
+const ciot_act_format ciot_act_q8_0 = {"q8_0", CIOT_QK8_0, 1, sizeof(block_q8_0), quantize_q8_0};
+
+ciot_status ciot_layout_check(const ciot_layout *l, int rows, int K) {
+    if (rows <= 0 || K <= 0) return CIOT_E_ARG;
+    if (rows % l->tile_rows || K % l->k_multiple) return CIOT_E_SHAPE;
+    return CIOT_OK;
+}
+
+size_t ciot_layout_bytes(const ciot_layout *l, int rows, int K) {
+    return (size_t)(rows / l->tile_rows) * (size_t)(K / CIOT_QK) * l->block_bytes;
+}
+
+size_t ciot_source_bytes(ciot_format f, int rows, int K) {
+    size_t block = f == CIOT_FMT_PQ2_0 ? sizeof(block_pq2_0) : sizeof(block_ptq1_0);
+    return (size_t)rows * (size_t)(K / CIOT_QK) * block;
+}
+
+ciot_status ciot_layout_pack(const ciot_layout *l, const void *src, void *dst, int rows, int K) {
+    ciot_status s = ciot_layout_check(l, rows, K);
+    if (s != CIOT_OK) return s;
+    if (l->pack) return l->pack(src, dst, rows, K);
+    memcpy(dst, src, ciot_layout_bytes(l, rows, K));
+    return CIOT_OK;
+}
+
+double ciot_layout_bits_per_weight(const ciot_layout *l) {
+    return 8.0 * (double)l->block_bytes / (double)(l->tile_rows * CIOT_QK);
+}
+
+size_t ciot_act_bytes(const ciot_act_format *a, int batch, int K) {
+    int groups = (batch + a->group_rows - 1) / a->group_rows;
+    return (size_t)groups * (size_t)(K / a->block_values) * a->block_bytes;
+}
+
+ciot_status ciot_kernel_check(const ciot_kernel *k, int rows, int K, int batch) {
+    if (batch <= 0) return CIOT_E_ARG;
+    if (k->op == CIOT_OP_GEMV && batch != 1) return CIOT_E_ARG;
+    return ciot_layout_check(k->layout, rows, K);
+}

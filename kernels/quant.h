@@ -1,0 +1,42 @@
+/* Reference quantizers and dequantizers (spec/formats.md), byte-exact with the runtime's. */
+#ifndef CIOT_QUANT_H
+#define CIOT_QUANT_H
+
+#include <stdint.h>
+#include "formats.h"
+
+/* Activations. k must be a multiple of the block (256 for Q8_K, 32 for Q8_0). */
+void ciot_quantize_q8_K(const float *x, block_q8_K *y, int k);
+void ciot_quantize_q8_0(const float *x, block_q8_0 *y, int k);
+/* batch rows of k floats -> ceil(batch / 4) groups of k / 256 Q8_Kx4 blocks, group-major
+ * (group g, K-block i at g * (k / 256) + i); rows past batch in the last group are zero. */
+void ciot_quantize_q8_Kx4(const float *x, block_q8_Kx4 *y, int batch, int k);
+/* Interleaves four Q8_K rows of one 256-block into Q8_Kx4 (NULL rows are zero), and back. */
+void ciot_q8_Kx4_interleave(const block_q8_K *const rows[4], block_q8_Kx4 *out);
+void ciot_q8_Kx4_row(const block_q8_Kx4 *in, int r, block_q8_K *out);
+/* Recomputes bsums of a Q8_K block from its qs. */
+void ciot_q8_K_bsums(block_q8_K *b);
+
+/* Weights. k must be a multiple of 128. */
+void ciot_quantize_pq2_0(const float *x, block_pq2_0 *y, int k);
+void ciot_quantize_ptq1_0(const float *x, block_ptq1_0 *y, int k);
+void ciot_dequantize_pq2_0(const block_pq2_0 *x, float *y, int k);
+void ciot_dequantize_ptq1_0(const block_ptq1_0 *x, float *y, int k);
+void ciot_dequantize_q8_K(const block_q8_K *x, float *y, int k);
+void ciot_dequantize_q8_0(const block_q8_0 *x, float *y, int k);
+
+/* PTQ1_0 bytes: five codes (u0 most significant) into a qs byte, four into a qh byte, and
+ * trit n of a byte: floor(3 * ((b * 3^n) mod 256) / 256). */
+uint8_t ciot_ptq1_pack5(const uint8_t u[5]);
+uint8_t ciot_ptq1_pack4(const uint8_t u[4]);
+static inline int ciot_ptq1_trit(uint8_t b, int n) {
+    static const uint8_t pow3[5] = {1, 3, 9, 27, 81};
+    uint8_t v = (uint8_t)(b * pow3[n]);
+    return (3 * v) >> 8;
+}
+/* Code (0..2) of weight k (0..127) of a PTQ1_0 block. */
+int ciot_ptq1_code(const block_ptq1_0 *b, int k);
+/* Sets the code of weight k; the block's bytes are rebuilt from all codes by ciot_ptq1_set_codes. */
+void ciot_ptq1_set_codes(block_ptq1_0 *b, const uint8_t codes[128]);
+
+#endif

@@ -1,0 +1,15 @@
+/* The loop around a 4-row reference tile: gemv and gemm (Q8_Kx4 rows taken apart) for any layout
+ * whose block dot is given; the dot reads the layout's own bytes. */
+#ifndef CIOT_REF_TILE4_H
+#define CIOT_REF_TILE4_H
+
+#include "formats.h"
+#include "kernel.h"
+
+/* isum[r] = exact dot of row r's 128 weights (code - 1) of `blk` with a[0..127]. */
+typedef void (*ciot_block_dot4)(const uint8_t qs[128], const int8_t *a, int32_t isum[4]);
+
+void ciot_ref_gemv4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot);
+void ciot_ref_gemm4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot);
+
+#endif
