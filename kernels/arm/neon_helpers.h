@@ -1,10 +1,12 @@
 /* Small NEON helpers the aarch64 kernels share: exact fp16 widening and unaligned loads that C allows
- * (memcpy, which clang turns into one load; Q8_K rows are only 4-byte aligned). */
+ * (Q8_K rows are only 4-byte aligned; an aligned(1) type or memcpy lets clang emit one plain load). */
 #ifndef CIOT_ARM_NEON_HELPERS_H
 #define CIOT_ARM_NEON_HELPERS_H
 
 #include <arm_neon.h>
 #include <string.h>
+
+typedef int64_t ciot_i64_unaligned __attribute__((aligned(1)));
 
 /* fp32(h): FCVT widens exactly, subnormals included (Linux leaves FPCR.FZ16 clear). */
 static inline float ciot_neon_h2f(const uint16_t *h) {
@@ -16,11 +18,7 @@ static inline float ciot_neon_h2f(const uint16_t *h) {
 /* fp32 of four consecutive fp16 scales. */
 static inline float32x4_t ciot_neon_h2f4(const uint16_t h[4]) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(h))); }
 
-/* The 8 bytes at p in both halves of a vector (LD1R). */
-static inline int8x16_t ciot_neon_dup8(const int8_t *p) {
-    int64_t v;
-    memcpy(&v, p, 8);
-    return vreinterpretq_s8_s64(vdupq_n_s64(v));
-}
+/* The four 8-byte chunks at p, each duplicated into both halves of its vector (one LD4R). */
+static inline int64x2x4_t ciot_neon_dup8x4(const int8_t *p) { return vld4q_dup_s64((const ciot_i64_unaligned *)p); }
 
 #endif

@@ -31,23 +31,25 @@ static void pq2_0_gemv_stock_neondot(const ciot_mm *mm, int first, int count) {
         const block_pq2_0 *w = (const block_pq2_0 *)mm->w + (size_t)r * nb;
         float acc = 0.0f;
         __asm__ volatile("// LLVM-MCA-BEGIN pq2_0_gemv_stock_neondot");
-        for (int i = 0; i < nb; i++) {
-            const int8_t *a = x[i >> 1].qs + 128 * (i & 1);
-            int32x4_t sum = vdupq_n_s32(0);
-            /* int32 safe: 128 products of at most 2 * 127 (code 3 is +2) */
-            for (int h = 0; h < 2; h++) {
-                const uint8x16_t q = vld1q_u8(w[i].qs + 16 * h);
-                const int8_t *ah = a + 64 * h;
-                const uint8x16_t u0 = vandq_u8(vshlq_u8(vqtbl1q_u8(q, idx0), shr), three);
-                const uint8x16_t u1 = vandq_u8(vshlq_u8(vqtbl1q_u8(q, idx1), shr), three);
-                const uint8x16_t u2 = vandq_u8(vshlq_u8(vqtbl1q_u8(q, idx2), shr), three);
-                const uint8x16_t u3 = vandq_u8(vshlq_u8(vqtbl1q_u8(q, idx3), shr), three);
-                sum = vdotq_s32(sum, vreinterpretq_s8_u8(vsubq_u8(u0, one)), vld1q_s8(ah));
-                sum = vdotq_s32(sum, vreinterpretq_s8_u8(vsubq_u8(u1, one)), vld1q_s8(ah + 16));
-                sum = vdotq_s32(sum, vreinterpretq_s8_u8(vsubq_u8(u2, one)), vld1q_s8(ah + 32));
-                sum = vdotq_s32(sum, vreinterpretq_s8_u8(vsubq_u8(u3, one)), vld1q_s8(ah + 48));
+        for (int q = 0; q < nb / 2; q++) {
+            const block_q8_K *y = &x[q];
+            for (int h = 0; h < 2; h++, w++) {
+                int32x4_t sum = vdupq_n_s32(0);
+                /* int32 safe: 128 products of at most 2 * 127 (code 3 is +2) */
+                for (int half = 0; half < 2; half++) {
+                    const uint8x16_t c = vld1q_u8(w->qs + 16 * half);
+                    const int8_t *a = y->qs + 128 * h + 64 * half;
+                    const uint8x16_t u0 = vandq_u8(vshlq_u8(vqtbl1q_u8(c, idx0), shr), three);
+                    const uint8x16_t u1 = vandq_u8(vshlq_u8(vqtbl1q_u8(c, idx1), shr), three);
+                    const uint8x16_t u2 = vandq_u8(vshlq_u8(vqtbl1q_u8(c, idx2), shr), three);
+                    const uint8x16_t u3 = vandq_u8(vshlq_u8(vqtbl1q_u8(c, idx3), shr), three);
+                    sum = vdotq_s32(sum, vreinterpretq_s8_u8(vsubq_u8(u0, one)), vld1q_s8(a));
+                    sum = vdotq_s32(sum, vreinterpretq_s8_u8(vsubq_u8(u1, one)), vld1q_s8(a + 16));
+                    sum = vdotq_s32(sum, vreinterpretq_s8_u8(vsubq_u8(u2, one)), vld1q_s8(a + 32));
+                    sum = vdotq_s32(sum, vreinterpretq_s8_u8(vsubq_u8(u3, one)), vld1q_s8(a + 48));
+                }
+                acc = fmaf((float)vaddvq_s32(sum), ciot_neon_h2f(&w->d) * y->d, acc);
             }
-            acc = fmaf((float)vaddvq_s32(sum), ciot_neon_h2f(&w[i].d) * x[i >> 1].d, acc);
         }
         __asm__ volatile("// LLVM-MCA-END");
         mm->y[r] = acc;

@@ -19,33 +19,34 @@ static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
         const block_t2x4 *w = (const block_t2x4 *)mm->w + (size_t)t * nb;
         float32x4_t acc = vdupq_n_f32(0.0f);
         __asm__ volatile("// LLVM-MCA-BEGIN t2x4_gemv_neondot");
-        for (int i = 0; i < nb; i++) {
-            const block_q8_K *y = &x[i >> 1];
-            const int8_t *a = y->qs + 128 * (i & 1);
-            int8x16_t act[8];
-            for (int j = 0; j < 8; j++) act[j] = vld1q_s8(a + 16 * j);
-            /* per row r: a1 (slots 0 and 3), a4 (slot 1, values 4u), a16 (slot 2, values 16u);
-             * int32 safe: a lane sums 8 products of at most 48 * 127 */
-            int32x4_t a1[4], a4[4], a16[4];
-            for (int r = 0; r < 4; r++) {
-                a1[r] = a4[r] = a16[r] = vdupq_n_s32(0);
-                for (int g = 0; g < 2; g++) {
-                    const uint8x16_t v = vld1q_u8(w[i].qs + 64 * g + 16 * r);
-                    a1[r] = vdotq_s32(a1[r], vreinterpretq_s8_u8(vandq_u8(v, m03)), act[4 * g]);
-                    a4[r] = vdotq_s32(a4[r], vreinterpretq_s8_u8(vandq_u8(v, m0c)), act[4 * g + 1]);
-                    a16[r] = vdotq_s32(a16[r], vreinterpretq_s8_u8(vandq_u8(v, m30)), act[4 * g + 2]);
-                    a1[r] = vdotq_s32(a1[r], vreinterpretq_s8_u8(vshrq_n_u8(v, 6)), act[4 * g + 3]);
+        for (int q = 0; q < nb / 2; q++) {
+            const block_q8_K *y = &x[q];
+            for (int h = 0; h < 2; h++, w++) {
+                int8x16_t act[8];
+                for (int j = 0; j < 8; j++) act[j] = vld1q_s8(y->qs + 128 * h + 16 * j);
+                /* per row r: a1 (slots 0 and 3), a4 (slot 1, values 4u), a16 (slot 2, values 16u);
+                 * int32 safe: a lane sums 8 products of at most 48 * 127 */
+                int32x4_t a1[4], a4[4], a16[4];
+                for (int r = 0; r < 4; r++) {
+                    a1[r] = a4[r] = a16[r] = vdupq_n_s32(0);
+                    for (int g = 0; g < 2; g++) {
+                        const uint8x16_t v = vld1q_u8(w->qs + 64 * g + 16 * r);
+                        a1[r] = vdotq_s32(a1[r], vreinterpretq_s8_u8(vandq_u8(v, m03)), act[4 * g]);
+                        a4[r] = vdotq_s32(a4[r], vreinterpretq_s8_u8(vandq_u8(v, m0c)), act[4 * g + 1]);
+                        a16[r] = vdotq_s32(a16[r], vreinterpretq_s8_u8(vandq_u8(v, m30)), act[4 * g + 2]);
+                        a1[r] = vdotq_s32(a1[r], vreinterpretq_s8_u8(vshrq_n_u8(v, 6)), act[4 * g + 3]);
+                    }
                 }
+                /* lanes -> [row 0, row 1, row 2, row 3] */
+                const int32x4_t s1 = vpaddq_s32(vpaddq_s32(a1[0], a1[1]), vpaddq_s32(a1[2], a1[3]));
+                const int32x4_t s4 = vpaddq_s32(vpaddq_s32(a4[0], a4[1]), vpaddq_s32(a4[2], a4[3]));
+                const int32x4_t s16 = vpaddq_s32(vpaddq_s32(a16[0], a16[1]), vpaddq_s32(a16[2], a16[3]));
+                /* 16 (u . y) is a multiple of 16, so the shift is exact; then u = w + 1 is undone */
+                const int32x4_t u16 = vaddq_s32(s16, vshlq_n_s32(vaddq_s32(s4, vshlq_n_s32(s1, 2)), 2));
+                const int32_t ysum = vaddlvq_s16(vld1q_s16(y->bsums + 8 * h));
+                const int32x4_t isum = vsubq_s32(vshrq_n_s32(u16, 4), vdupq_n_s32(ysum));
+                acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(ciot_neon_h2f4(w->d), y->d));
             }
-            /* lanes -> [row 0, row 1, row 2, row 3] */
-            const int32x4_t s1 = vpaddq_s32(vpaddq_s32(a1[0], a1[1]), vpaddq_s32(a1[2], a1[3]));
-            const int32x4_t s4 = vpaddq_s32(vpaddq_s32(a4[0], a4[1]), vpaddq_s32(a4[2], a4[3]));
-            const int32x4_t s16 = vpaddq_s32(vpaddq_s32(a16[0], a16[1]), vpaddq_s32(a16[2], a16[3]));
-            /* 16 (u . y) is a multiple of 16, so the shift is exact; then u = w + 1 is undone */
-            const int32x4_t u16 = vaddq_s32(s16, vshlq_n_s32(vaddq_s32(s4, vshlq_n_s32(s1, 2)), 2));
-            const int32_t ysum = vaddlvq_s16(vld1q_s16(y->bsums + 8 * (i & 1)));
-            const int32x4_t isum = vsubq_s32(vshrq_n_s32(u16, 4), vdupq_n_s32(ysum));
-            acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(ciot_neon_h2f4(w[i].d), y->d));
         }
         __asm__ volatile("// LLVM-MCA-END");
         vst1q_f32(mm->y + 4 * t, acc);
