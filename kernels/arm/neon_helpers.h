@@ -6,6 +6,17 @@
 #include <arm_neon.h>
 #include <string.h>
 
+/* Hot-loop markers for scripts/neon-cost (llvm-mca region names). They are assembler comments: no
+ * instruction is emitted. -DCIOT_NO_MCA_MARKERS drops them, which the script uses to show that the marked
+ * loop compiles to the same instructions without them. Place them around a per-block loop, never inside. */
+#ifdef CIOT_NO_MCA_MARKERS
+#define CIOT_MCA_BEGIN(name)
+#define CIOT_MCA_END()
+#else
+#define CIOT_MCA_BEGIN(name) __asm__ volatile("// LLVM-MCA-BEGIN " name)
+#define CIOT_MCA_END() __asm__ volatile("// LLVM-MCA-END")
+#endif
+
 typedef int64_t ciot_i64_unaligned __attribute__((aligned(1)));
 
 /* fp32(h): FCVT widens exactly, subnormals included (Linux leaves FPCR.FZ16 clear). */

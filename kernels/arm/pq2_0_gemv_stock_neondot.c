@@ -30,7 +30,7 @@ static void pq2_0_gemv_stock_neondot(const ciot_mm *mm, int first, int count) {
     for (int r = first; r < first + count; r++) {
         const block_pq2_0 *w = (const block_pq2_0 *)mm->w + (size_t)r * nb;
         float acc = 0.0f;
-        __asm__ volatile("// LLVM-MCA-BEGIN pq2_0_gemv_stock_neondot");
+        CIOT_MCA_BEGIN("pq2_0_gemv_stock_neondot");
         for (int q = 0; q < nb / 2; q++) {
             const block_q8_K *y = &x[q];
             for (int h = 0; h < 2; h++, w++) {
@@ -51,7 +51,7 @@ static void pq2_0_gemv_stock_neondot(const ciot_mm *mm, int first, int count) {
                 acc = fmaf((float)vaddvq_s32(sum), ciot_neon_h2f(&w->d) * y->d, acc);
             }
         }
-        __asm__ volatile("// LLVM-MCA-END");
+        CIOT_MCA_END();
         mm->y[r] = acc;
     }
 }

@@ -31,7 +31,7 @@ static void ptq1_0_gemv_neondot(const ciot_mm *mm, int first, int count) {
         const block_ptq1_0 *w = (const block_ptq1_0 *)mm->w + (size_t)r * nb;
         const block_q8_0 *y = mm->x;
         float32x4_t acc = vdupq_n_f32(0.0f);
-        __asm__ volatile("// LLVM-MCA-BEGIN ptq1_0_gemv_neondot");
+        CIOT_MCA_BEGIN("ptq1_0_gemv_neondot");
         for (int i = 0; i < nb; i++, w++, y += 4) {
             const uint8x16_t lo = vld1q_u8(w->qs), hi = vld1q_u8(w->qs + 12);
             const uint8x16_t mid = vqtbl1q_u8(hi, i_mid), last = vqtbl1q_u8(hi, i_last);
@@ -54,7 +54,7 @@ static void ptq1_0_gemv_neondot(const ciot_mm *mm, int first, int count) {
             const float32x4_t dy = vcvt_f32_f16(vreinterpret_f16_u16(dy16));
             acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(dy, ciot_neon_h2f(&w->d)));
         }
-        __asm__ volatile("// LLVM-MCA-END");
+        CIOT_MCA_END();
         const float32x4_t pair = vpaddq_f32(acc, acc); /* [acc0 + acc1, acc2 + acc3, ...] */
         mm->y[r] = vgetq_lane_f32(pair, 0) + vgetq_lane_f32(pair, 1);
     }

@@ -11,8 +11,8 @@
 #include "formats.h"
 #include "neon_helpers.h"
 
-/* One 128-block: 16 (u . y) for rows 0..3, u = w + 1 the stored code. */
-static inline int32x4_t ciot_t2p_block_u16(const block_t2p *w, const int8_t *a) {
+/* One 128-block: u . y for rows 0..3, u = w + 1 the stored code. */
+static inline int32x4_t ciot_t2p_block_uy(const block_t2p *w, const int8_t *a) {
     const uint8x16_t m03 = vdupq_n_u8(0x03), m0c = vdupq_n_u8(0x0c), m30 = vdupq_n_u8(0x30);
     /* a[s][p]: eight independent SDOT chains. int32 safe: a lane sums 16 products of at most 48 * 127 */
     int32x4_t a0[2], a1[2], a2[2], a3[2];
@@ -29,10 +29,11 @@ static inline int32x4_t ciot_t2p_block_u16(const block_t2p *w, const int8_t *a) 
             a3[p] = vdotq_s32(a3[p], vreinterpretq_s8_u8(vshrq_n_u8(v, 6)), y3);
         }
     }
-    /* t_p = a2 + 4 a1 + 16 (a0 + a3); the pairwise add puts rows 0..3 in lanes 0..3 */
+    /* t_p = a0 + a3 + a1 / 4 + a2 / 16 = u . y per lane pair. Exact: each lane of a1 sums multiples of 4 and
+     * of a2 multiples of 16, so the arithmetic shifts (SSRA) drop zero bits only. The pairwise add puts
+     * rows 0..3 in lanes 0..3. */
     int32x4_t t[2];
-    for (int p = 0; p < 2; p++)
-        t[p] = vaddq_s32(a2[p], vshlq_n_s32(vaddq_s32(a1[p], vshlq_n_s32(vaddq_s32(a0[p], a3[p]), 2)), 2));
+    for (int p = 0; p < 2; p++) t[p] = vsraq_n_s32(vsraq_n_s32(vaddq_s32(a0[p], a3[p]), a1[p], 2), a2[p], 4);
     return vpaddq_s32(t[0], t[1]);
 }
 
@@ -40,9 +41,9 @@ static inline int32x4_t ciot_t2p_block_u16(const block_t2p *w, const int8_t *a) 
 static inline float32x4_t ciot_t2p_blocks_neondot(const block_t2p *w, const block_q8_K *y, int nq, float32x4_t acc) {
     for (int q = 0; q < nq; q++, y++)
         for (int h = 0; h < 2; h++, w++) {
-            /* exact: the shift drops a factor 16 the sum has; subtracting sum(y) turns u back into w */
+            /* subtracting sum(y) turns u back into w */
             const int32_t ysum = vaddlvq_s16(vld1q_s16(y->bsums + 8 * h));
-            const int32x4_t isum = vsubq_s32(vshrq_n_s32(ciot_t2p_block_u16(w, y->qs + 128 * h), 4), vdupq_n_s32(ysum));
+            const int32x4_t isum = vsubq_s32(ciot_t2p_block_uy(w, y->qs + 128 * h), vdupq_n_s32(ysum));
             acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(ciot_neon_h2f4(w->d), y->d));
         }
     return acc;

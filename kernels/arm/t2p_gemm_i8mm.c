@@ -8,9 +8,9 @@
  * Preconditions: K % 256 == 0, rows % 4 == 0; activations ceil(batch / 4) groups, the last zero-padded. */
 #include "gemm4_i8mm.h"
 
-/* One 128-block of the tile: m[p][cp] += 16 (u . y) for weight rows 2p, 2p+1 x activation rows 2cp, 2cp+1
+/* One 128-block of the tile: uy[p][cp] = u . y for weight rows 2p, 2p+1 x activation rows 2cp, 2cp+1
  * as [r0 c0, r0 c1, r1 c0, r1 c1]; `a` = the block's 16 chunks of 32 bytes. */
-static inline void block_u16(const block_t2p *w, const int8_t *a, int32x4_t u16[2][2]) {
+static inline void block_uy(const block_t2p *w, const int8_t *a, int32x4_t uy[2][2]) {
     const uint8x16_t m03 = vdupq_n_u8(0x03), m0c = vdupq_n_u8(0x0c), m30 = vdupq_n_u8(0x30);
     /* m1 (slots 0 and 3), m4 (slot 1, values 4u), m16 (slot 2, values 16u);
      * int32 safe: a lane sums 64 products of at most 48 * 127 */
@@ -35,9 +35,10 @@ static inline void block_u16(const block_t2p *w, const int8_t *a, int32x4_t u16[
             }
         }
     }
+    /* m1 + m4 / 4 + m16 / 16, exact: each lane of m4 (m16) sums multiples of 4 (16), so the arithmetic
+     * shifts (SSRA) drop zero bits only */
     for (int p = 0; p < 2; p++)
-        for (int cp = 0; cp < 2; cp++)
-            u16[p][cp] = vaddq_s32(m16[p][cp], vshlq_n_s32(vaddq_s32(m4[p][cp], vshlq_n_s32(m1[p][cp], 2)), 2));
+        for (int cp = 0; cp < 2; cp++) uy[p][cp] = vsraq_n_s32(vsraq_n_s32(m1[p][cp], m4[p][cp], 2), m16[p][cp], 4);
 }
 
 /* Weight tile `wt` (nb blocks) x one Q8_Kx4 group `x`: out[c] = [row 0..3] of activation row c. */
@@ -45,21 +46,21 @@ static void tile(const void *wt, const block_q8_Kx4 *x, int nb, float32x4_t out[
     const block_t2p *w = wt;
     float32x4_t acc[2][2];
     for (int p = 0; p < 2; p++) acc[p][0] = acc[p][1] = vdupq_n_f32(0.0f);
-    __asm__ volatile("// LLVM-MCA-BEGIN t2p_gemm_i8mm");
+    CIOT_MCA_BEGIN("t2p_gemm_i8mm");
     for (int q = 0; q < nb / 2; q++, x++) {
         float32x4_t dyc[2];
         ciot_gemm4_cols_f32(vld1q_f32(x->d), dyc);
         for (int h = 0; h < 2; h++, w++) {
-            int32x4_t u16[2][2], isum[2][2], cs[2];
-            block_u16(w, x->qs + 512 * h, u16);
+            int32x4_t uy[2][2], isum[2][2], cs[2];
+            block_uy(w, x->qs + 512 * h, uy);
             ciot_gemm4_colsums(x, h, cs);
-            /* exact: the shift drops a factor 16 the sum has; the column sum turns u back into w */
+            /* the column sum turns u = w + 1 back into w */
             for (int p = 0; p < 2; p++)
-                for (int cp = 0; cp < 2; cp++) isum[p][cp] = vsubq_s32(vshrq_n_s32(u16[p][cp], 4), cs[cp]);
+                for (int cp = 0; cp < 2; cp++) isum[p][cp] = vsubq_s32(uy[p][cp], cs[cp]);
             ciot_gemm4_fma(acc, isum, w->d, dyc);
         }
     }
-    __asm__ volatile("// LLVM-MCA-END");
+    CIOT_MCA_END();
     ciot_gemm4_columns(acc, out);
 }
 

@@ -40,9 +40,9 @@ static void t2p_gemm_neondot(const ciot_mm *mm, int first, int count) {
                     /* the output doubles as the float accumulator between chunks: same order, same bits */
                     float *out = mm->y + (size_t)(4 * g + r) * mm->ldy + 4 * t;
                     float32x4_t acc = k0 ? vld1q_f32(out) : vdupq_n_f32(0.0f);
-                    __asm__ volatile("// LLVM-MCA-BEGIN t2p_gemm_neondot");
+                    CIOT_MCA_BEGIN("t2p_gemm_neondot");
                     acc = ciot_t2p_blocks_neondot(w, rows[r], kn, acc);
-                    __asm__ volatile("// LLVM-MCA-END");
+                    CIOT_MCA_END();
                     vst1q_f32(out, acc);
                 }
             }

@@ -43,7 +43,7 @@ static void tile(const void *wt, const block_q8_Kx4 *x, int nb, float32x4_t out[
     const block_t2x4 *w = wt;
     float32x4_t acc[2][2];
     for (int p = 0; p < 2; p++) acc[p][0] = acc[p][1] = vdupq_n_f32(0.0f);
-    __asm__ volatile("// LLVM-MCA-BEGIN t2x4_gemm_i8mm");
+    CIOT_MCA_BEGIN("t2x4_gemm_i8mm");
     for (int q = 0; q < nb / 2; q++, x++) {
         float32x4_t dyc[2];
         ciot_gemm4_cols_f32(vld1q_f32(x->d), dyc);
@@ -57,7 +57,7 @@ static void tile(const void *wt, const block_q8_Kx4 *x, int nb, float32x4_t out[
             ciot_gemm4_fma(acc, isum, w->d, dyc);
         }
     }
-    __asm__ volatile("// LLVM-MCA-END");
+    CIOT_MCA_END();
     ciot_gemm4_columns(acc, out);
 }
 

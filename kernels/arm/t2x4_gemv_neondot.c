@@ -4,7 +4,7 @@
 /* t2x4_gemv_neondot: 4 weight rows x one Q8_K row per tile, slots masked in place.
  * Reads T2X4: byte j of group g of row r (offset 64g + 16r + j) holds weights 64g + j + 16s in bits 2s..2s+1.
  * Slot s of a 16-byte word meets activations 64g + 16s .. +15: SDOT v & 0x03 / 0x0C / 0x30 / v >> 6 into
- * sums weighted 1 / 4 / 16 / 1; a16 + 4 a4 + 16 a1 = 16 (u . y), and u . y - sum(y) = w . y.
+ * sums of u, 4u, 16u, u; a1 + a4 / 4 + a16 / 16 = u . y, and u . y - sum(y) = w . y.
  * Preconditions: K % 256 == 0, rows % 4 == 0, batch 1. */
 #include "formats.h"
 #include "kernel.h"
@@ -18,7 +18,7 @@ static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
     for (int t = first; t < first + count; t++) {
         const block_t2x4 *w = (const block_t2x4 *)mm->w + (size_t)t * nb;
         float32x4_t acc = vdupq_n_f32(0.0f);
-        __asm__ volatile("// LLVM-MCA-BEGIN t2x4_gemv_neondot");
+        CIOT_MCA_BEGIN("t2x4_gemv_neondot");
         for (int q = 0; q < nb / 2; q++) {
             const block_q8_K *y = &x[q];
             for (int h = 0; h < 2; h++, w++) {
@@ -41,14 +41,15 @@ static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
                 const int32x4_t s1 = vpaddq_s32(vpaddq_s32(a1[0], a1[1]), vpaddq_s32(a1[2], a1[3]));
                 const int32x4_t s4 = vpaddq_s32(vpaddq_s32(a4[0], a4[1]), vpaddq_s32(a4[2], a4[3]));
                 const int32x4_t s16 = vpaddq_s32(vpaddq_s32(a16[0], a16[1]), vpaddq_s32(a16[2], a16[3]));
-                /* 16 (u . y) is a multiple of 16, so the shift is exact; then u = w + 1 is undone */
-                const int32x4_t u16 = vaddq_s32(s16, vshlq_n_s32(vaddq_s32(s4, vshlq_n_s32(s1, 2)), 2));
+                /* u . y = s1 + s4 / 4 + s16 / 16, exact: each lane of s4 (s16) sums multiples of 4 (16), so the
+                 * arithmetic shifts (SSRA) drop zero bits only; subtracting sum(y) turns u = w + 1 into w */
+                const int32x4_t uy = vsraq_n_s32(vsraq_n_s32(s1, s4, 2), s16, 4);
                 const int32_t ysum = vaddlvq_s16(vld1q_s16(y->bsums + 8 * h));
-                const int32x4_t isum = vsubq_s32(vshrq_n_s32(u16, 4), vdupq_n_s32(ysum));
+                const int32x4_t isum = vsubq_s32(uy, vdupq_n_s32(ysum));
                 acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(ciot_neon_h2f4(w->d), y->d));
             }
         }
-        __asm__ volatile("// LLVM-MCA-END");
+        CIOT_MCA_END();
         vst1q_f32(mm->y + 4 * t, acc);
     }
 }
