@@ -10,9 +10,11 @@
 #include "kernel.h"
 #include "neon_helpers.h"
 
-/* -1, 0, +1 from a byte already multiplied by 3^n: 0..85, 86..170, 171..255. */
+/* -1, 0, +1 from a byte already multiplied by 3^n: 0..85, 86..170, 171..255, as mask(v < 86) - mask(v >= 171).
+ * SQSUB, not SUB: clang rewrites a plain difference of two compare masks into AND 1 + ADD, one instruction
+ * more; the difference is -1, 0 or +1 and never saturates. */
 static inline int8x16_t trit(uint8x16_t v) {
-    return vsubq_s8(vreinterpretq_s8_u8(vcltq_u8(v, vdupq_n_u8(86))), vreinterpretq_s8_u8(vcgeq_u8(v, vdupq_n_u8(171))));
+    return vqsubq_s8(vreinterpretq_s8_u8(vcltq_u8(v, vdupq_n_u8(86))), vreinterpretq_s8_u8(vcgeq_u8(v, vdupq_n_u8(171))));
 }
 
 static void ptq1_0_gemv_neondot(const ciot_mm *mm, int first, int count) {
