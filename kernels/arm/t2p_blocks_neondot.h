@@ -14,7 +14,8 @@
 /* One 128-block: u . y for rows 0..3, u = w + 1 the stored code. */
 static inline int32x4_t ciot_t2p_block_uy(const block_t2p *w, const int8_t *a) {
     const uint8x16_t m03 = vdupq_n_u8(0x03), m0c = vdupq_n_u8(0x0c), m30 = vdupq_n_u8(0x30);
-    /* a[s][p]: eight independent SDOT chains. int32 safe: a lane sums 16 products of at most 48 * 127 */
+    /* a<s>[p], slot s of pair p: eight independent SDOT chains. int32 safe: a lane sums 16 products of at
+     * most 48 * 127 */
     int32x4_t a0[2], a1[2], a2[2], a3[2];
     for (int p = 0; p < 2; p++) a0[p] = a1[p] = a2[p] = a3[p] = vdupq_n_s32(0);
     for (int wd = 0; wd < 4; wd++) {

@@ -13,7 +13,7 @@
 static inline void block_uy(const block_t2p *w, const int8_t *a, int32x4_t uy[2][2]) {
     const uint8x16_t m03 = vdupq_n_u8(0x03), m0c = vdupq_n_u8(0x0c), m30 = vdupq_n_u8(0x30);
     /* m1 (slots 0 and 3), m4 (slot 1, values 4u), m16 (slot 2, values 16u);
-     * int32 safe: a lane sums 64 products of at most 48 * 127 */
+     * int32 safe: a lane of m1 sums 64 products of at most 3 * 127, of m4 and m16 32 of at most 48 * 127 */
     int32x4_t m1[2][2], m4[2][2], m16[2][2];
     for (int p = 0; p < 2; p++)
         for (int cp = 0; cp < 2; cp++) m1[p][cp] = m4[p][cp] = m16[p][cp] = vdupq_n_s32(0);

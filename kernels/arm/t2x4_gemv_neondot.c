@@ -25,7 +25,7 @@ static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
                 int8x16_t act[8];
                 for (int j = 0; j < 8; j++) act[j] = vld1q_s8(y->qs + 128 * h + 16 * j);
                 /* per row r: a1 (slots 0 and 3), a4 (slot 1, values 4u), a16 (slot 2, values 16u);
-                 * int32 safe: a lane sums 8 products of at most 48 * 127 */
+                 * int32 safe: a lane sums at most 16 products of at most 48 * 127 */
                 int32x4_t a1[4], a4[4], a16[4];
                 for (int r = 0; r < 4; r++) {
                     a1[r] = a4[r] = a16[r] = vdupq_n_s32(0);
