@@ -1,0 +1,35 @@
+/* Small NEON helpers the aarch64 kernels share: exact fp16 widening and unaligned loads that C allows
+ * (Q8_K rows are only 4-byte aligned; an aligned(1) type or memcpy lets clang emit one plain load). */
+#ifndef CIOT_ARM_NEON_HELPERS_H
+#define CIOT_ARM_NEON_HELPERS_H
+
+#include <arm_neon.h>
+#include <string.h>
+
+/* Hot-loop markers for scripts/neon-cost (llvm-mca region names). They are assembler comments: no
+ * instruction is emitted. -DCIOT_NO_MCA_MARKERS drops them, which the script uses to show that the marked
+ * loop compiles to the same instructions without them. Place them around a per-block loop, never inside. */
+#ifdef CIOT_NO_MCA_MARKERS
+#define CIOT_MCA_BEGIN(name)
+#define CIOT_MCA_END()
+#else
+#define CIOT_MCA_BEGIN(name) __asm__ volatile("// LLVM-MCA-BEGIN " name)
+#define CIOT_MCA_END() __asm__ volatile("// LLVM-MCA-END")
+#endif
+
+typedef int64_t ciot_i64_unaligned __attribute__((aligned(1)));
+
+/* fp32(h): FCVT widens exactly, subnormals included (Linux leaves FPCR.FZ16 clear). */
+static inline float ciot_neon_h2f(const uint16_t *h) {
+    __fp16 v;
+    memcpy(&v, h, 2);
+    return (float)v;
+}
+
+/* fp32 of four consecutive fp16 scales. */
+static inline float32x4_t ciot_neon_h2f4(const uint16_t h[4]) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(h))); }
+
+/* The four 8-byte chunks at p, each duplicated into both halves of its vector (one LD4R). */
+static inline int64x2x4_t ciot_neon_dup8x4(const int8_t *p) { return vld4q_dup_s64((const ciot_i64_unaligned *)p); }
+
+#endif

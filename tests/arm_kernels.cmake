@@ -1,0 +1,17 @@
+# The aarch64 kernels on the CPU model qemu emulates (CIOT_QEMU_CPU): the oracle over every kernel the model
+# can run, and the dispatch, which must report what the model lacks as unavailable instead of running into
+# SIGILL (max: dotprod + i8mm, cortex-a76: dotprod only, cortex-a72: neither).
+if(CIOT_ARCH STREQUAL "aarch64")
+  add_test(NAME arm_kernels_check COMMAND ciot check)
+  add_test(NAME arm_kernels_dispatch COMMAND ciot kernels)
+  if(CIOT_QEMU_CPU STREQUAL "max")
+    set_tests_properties(arm_kernels_dispatch PROPERTIES
+      PASS_REGULAR_EXPRESSION "t2p_gemm_i8mm\tavailable" FAIL_REGULAR_EXPRESSION "unavailable")
+  elseif(CIOT_QEMU_CPU STREQUAL "cortex-a76")
+    set_tests_properties(arm_kernels_dispatch PROPERTIES
+      PASS_REGULAR_EXPRESSION "t2p_gemm_i8mm\tunavailable: needs i8mm" FAIL_REGULAR_EXPRESSION "neondot\tunavailable")
+  elseif(CIOT_QEMU_CPU STREQUAL "cortex-a72")
+    set_tests_properties(arm_kernels_dispatch PROPERTIES
+      PASS_REGULAR_EXPRESSION "t2p_gemv_neondot\tunavailable: needs dotprod" FAIL_REGULAR_EXPRESSION "neondot\tavailable")
+  endif()
+endif()
