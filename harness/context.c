@@ -1,0 +1,86 @@
+/* Collects the run context once per command; git is asked at run time, in the source tree. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "context.h"
+#include "cpu.h"
+
+static void first_line(const char *cmd, char *out, size_t n) {
+    out[0] = 0;
+    FILE *p = popen(cmd, "r");
+    if (!p) return;
+    if (fgets(out, (int)n, p)) out[strcspn(out, "\n")] = 0;
+    pclose(p);
+}
+
+static void read_line(const char *path, char *out, size_t n) {
+    FILE *f = fopen(path, "r");
+    snprintf(out, n, "unknown");
+    if (!f) return;
+    if (fgets(out, (int)n, f)) out[strcspn(out, "\n")] = 0;
+    fclose(f);
+}
+
+void ciot_context_collect(ciot_context *c) {
+    memset(c, 0, sizeof *c);
+    if (gethostname(c->host, sizeof c->host - 1) != 0) snprintf(c->host, sizeof c->host, "unknown");
+    ciot_cpu_model(c->cpu, sizeof c->cpu);
+    ciot_feature_list(ciot_cpu_features(), c->features, sizeof c->features);
+    ciot_feature_list(ciot_cpu_detect(), c->detected, sizeof c->detected);
+    struct utsname u;
+    if (uname(&u) == 0) snprintf(c->os, sizeof c->os, "%s %s %s", u.sysname, u.release, u.machine);
+    read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", c->governor, sizeof c->governor);
+    snprintf(c->compiler, sizeof c->compiler, "%s", CIOT_COMPILER);
+    snprintf(c->flags, sizeof c->flags, "%s", CIOT_CFLAGS);
+    first_line("git -C '" CIOT_SOURCE_DIR "' rev-parse --short=12 HEAD 2>/dev/null", c->commit, sizeof c->commit);
+    if (!c->commit[0]) {
+        snprintf(c->commit, sizeof c->commit, "unknown");
+        c->dirty = -1;
+    } else {
+        char status[8];
+        first_line("git -C '" CIOT_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null | head -c 4",
+                   status, sizeof status);
+        c->dirty = status[0] != 0;
+    }
+    time_t now = time(NULL);
+    strftime(c->date, sizeof c->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    ciot_topology_read(&c->topo);
+}
+
+void ciot_context_write(ciot_json *j, const ciot_context *c) {
+    ciot_json_kv_string(j, "host", c->host);
+    ciot_json_kv_string(j, "cpu", c->cpu);
+    ciot_json_kv_string(j, "features", c->features);
+    ciot_json_kv_string(j, "features_detected", c->detected);
+    ciot_json_kv_string(j, "os", c->os);
+    ciot_json_kv_string(j, "governor", c->governor);
+    ciot_json_kv_string(j, "compiler", c->compiler);
+    ciot_json_kv_string(j, "flags", c->flags);
+    ciot_json_kv_string(j, "commit", c->commit);
+    if (c->dirty < 0) {
+        ciot_json_key(j, "dirty");
+        ciot_json_null(j);
+    } else
+        ciot_json_kv_bool(j, "dirty", c->dirty);
+    ciot_json_kv_string(j, "date", c->date);
+    ciot_json_key(j, "topology");
+    ciot_json_begin_object(j);
+    ciot_json_kv_int(j, "cores", c->topo.cores);
+    ciot_json_kv_int(j, "pus", c->topo.pus);
+    ciot_json_kv_int(j, "packages", c->topo.packages);
+    ciot_json_kv_int(j, "memory_bytes", (long long)c->topo.memory_bytes);
+    ciot_json_key(j, "caches");
+    ciot_json_begin_array(j);
+    for (int i = 0; i < c->topo.ncaches; i++) {
+        ciot_json_begin_object(j);
+        ciot_json_kv_int(j, "level", c->topo.caches[i].level);
+        ciot_json_kv_int(j, "bytes", (long long)c->topo.caches[i].bytes);
+        ciot_json_kv_int(j, "count", c->topo.caches[i].count);
+        ciot_json_kv_string(j, "type", c->topo.caches[i].type);
+        ciot_json_end_object(j);
+    }
+    ciot_json_end_array(j);
+    ciot_json_end_object(j);
+}
