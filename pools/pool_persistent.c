@@ -2,6 +2,7 @@
  * atomic generation counter (then yielding), the caller works as thread 0, and one atomic count of
  * finished workers is the job's only barrier. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pin.h"

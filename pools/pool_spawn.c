@@ -1,6 +1,7 @@
 /* Spawn-per-call pool: every job creates threads-1 pthreads (pinned when asked), the caller works as
  * thread 0, and joining them is the barrier, so thread creation lands inside the timed region. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pin.h"
