@@ -28,8 +28,9 @@ typedef struct {
 static void usage(FILE *f) {
     fprintf(f,
             "usage: ciot bw [options]\n"
-            "  --size BYTES      buffer size, suffixes K/M/G/T are binary (1G = 2^30); default 1G, or half of\n"
-            "                    the available memory when that is less. Copy uses half for each side.\n"
+            "  --size BYTES      buffer size, suffixes K/M/G/T are binary (1G = 2^30); default 1G or 4x the\n"
+            "                    last-level cache, whichever is larger, within half the available memory.\n"
+            "                    Copy uses half for each side.\n"
             "  --threads LIST    thread counts, e.g. 1,2 or 1-4 (default 1..cores)\n"
             "  --reps N          timed repetitions after a warm-up (default 5; at least 5 recommended)\n"
             "  --kernels LIST    any of read,write,copy (default all)\n"
@@ -97,8 +98,9 @@ static int parse_args(int argc, char **argv, bw_opts *o) {
 static int settle_size(bw_opts *o) {
     char b1[32], b2[32];
     size_t avail = ciot_mem_available();
-    if (!o->size_given) {
-        o->size = DEFAULT_SIZE;
+    if (!o->size_given) { /* 1 GiB, or 4x the last-level cache when that is more, within half of memory */
+        size_t llc = ciot_topo_llc_bytes(NULL);
+        o->size = 4 * llc > DEFAULT_SIZE ? (4 * llc + (2u << 20) - 1) / (2u << 20) * (2u << 20) : DEFAULT_SIZE;
         if (avail && o->size > avail / 2) o->size = avail / 2 / (2u << 20) * (2u << 20);
     }
     if (o->size < MIN_SIZE) return bad("--size %s is too small (the minimum is 64K)",
