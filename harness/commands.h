@@ -12,5 +12,7 @@ int ciot_cmd_info(int argc, char **argv);
 int ciot_cmd_kernels(int argc, char **argv);
 int ciot_cmd_check(int argc, char **argv);
 int ciot_cmd_run(int argc, char **argv);
+int ciot_cmd_bw(int argc, char **argv);
+int ciot_cmd_compute(int argc, char **argv);
 
 #endif

@@ -9,6 +9,8 @@ static const ciot_command commands[] = {
     {"kernels", ciot_cmd_kernels, "every registered kernel and whether this CPU can run it"},
     {"check", ciot_cmd_check, "exactness oracle: every runnable kernel against its reference"},
     {"run", ciot_cmd_run, "run one kernel on weight and activation files"},
+    {"bw", ciot_cmd_bw, "DRAM bandwidth probe: read (the ceiling), write, copy over a thread sweep"},
+    {"compute", ciot_cmd_compute, "peak int8 multiply-accumulate rate per instruction family and threads"},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

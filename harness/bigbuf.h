@@ -1,0 +1,16 @@
+/* Large page-aligned buffers for the probes and benchmarks (transparent huge pages when asked), and
+ * how much memory the OS says is available. */
+#ifndef CIOT_BIGBUF_H
+#define CIOT_BIGBUF_H
+
+#include <stddef.h>
+
+/* bytes rounded up to 2 MiB, 2 MiB aligned; huge=1 asks for transparent huge pages, huge=0 forbids them
+ * (madvise), so a comparison states which it measured.
+ * Pages are not touched: the caller decides which thread touches them first. NULL when it fails. */
+void *ciot_bigbuf_alloc(size_t bytes, int huge);
+void ciot_bigbuf_free(void *p, size_t bytes);
+/* MemAvailable from /proc/meminfo in bytes; 0 when unknown. */
+size_t ciot_mem_available(void);
+
+#endif

@@ -1,0 +1,18 @@
+/* Parsing of command-line values shared by the subcommands: sizes with K/M/G/T suffixes, integers in
+ * a range, and lists of integers ("1,2,4", "1-8"). Errors are CIOT_E_ARG; nothing is printed. */
+#ifndef CIOT_CLI_H
+#define CIOT_CLI_H
+
+#include <stddef.h>
+#include "status.h"
+
+/* "4096", "64K", "512M", "1G", "2T" (binary: 1K = 1024; an optional trailing B or iB is accepted). */
+ciot_status ciot_parse_size(const char *s, size_t *out);
+/* A whole decimal number in [lo, hi]. */
+ciot_status ciot_parse_int(const char *s, int lo, int hi, int *out);
+/* Comma-separated numbers or ranges a-b, each in [lo, hi], at most cap values in the order given. */
+ciot_status ciot_parse_int_list(const char *s, int lo, int hi, int *vals, int cap, int *n);
+/* "1.00 GiB", "64.0 MiB", "512 KiB", "123 B" into buf. */
+const char *ciot_format_bytes(size_t bytes, char *buf, size_t len);
+
+#endif

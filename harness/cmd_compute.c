@@ -1,0 +1,202 @@
+/* ciot compute: the peak int8 multiply-accumulate rate of every instruction family this CPU has, over a
+ * thread sweep on the persistent pool; prints GMAC/s and GOPS (2 ops per MAC), optionally as JSON. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "commands.h"
+#include "json.h"
+#include "pool.h"
+#include "probe_compute.h"
+#include "topo.h"
+
+enum { MAX_THREAD_COUNTS = 256, MAX_THREADS = 1024 };
+
+typedef struct {
+    int threads[MAX_THREAD_COUNTS], n_threads;
+    int reps;
+    int pin;
+    int families[CIOT_COMPUTE_N_FAMILIES], n_families;
+    double seconds;
+    const char *json_path;
+} compute_opts;
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: ciot compute [options]\n"
+            "  --threads LIST    thread counts, e.g. 1,2 or 1-4 (default 1..cores)\n"
+            "  --reps N          timed repetitions after a warm-up (default 5; at least 5 recommended)\n"
+            "  --families LIST   any of avx2,avxvnni,avx512vnni,neondot,i8mm (default: all this CPU has)\n"
+            "  --ms N            milliseconds per repetition (default 200)\n"
+            "  --no-pin          do not pin threads to cores\n"
+            "  --json FILE       also write the results as JSON (via FILE.tmp.<pid>, then renamed)\n");
+}
+
+static int bad(const char *fmt, const char *arg) {
+    fprintf(stderr, "ciot compute: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (ciot compute --help)\n");
+    return 2;
+}
+
+/* Returns -1 when the list is fine, else the exit code. */
+static int parse_families(const char *list, compute_opts *o) {
+    char *copy = strdup(list), *save = NULL;
+    int rc = copy ? -1 : 1;
+    o->n_families = 0;
+    for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; rc < 0 && w; w = strtok_r(NULL, ",", &save)) {
+        ciot_compute_family f;
+        if (ciot_compute_family_parse(w, &f) != CIOT_OK || o->n_families == CIOT_COMPUTE_N_FAMILIES)
+            rc = bad("--families: unknown family '%s' (avx2, avxvnni, avx512vnni, neondot, i8mm)", w);
+        else if (!ciot_compute_available(f))
+            rc = bad("--families: this CPU (or this build) has no '%s'", w);
+        else
+            o->families[o->n_families++] = (int)f;
+    }
+    free(copy);
+    if (rc < 0 && o->n_families == 0) rc = bad("--families '%s' names no family", list);
+    return rc;
+}
+
+static int parse_args(int argc, char **argv, compute_opts *o) {
+    *o = (compute_opts){.reps = 5, .pin = 1, .seconds = 0.2};
+    for (int f = 0; f < CIOT_COMPUTE_N_FAMILIES; f++)
+        if (ciot_compute_available((ciot_compute_family)f)) o->families[o->n_families++] = f;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ms, rc, takes_value = !strcmp(a, "--threads") || !strcmp(a, "--reps") || !strcmp(a, "--families") ||
+                                  !strcmp(a, "--ms") || !strcmp(a, "--json");
+        if (takes_value && !v) return bad("%s needs a value", a);
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--threads")) {
+            if (ciot_parse_int_list(v, 1, MAX_THREADS, o->threads, MAX_THREAD_COUNTS, &o->n_threads) != CIOT_OK)
+                return bad("--threads '%s' is not a list of thread counts from 1 to 1024 (e.g. 1,2 or 1-4)", v);
+        } else if (!strcmp(a, "--reps")) {
+            if (ciot_parse_int(v, 1, 1000000, &o->reps) != CIOT_OK) return bad("--reps '%s' is not a count >= 1", v);
+        } else if (!strcmp(a, "--ms")) {
+            if (ciot_parse_int(v, 1, 600000, &ms) != CIOT_OK) return bad("--ms '%s' is not a duration in ms", v);
+            o->seconds = ms / 1000.0;
+        } else if (!strcmp(a, "--families")) {
+            if ((rc = parse_families(v, o)) >= 0) return rc;
+        } else if (!strcmp(a, "--json")) {
+            o->json_path = v;
+        } else if (!strcmp(a, "--no-pin")) {
+            o->pin = 0;
+        } else {
+            return bad("unknown option '%s'", a);
+        }
+        if (takes_value) i++;
+    }
+    return -1;
+}
+
+static void write_json(ciot_json *j, const compute_opts *o, const ciot_compute_result *res, int n_res,
+                       const ciot_pool_info *infos) {
+    ciot_json_begin_object(j);
+    ciot_json_kv_string(j, "probe", "compute");
+    ciot_json_kv_int(j, "schema", 1);
+    ciot_json_kv_string(j, "rate_unit", "GMAC/s = 1e9 int8 multiply-accumulates per second; GOPS = 2 x GMAC/s");
+    ciot_json_kv_int(j, "cores", ciot_topo_cores());
+    ciot_json_kv_bool(j, "pin_requested", o->pin);
+    ciot_json_kv_int(j, "reps", o->reps);
+#ifdef CIOT_COMPILER
+    ciot_json_kv_string(j, "compiler", CIOT_COMPILER);
+#endif
+    ciot_json_key(j, "results");
+    ciot_json_begin_array(j);
+    for (int i = 0; i < n_res; i++) {
+        const ciot_compute_result *r = &res[i];
+        ciot_json_begin_object(j);
+        ciot_json_kv_string(j, "family", ciot_compute_family_name(r->family));
+        ciot_json_kv_string(j, "instruction", ciot_compute_instruction(r->family));
+        ciot_json_kv_int(j, "threads", r->threads);
+        ciot_json_kv_int(j, "macs_per_iter", r->macs_per_iter);
+        ciot_json_kv_int(j, "iters_per_thread", (long long)r->iters);
+        ciot_json_kv_int(j, "reps", r->reps);
+        ciot_json_kv_fixed(j, "min_gmacs", r->min_gmacs, 3);
+        ciot_json_kv_fixed(j, "median_gmacs", r->median_gmacs, 3);
+        ciot_json_kv_fixed(j, "max_gmacs", r->max_gmacs, 3);
+        ciot_json_kv_fixed(j, "min_gops", 2 * r->min_gmacs, 3);
+        ciot_json_kv_fixed(j, "median_gops", 2 * r->median_gmacs, 3);
+        ciot_json_kv_fixed(j, "max_gops", 2 * r->max_gmacs, 3);
+        ciot_json_kv_bool(j, "pinned", infos[i].pinned);
+        ciot_json_end_object(j);
+    }
+    ciot_json_end_array(j);
+    ciot_json_end_object(j);
+}
+
+int ciot_cmd_compute(int argc, char **argv) {
+    compute_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+    if (o.n_families == 0) {
+        fprintf(stderr, "ciot compute: this CPU (or this build) has none of the int8 families "
+                        "(avx2, avxvnni, avx512vnni, neondot, i8mm)\n");
+        return 2;
+    }
+    if (o.n_threads == 0)
+        for (int t = 1; t <= ciot_topo_cores() && t <= MAX_THREAD_COUNTS; t++) o.threads[o.n_threads++] = t;
+    ciot_json *json = NULL;
+    if (o.json_path && ciot_json_open(o.json_path, &json) != CIOT_OK) {
+        fprintf(stderr, "ciot compute: cannot write '%s.tmp.*' for --json\n", o.json_path);
+        return 2;
+    }
+    if (o.reps < 5) fprintf(stderr, "ciot compute: warning: %d reps; at least 5 are recommended\n", o.reps);
+
+    int n_res = o.n_threads * o.n_families, step = 0;
+    ciot_compute_result *res = calloc((size_t)n_res, sizeof *res);
+    ciot_pool_info *infos = calloc((size_t)n_res, sizeof *infos);
+    rc = res && infos ? 0 : 1;
+    for (int ti = 0; ti < o.n_threads && rc == 0; ti++) {
+        ciot_pool_opts po = {.threads = o.threads[ti], .pin = o.pin};
+        ciot_pool *pool;
+        ciot_status st = ciot_pool_create(CIOT_POOL_PERSISTENT, &po, &pool);
+        if (st != CIOT_OK) {
+            fprintf(stderr, "ciot compute: cannot create a pool of %d threads: %s\n", po.threads,
+                    ciot_status_str(st));
+            rc = 1;
+            break;
+        }
+        for (int fi = 0; fi < o.n_families && rc == 0; fi++, step++) {
+            ciot_compute_family f = (ciot_compute_family)o.families[fi];
+            fprintf(stderr, "ciot compute: [%d/%d] %s, %d thread%s\n", step + 1, n_res, ciot_compute_family_name(f),
+                    po.threads, po.threads > 1 ? "s" : "");
+            st = ciot_compute_measure(pool, f, o.seconds, o.reps, &res[step]);
+            ciot_pool_get_info(pool, &infos[step]);
+            if (st != CIOT_OK) {
+                fprintf(stderr, "ciot compute: measurement failed: %s\n", ciot_status_str(st));
+                rc = 1;
+            }
+        }
+        ciot_pool_destroy(pool);
+    }
+    if (!res || !infos) fprintf(stderr, "ciot compute: out of memory\n");
+    if (rc == 0) {
+        printf("# int8 multiply-accumulate peak, %s, %d reps after a warm-up; GOPS = 2 x GMAC/s\n",
+               o.pin ? "pinned" : "not pinned", o.reps);
+        printf("%-11s %7s %11s %13s %11s %12s %17s  %s\n", "family", "threads", "min GMAC/s", "median GMAC/s",
+               "max GMAC/s", "median GOPS", "GMAC/s per thread", "instruction");
+        for (int i = 0; i < n_res; i++)
+            printf("%-11s %7d %11.1f %13.1f %11.1f %12.1f %17.1f  %s%s\n", ciot_compute_family_name(res[i].family),
+                   res[i].threads, res[i].min_gmacs, res[i].median_gmacs, res[i].max_gmacs, 2 * res[i].median_gmacs,
+                   res[i].median_gmacs / res[i].threads, ciot_compute_instruction(res[i].family),
+                   o.pin && !infos[i].pinned ? " [pinning failed]" : "");
+    }
+    if (json) {
+        if (rc == 0) {
+            write_json(json, &o, res, n_res, infos);
+            if (ciot_json_close(json) != CIOT_OK) {
+                fprintf(stderr, "ciot compute: could not write '%s'\n", o.json_path);
+                rc = 1;
+            }
+        } else {
+            ciot_json_discard(json);
+        }
+    }
+    free(res);
+    free(infos);
+    return rc;
+}

@@ -1,0 +1,206 @@
+/* The DRAM bandwidth probe: the portable inner loops, the choice of loop for this CPU, the per-thread
+ * task on the pool, and the timing of repetitions into min / median / max rates. */
+#include "probe_bw.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "bigbuf.h"
+#include "bw_loops.h"
+#include "cpu.h"
+#include "split.h"
+
+enum { PAGE = 4096 };                       /* the unit threads split the buffer by */
+static const uint64_t MIN_REP_NS = 50000000; /* one repetition lasts at least this long */
+
+/* ---- portable loops (the _generic twins of the ISA loops) ---- */
+
+/* An empty asm that claims to read memory: keeps the compiler from turning the loops into
+ * memset / memcpy, whose large-size paths use non-temporal stores and so change the traffic. */
+#if defined(__GNUC__)
+#define OPAQUE(p) __asm__ __volatile__("" : : "r"(p) : "memory")
+#else
+#define OPAQUE(p) ((void)(p))
+#endif
+
+uint64_t ciot_bw_read_generic(const void *src, size_t bytes) {
+    const uint64_t *p = src;
+    size_t n = bytes / sizeof *p;
+    uint64_t a[8] = {0};
+    for (size_t i = 0; i < n; i += 8)
+        for (int k = 0; k < 8; k++) a[k] += p[i + k];
+    return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
+}
+
+void ciot_bw_write_generic(void *dst, size_t bytes, uint64_t value) {
+    uint64_t *p = dst;
+    for (size_t i = 0; i < bytes / sizeof *p; i += CIOT_BW_BLOCK / sizeof *p) {
+        for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *p; k++) p[i + k] = value;
+        OPAQUE(p + i);
+    }
+}
+
+void ciot_bw_copy_generic(void *dst, const void *src, size_t bytes) {
+    uint64_t *d = dst;
+    const uint64_t *s = src;
+    for (size_t i = 0; i < bytes / sizeof *d; i += CIOT_BW_BLOCK / sizeof *d) {
+        for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *d; k++) d[i + k] = s[i + k];
+        OPAQUE(d + i);
+    }
+}
+
+/* ---- which loop this CPU runs ---- */
+
+typedef struct {
+    const char *name;
+    int (*available)(void);
+    ciot_bw_read_fn read;
+    ciot_bw_write_fn write;
+    ciot_bw_copy_fn copy;
+} bw_impl;
+
+static int always(void) { return 1; }
+
+/* Best first; the first one the CPU has is used. */
+static const bw_impl impls[] = {
+#if defined(__x86_64__)
+    {"avx2", ciot_cpu_has_avx2, ciot_bw_read_avx2, ciot_bw_write_avx2, ciot_bw_copy_avx2},
+#endif
+#if defined(__aarch64__)
+    {"neon", ciot_cpu_has_neon, ciot_bw_read_neon, ciot_bw_write_neon, ciot_bw_copy_neon},
+#endif
+    {"generic", always, ciot_bw_read_generic, ciot_bw_write_generic, ciot_bw_copy_generic},
+};
+
+static const bw_impl *pick_impl(void) {
+    for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
+        if (impls[i].available()) return &impls[i];
+    return &impls[sizeof impls / sizeof impls[0] - 1];
+}
+
+const char *ciot_bw_impl_name(void) { return pick_impl()->name; }
+
+/* ---- names ---- */
+
+static const char *const kind_names[CIOT_BW_N_KINDS] = {"read", "write", "copy"};
+static const char *const traffic_labels[CIOT_BW_N_KINDS] = {
+    "read (loads only)",
+    "write (stores; + write-allocate reads not counted)",
+    "copy (loads + stores; + write-allocate reads not counted)",
+};
+
+const char *ciot_bw_kind_name(ciot_bw_kind kind) {
+    return (unsigned)kind < CIOT_BW_N_KINDS ? kind_names[kind] : "unknown";
+}
+
+const char *ciot_bw_traffic(ciot_bw_kind kind) {
+    return (unsigned)kind < CIOT_BW_N_KINDS ? traffic_labels[kind] : "unknown";
+}
+
+ciot_status ciot_bw_kind_parse(const char *name, ciot_bw_kind *out) {
+    for (int k = 0; k < CIOT_BW_N_KINDS; k++)
+        if (name && !strcmp(name, kind_names[k])) {
+            *out = (ciot_bw_kind)k;
+            return CIOT_OK;
+        }
+    return CIOT_E_UNKNOWN;
+}
+
+/* ---- the task every thread runs ---- */
+
+typedef struct {
+    _Alignas(64) uint64_t value;    /* one reduced value per thread, on its own line */
+} padded_sink;
+
+typedef struct {
+    const bw_impl *impl;
+    ciot_bw_kind kind;
+    char *src, *dst;                /* dst only for copy */
+    int pages;                      /* pages split among the threads */
+    int passes;
+    padded_sink *sink;
+} bw_job;
+
+static void bw_task(void *arg, int t, int n) {
+    bw_job *j = arg;
+    int first, count;
+    ciot_split_static(j->pages, t, n, &first, &count);
+    size_t off = (size_t)first * PAGE, len = (size_t)count * PAGE;
+    uint64_t acc = 0;
+    if (len == 0) return;
+    for (int pass = 0; pass < j->passes; pass++) {
+        switch (j->kind) {
+        case CIOT_BW_READ: acc += j->impl->read(j->src + off, len); break;
+        case CIOT_BW_WRITE: j->impl->write(j->src + off, len, (uint64_t)pass); break;
+        case CIOT_BW_COPY: j->impl->copy(j->dst + off, j->src + off, len); break;
+        }
+    }
+    j->sink[t].value = acc;
+}
+
+static void touch_task(void *arg, int t, int n) {
+    bw_job *j = arg;
+    int first, count;
+    ciot_split_static(j->pages, t, n, &first, &count);
+    for (int i = first; i < first + count; i++) j->src[(size_t)i * PAGE] = 0;
+}
+
+ciot_status ciot_bw_buffer_alloc(ciot_pool *p, size_t bytes, int huge, void **out) {
+    if (!p || !out || bytes < PAGE) return CIOT_E_ARG;
+    *out = ciot_bigbuf_alloc(bytes, huge);
+    if (!*out) return CIOT_E_NOMEM;
+    bw_job j = {.src = *out, .pages = (int)(bytes / PAGE)};
+    ciot_pool_run(p, touch_task, &j);
+    return CIOT_OK;
+}
+
+void ciot_bw_buffer_free(void *buf, size_t bytes) { ciot_bigbuf_free(buf, bytes); }
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
+                            ciot_bw_result *out) {
+    if (!p || !buf || !out || reps < 1 || (unsigned)kind >= CIOT_BW_N_KINDS) return CIOT_E_ARG;
+    size_t span = kind == CIOT_BW_COPY ? bytes / 2 : bytes;
+    size_t pages = span / PAGE;
+    if (pages < 1 || pages > (size_t)INT32_MAX) return CIOT_E_ARG;
+    int n = ciot_pool_threads(p);
+    padded_sink *sink = aligned_alloc(64, (size_t)n * sizeof *sink);
+    double *rates = malloc((size_t)reps * sizeof *rates);
+    if (!sink || !rates) {
+        free(sink);
+        free(rates);
+        return CIOT_E_NOMEM;
+    }
+    bw_job j = {.impl = pick_impl(), .kind = kind, .src = buf, .dst = (char *)buf + pages * PAGE,
+                .pages = (int)pages, .passes = 1, .sink = sink};
+    /* Declared traffic per pass: copy moves its bytes twice (read + store); write-allocate not counted. */
+    size_t per_pass = pages * PAGE * (kind == CIOT_BW_COPY ? 2 : 1);
+
+    /* Warm-up pass (faults pages in, wakes the workers), which also sizes a repetition. */
+    uint64_t t0 = ciot_now_ns();
+    ciot_pool_run(p, bw_task, &j);
+    uint64_t warm = ciot_now_ns() - t0;
+    if (warm == 0) warm = 1;
+    uint64_t passes = (MIN_REP_NS + warm - 1) / warm;
+    j.passes = passes > (1u << 20) ? 1 << 20 : (int)passes;
+
+    for (int r = 0; r < reps; r++) {
+        t0 = ciot_now_ns();
+        ciot_pool_run(p, bw_task, &j);
+        uint64_t dt = ciot_now_ns() - t0;
+        rates[r] = (double)per_pass * j.passes / (double)(dt ? dt : 1); /* bytes per ns = GB/s */
+    }
+    qsort(rates, (size_t)reps, sizeof *rates, cmp_double);
+    *out = (ciot_bw_result){
+        .kind = kind, .threads = n, .reps = reps, .passes = j.passes, .bytes_per_pass = per_pass,
+        .min_gbs = rates[0], .max_gbs = rates[reps - 1],
+        .median_gbs = reps % 2 ? rates[reps / 2] : (rates[reps / 2 - 1] + rates[reps / 2]) / 2,
+        .impl = j.impl->name, .traffic = ciot_bw_traffic(kind),
+    };
+    free(sink);
+    free(rates);
+    return CIOT_OK;
+}

@@ -1,0 +1,43 @@
+/* The DRAM bandwidth probe: read-only (the ceiling a gemv can reach), write and copy kernels run on a
+ * pool, each declaring the bytes it moves; rates are that declaration over the measured time. */
+#ifndef CIOT_PROBE_BW_H
+#define CIOT_PROBE_BW_H
+
+#include <stddef.h>
+#include "pool.h"
+#include "status.h"
+
+typedef enum { CIOT_BW_READ, CIOT_BW_WRITE, CIOT_BW_COPY } ciot_bw_kind;
+enum { CIOT_BW_N_KINDS = 3 };
+
+typedef struct {
+    ciot_bw_kind kind;
+    int threads;
+    int reps;                   /* timed repetitions, after one warm-up pass */
+    int passes;                 /* passes over the buffer per repetition (so one lasts >= 50 ms) */
+    size_t bytes_per_pass;      /* the traffic the kernel declares and the rate counts */
+    double min_gbs, median_gbs, max_gbs;    /* 1e9 bytes per second */
+    const char *impl;           /* inner loop used: "avx2", "neon" or "generic" */
+    const char *traffic;        /* what bytes_per_pass counts, e.g. write-allocate or not */
+} ciot_bw_result;
+
+/* "read", "write", "copy". */
+const char *ciot_bw_kind_name(ciot_bw_kind kind);
+ciot_status ciot_bw_kind_parse(const char *name, ciot_bw_kind *out);
+/* The traffic label of a kind, e.g. "write (stores; + write-allocate reads not counted)". */
+const char *ciot_bw_traffic(ciot_bw_kind kind);
+/* The inner loop this CPU gets ("avx2", "neon", "generic"; CIOT_CPU can mask it down). */
+const char *ciot_bw_impl_name(void);
+
+/* A buffer for the probe: 2 MiB aligned, huge pages when asked, and first touched by the pool's
+ * threads in the same static split the probe uses, so on NUMA machines each slice is local. */
+ciot_status ciot_bw_buffer_alloc(ciot_pool *p, size_t bytes, int huge, void **out);
+void ciot_bw_buffer_free(void *buf, size_t bytes);
+
+/* Runs the kernel on every thread of p over buf (each thread its static slice; copy reads the first
+ * half into the second), one warm-up pass then `reps` timed repetitions. bytes is rounded down to
+ * whole 4 KiB pages per half; it must hold at least one page (two for copy). */
+ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
+                            ciot_bw_result *out);
+
+#endif

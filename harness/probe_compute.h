@@ -1,0 +1,41 @@
+/* The compute probe: peak int8 multiply-accumulate rate per instruction family on a pool, the flat roof
+ * of the roofline. Rates count MACs (one int8 product added); GOPS = 2 x GMAC/s. */
+#ifndef CIOT_PROBE_COMPUTE_H
+#define CIOT_PROBE_COMPUTE_H
+
+#include <stdint.h>
+#include "pool.h"
+#include "status.h"
+
+typedef enum {
+    CIOT_COMPUTE_AVX2,          /* vpmaddubsw + vpmaddwd + vpaddd, 256-bit */
+    CIOT_COMPUTE_AVXVNNI,       /* vpdpbusd, 256-bit (VEX) */
+    CIOT_COMPUTE_AVX512VNNI,    /* vpdpbusd, 512-bit */
+    CIOT_COMPUTE_NEONDOT,       /* SDOT */
+    CIOT_COMPUTE_I8MM,          /* SMMLA */
+} ciot_compute_family;
+enum { CIOT_COMPUTE_N_FAMILIES = 5 };
+
+typedef struct {
+    ciot_compute_family family;
+    int threads;
+    int reps;
+    uint64_t iters;                 /* loop iterations per thread per repetition */
+    int macs_per_iter;              /* what one iteration declares it performs */
+    double min_gmacs, median_gmacs, max_gmacs;  /* all threads together; GOPS is twice these */
+} ciot_compute_result;
+
+/* "avx2", "avxvnni", "avx512vnni", "neondot", "i8mm". */
+const char *ciot_compute_family_name(ciot_compute_family f);
+/* The instructions the family's loop times, e.g. "vpdpbusd zmm". */
+const char *ciot_compute_instruction(ciot_compute_family f);
+ciot_status ciot_compute_family_parse(const char *name, ciot_compute_family *out);
+/* 1 when the family is built for this architecture and the CPU (as masked by CIOT_CPU) has it. */
+int ciot_compute_available(ciot_compute_family f);
+
+/* Runs the family's loop on every thread of p: a warm-up that sizes one repetition to about
+ * seconds_per_rep, then `reps` timed repetitions. CIOT_E_CPU when the family is not available. */
+ciot_status ciot_compute_measure(ciot_pool *p, ciot_compute_family f, double seconds_per_rep, int reps,
+                                 ciot_compute_result *out);
+
+#endif

@@ -1,0 +1,15 @@
+/* Pinning threads to cores through hwloc: thread i goes to core i modulo the core count. */
+#ifndef CIOT_PIN_H
+#define CIOT_PIN_H
+
+#include "../kernels/status.h"
+
+/* Binds the calling thread to core (i mod cores). */
+ciot_status ciot_pin_self_to_core(int i);
+
+/* The calling thread's current binding, to put back later; *saved is NULL when it could not be read. */
+ciot_status ciot_binding_save(void **saved);
+/* Restores and frees a binding from ciot_binding_save (NULL is ignored). */
+void ciot_binding_restore(void *saved);
+
+#endif

@@ -1,0 +1,57 @@
+/* Loads the hwloc topology once per process and answers the few questions the pools and probes ask. */
+#include "topo.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+static hwloc_topology_t topology;
+static int topology_ok;
+static pthread_once_t topology_once = PTHREAD_ONCE_INIT;
+
+static void topology_load(void) {
+    if (hwloc_topology_init(&topology) != 0) return;
+    if (hwloc_topology_load(topology) != 0) {
+        hwloc_topology_destroy(topology);
+        return;
+    }
+    topology_ok = 1;
+}
+
+ciot_status ciot_topo_get(hwloc_topology_t *out) {
+    if (!out) return CIOT_E_ARG;
+    pthread_once(&topology_once, topology_load);
+    if (!topology_ok) return CIOT_E_SYS;
+    *out = topology;
+    return CIOT_OK;
+}
+
+int ciot_topo_cores(void) {
+    hwloc_topology_t t;
+    if (ciot_topo_get(&t) == CIOT_OK) {
+        int n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+        if (n >= 1) return n;
+    }
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online >= 1 ? (int)online : 1;
+}
+
+size_t ciot_topo_llc_bytes(int *level) {
+    static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE,
+                                              HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE};
+    if (level) *level = 0;
+    hwloc_topology_t t;
+    if (ciot_topo_get(&t) != CIOT_OK) return 0;
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        int n = hwloc_get_nbobjs_by_type(t, levels[i]);
+        if (n < 1) continue;
+        size_t total = 0;
+        for (int k = 0; k < n; k++) {
+            hwloc_obj_t o = hwloc_get_obj_by_type(t, levels[i], (unsigned)k);
+            if (o && o->attr) total += (size_t)o->attr->cache.size;
+        }
+        if (total == 0) continue;
+        if (level) *level = (int)(5 - i);
+        return total;
+    }
+    return 0;
+}

@@ -1,0 +1,17 @@
+/* The machine's topology from hwloc, loaded once per process and shared by pinning and the probes. */
+#ifndef CIOT_TOPO_H
+#define CIOT_TOPO_H
+
+#include <stddef.h>
+#include <hwloc.h>
+#include "../kernels/status.h"
+
+/* The process-wide topology; CIOT_E_SYS when hwloc could not load it. Never destroyed. */
+ciot_status ciot_topo_get(hwloc_topology_t *out);
+/* Physical cores (hwloc), or the online CPUs when hwloc knows no cores; always >= 1. */
+int ciot_topo_cores(void);
+/* Total bytes of the last-level cache summed over its instances, and its level (3 for L3);
+ * 0 when hwloc reports no cache. */
+size_t ciot_topo_llc_bytes(int *level);
+
+#endif

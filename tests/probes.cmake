@@ -1,0 +1,12 @@
+# The DRAM and compute probes, their commands' input checks, the JSON writer and the CLI parsers.
+ciot_test(test_probes ${CMAKE_CURRENT_LIST_DIR}/test_probes.c)
+set_tests_properties(test_probes PROPERTIES TIMEOUT 300)
+
+# The real executable must refuse bad input with a non-zero exit before any long work.
+foreach(bad_args IN ITEMS "bw;--threads;0" "bw;--size;999T" "bw;--kernels;read,bogus" "compute;--threads;0")
+  string(REPLACE ";--" "_" test_name "ciot_rejects_${bad_args}")
+  string(REPLACE ";" "_" test_name "${test_name}")
+  string(REGEX REPLACE "[^A-Za-z0-9_]" "_" test_name "${test_name}")
+  add_test(NAME ${test_name} COMMAND ciot ${bad_args})
+  set_tests_properties(${test_name} PROPERTIES WILL_FAIL TRUE TIMEOUT 60)
+endforeach()

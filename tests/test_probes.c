@@ -1,0 +1,298 @@
+/* Tests of the probes: the bandwidth probe on a small buffer gives positive, ordered rates for several
+ * thread counts, the compute probe gives positive rates for every family this CPU has, the commands
+ * refuse bad input, and the JSON writer and CLI parsers do what they say.
+ * Prints one line per failure and ends with "N passed, M failed". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "commands.h"
+#include "cpu.h"
+#include "json.h"
+#include "pool.h"
+#include "probe_bw.h"
+#include "probe_compute.h"
+
+static int passed, failed;
+
+static void check(int ok, const char *what, const char *expected, const char *actual) {
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    printf("FAIL %s: expected %s, got %s\n", what, expected, actual);
+}
+
+static void check_int(const char *what, long long expected, long long actual) {
+    char e[32], a[32];
+    snprintf(e, sizeof e, "%lld", expected);
+    snprintf(a, sizeof a, "%lld", actual);
+    check(expected == actual, what, e, a);
+}
+
+static void check_rates(const char *what, double lo, double mid, double hi) {
+    char a[96];
+    snprintf(a, sizeof a, "min %.3g, median %.3g, max %.3g", lo, mid, hi);
+    check(lo > 0 && lo <= mid && mid <= hi, what, "0 < min <= median <= max", a);
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = calloc(1, 1 << 16);
+    if (buf) fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    return buf;
+}
+
+static void tmp_path(char *buf, size_t len, const char *name) {
+    const char *dir = getenv("TMPDIR");
+    snprintf(buf, len, "%s/ciot_test_probes_%ld_%s", dir && *dir ? dir : "/tmp", (long)getpid(), name);
+}
+
+/* ---- JSON writer ---- */
+
+static void test_json(void) {
+    char path[512], tmp[600];
+    tmp_path(path, sizeof path, "doc.json");
+    ciot_json *j;
+    check_int("json open", CIOT_OK, ciot_json_open(path, &j));
+    ciot_json_begin_object(j);
+    ciot_json_kv_string(j, "s", "a\"b\\c\n\t\x01/é");
+    ciot_json_kv_number(j, "x", 0.1);
+    ciot_json_kv_fixed(j, "f", 2.5, 2);
+    ciot_json_kv_int(j, "i", -42);
+    ciot_json_kv_bool(j, "t", 1);
+    ciot_json_key(j, "n");
+    ciot_json_null(j);
+    ciot_json_kv_number(j, "nan", 0.0 / 0.0);
+    ciot_json_key(j, "a");
+    ciot_json_begin_array(j);
+    ciot_json_int(j, 1);
+    ciot_json_begin_object(j);
+    ciot_json_end_object(j);
+    ciot_json_begin_array(j);
+    ciot_json_end_array(j);
+    ciot_json_end_array(j);
+    ciot_json_end_object(j);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    check_int("json: the temporary file exists before close", 0, access(tmp, F_OK));
+    check_int("json: the target does not exist before close", -1, access(path, F_OK));
+    check_int("json close", CIOT_OK, ciot_json_close(j));
+    check_int("json: the temporary file is gone after close", -1, access(tmp, F_OK));
+    char *got = slurp(path);
+    const char *want = "{\n"
+                       "  \"s\": \"a\\\"b\\\\c\\n\\t\\u0001/é\",\n"
+                       "  \"x\": 0.10000000000000001,\n"
+                       "  \"f\": 2.50,\n"
+                       "  \"i\": -42,\n"
+                       "  \"t\": true,\n"
+                       "  \"n\": null,\n"
+                       "  \"nan\": null,\n"
+                       "  \"a\": [\n"
+                       "    1,\n"
+                       "    {},\n"
+                       "    []\n"
+                       "  ]\n"
+                       "}\n";
+    check(got && !strcmp(got, want), "json document", want, got ? got : "(no file)");
+    free(got);
+    remove(path);
+
+    /* Misuse is an error and leaves no file behind. */
+    check_int("json open (misuse)", CIOT_OK, ciot_json_open(path, &j));
+    ciot_json_begin_object(j);
+    ciot_json_int(j, 3); /* a value without a key */
+    check_int("json: value without key is CIOT_E_ARG", CIOT_E_ARG, ciot_json_status(j));
+    check_int("json: close after misuse is CIOT_E_ARG", CIOT_E_ARG, ciot_json_close(j));
+    check_int("json: no target after misuse", -1, access(path, F_OK));
+    check_int("json: no temporary after misuse", -1, access(tmp, F_OK));
+
+    check_int("json open (unclosed)", CIOT_OK, ciot_json_open(path, &j));
+    ciot_json_begin_array(j);
+    check_int("json: close with an open array is CIOT_E_ARG", CIOT_E_ARG, ciot_json_close(j));
+    check_int("json: no target after unclosed document", -1, access(path, F_OK));
+
+    check_int("json: open in a missing directory is CIOT_E_IO", CIOT_E_IO,
+              ciot_json_open("/nonexistent-dir-ciot/x.json", &j));
+}
+
+/* ---- CLI parsers ---- */
+
+static void test_cli(void) {
+    size_t s = 0;
+    check_int("size 4096", CIOT_OK, ciot_parse_size("4096", &s));
+    check_int("size 4096 value", 4096, (long long)s);
+    check_int("size 64K", CIOT_OK, ciot_parse_size("64K", &s));
+    check_int("size 64K value", 65536, (long long)s);
+    check_int("size 1G", CIOT_OK, ciot_parse_size("1G", &s));
+    check_int("size 1G value", 1LL << 30, (long long)s);
+    check_int("size 1GiB", CIOT_OK, ciot_parse_size("1GiB", &s));
+    check_int("size 999T parses", CIOT_OK, ciot_parse_size("999T", &s));
+    const char *bad_sizes[] = {"", "abc", "-1", "1X", "1GG", "0x10", "99999999999999999999", "16777216T"};
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof *bad_sizes; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "size '%s' is rejected", bad_sizes[i]);
+        check_int(what, CIOT_E_ARG, ciot_parse_size(bad_sizes[i], &s));
+    }
+    int v[16], n = 0;
+    check_int("list 1,2", CIOT_OK, ciot_parse_int_list("1,2", 1, 64, v, 16, &n));
+    check_int("list 1,2 count", 2, n);
+    check_int("list 1-3,8", CIOT_OK, ciot_parse_int_list("1-3,8", 1, 64, v, 16, &n));
+    check_int("list 1-3,8 values", 1, n == 4 && v[0] == 1 && v[2] == 3 && v[3] == 8);
+    const char *bad_lists[] = {"0", "", "a", "1,,2", "2-1", "1,", "65", "1-20"};
+    for (size_t i = 0; i < sizeof bad_lists / sizeof *bad_lists; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "list '%s' is rejected", bad_lists[i]);
+        check_int(what, CIOT_E_ARG, ciot_parse_int_list(bad_lists[i], 1, 64, v, 16, &n));
+    }
+    int x;
+    check_int("int 5", CIOT_OK, ciot_parse_int("5", 1, 10, &x));
+    check_int("int 0 below range", CIOT_E_ARG, ciot_parse_int("0", 1, 10, &x));
+    check_int("int 5x", CIOT_E_ARG, ciot_parse_int("5x", 1, 10, &x));
+}
+
+/* ---- the bandwidth probe ---- */
+
+static void test_bw(void) {
+    const size_t bytes = 4 << 20;
+    for (int threads = 1; threads <= 3; threads++) {
+        ciot_pool_opts o = {.threads = threads, .pin = 1};
+        ciot_pool *p;
+        char what[128];
+        if (ciot_pool_create(CIOT_POOL_PERSISTENT, &o, &p) != CIOT_OK) {
+            check_int("bw: pool", CIOT_OK, -1);
+            continue;
+        }
+        void *buf;
+        check_int("bw: buffer", CIOT_OK, ciot_bw_buffer_alloc(p, bytes, threads & 1, &buf));
+        for (int k = 0; k < CIOT_BW_N_KINDS; k++) {
+            ciot_bw_result r;
+            ciot_status st = ciot_bw_measure(p, (ciot_bw_kind)k, buf, bytes, 3, &r);
+            snprintf(what, sizeof what, "bw %s, %d threads: status", ciot_bw_kind_name(k), threads);
+            check_int(what, CIOT_OK, st);
+            if (st != CIOT_OK) continue;
+            snprintf(what, sizeof what, "bw %s, %d threads: rates", ciot_bw_kind_name(k), threads);
+            check_rates(what, r.min_gbs, r.median_gbs, r.max_gbs);
+            snprintf(what, sizeof what, "bw %s, %d threads: declared bytes per pass", ciot_bw_kind_name(k), threads);
+            check_int(what, (long long)bytes, (long long)r.bytes_per_pass); /* copy: half read + half stored */
+            snprintf(what, sizeof what, "bw %s: result threads and reps", ciot_bw_kind_name(k));
+            check_int(what, 1, r.threads == threads && r.reps == 3 && r.passes >= 1);
+            if (threads == 1) printf("info: bw %s, 1 thread, %s: %.2f GB/s median (cache-resident buffer)\n",
+                                     ciot_bw_kind_name(k), r.impl, r.median_gbs);
+        }
+        ciot_bw_result r;
+        check_int("bw: reps 0 is CIOT_E_ARG", CIOT_E_ARG, ciot_bw_measure(p, CIOT_BW_READ, buf, bytes, 0, &r));
+        check_int("bw: a buffer under one page is CIOT_E_ARG", CIOT_E_ARG,
+                  ciot_bw_measure(p, CIOT_BW_READ, buf, 100, 1, &r));
+        check_int("bw: copy needs two pages", CIOT_E_ARG, ciot_bw_measure(p, CIOT_BW_COPY, buf, 4096, 1, &r));
+        check_int("bw: NULL buffer is CIOT_E_ARG", CIOT_E_ARG, ciot_bw_measure(p, CIOT_BW_READ, NULL, bytes, 1, &r));
+        ciot_bw_buffer_free(buf, bytes);
+        ciot_pool_destroy(p);
+    }
+    ciot_bw_kind k;
+    check_int("bw kind parse 'copy'", CIOT_OK, ciot_bw_kind_parse("copy", &k));
+    check_int("bw kind parse 'copy' value", CIOT_BW_COPY, k);
+    check_int("bw kind parse 'bogus'", CIOT_E_UNKNOWN, ciot_bw_kind_parse("bogus", &k));
+    check_int("bw write label states write-allocate", 1, strstr(ciot_bw_traffic(CIOT_BW_WRITE), "write-allocate") != NULL);
+}
+
+/* ---- the compute probe ---- */
+
+static void test_compute(void) {
+    int any = 0;
+    for (int f = 0; f < CIOT_COMPUTE_N_FAMILIES; f++) {
+        if (!ciot_compute_available((ciot_compute_family)f)) {
+            ciot_pool_opts o = {.threads = 1};
+            ciot_pool *p;
+            ciot_compute_result r;
+            if (ciot_pool_create(CIOT_POOL_PERSISTENT, &o, &p) == CIOT_OK) {
+                check_int("compute: a family the CPU lacks is CIOT_E_CPU", CIOT_E_CPU,
+                          ciot_compute_measure(p, (ciot_compute_family)f, 0.01, 1, &r));
+                ciot_pool_destroy(p);
+            }
+            continue;
+        }
+        any = 1;
+        for (int threads = 1; threads <= 2; threads++) {
+            ciot_pool_opts o = {.threads = threads, .pin = 1};
+            ciot_pool *p;
+            char what[128];
+            if (ciot_pool_create(CIOT_POOL_PERSISTENT, &o, &p) != CIOT_OK) {
+                check_int("compute: pool", CIOT_OK, -1);
+                continue;
+            }
+            ciot_compute_result r;
+            ciot_status st = ciot_compute_measure(p, (ciot_compute_family)f, 0.01, 3, &r);
+            snprintf(what, sizeof what, "compute %s, %d threads: status", ciot_compute_family_name(f), threads);
+            check_int(what, CIOT_OK, st);
+            if (st == CIOT_OK) {
+                snprintf(what, sizeof what, "compute %s, %d threads: rates", ciot_compute_family_name(f), threads);
+                check_rates(what, r.min_gmacs, r.median_gmacs, r.max_gmacs);
+                snprintf(what, sizeof what, "compute %s: declared MACs per iteration", ciot_compute_family_name(f));
+                check_int(what, 1, r.macs_per_iter > 0 && r.iters > 0 && r.threads == threads);
+                printf("info: compute %s, %d thread(s): %.1f GMAC/s median\n", ciot_compute_family_name(f), threads,
+                       r.median_gmacs);
+            }
+            ciot_pool_destroy(p);
+        }
+    }
+    /* AVX2 on x86 and SDOT on ARM are the oldest families; a CPU with either must run one. */
+    if (ciot_cpu_has_avx2() || ciot_cpu_has_dotprod())
+        check_int("compute: at least one family runs on this CPU", 1, any);
+    ciot_compute_family f;
+    check_int("compute family parse 'i8mm'", CIOT_OK, ciot_compute_family_parse("i8mm", &f));
+    check_int("compute family parse 'bogus'", CIOT_E_UNKNOWN, ciot_compute_family_parse("bogus", &f));
+}
+
+/* ---- the commands, in process ---- */
+
+static int run_cmd(int (*cmd)(int, char **), int argc, const char **argv) {
+    fflush(stdout);
+    int rc = cmd(argc, (char **)argv);
+    fflush(stdout);
+    return rc;
+}
+
+#define RUN(cmd, ...) \
+    run_cmd(cmd, (int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)), (const char *[]){__VA_ARGS__})
+
+static void test_commands(void) {
+    check_int("ciot bw --threads 0 exits 2", 2, RUN(ciot_cmd_bw, "bw", "--threads", "0"));
+    check_int("ciot bw --threads abc exits 2", 2, RUN(ciot_cmd_bw, "bw", "--threads", "abc"));
+    check_int("ciot bw --size 999T exits 2", 2, RUN(ciot_cmd_bw, "bw", "--size", "999T"));
+    check_int("ciot bw --size 1Q exits 2", 2, RUN(ciot_cmd_bw, "bw", "--size", "1Q"));
+    check_int("ciot bw --kernels read,bogus exits 2", 2, RUN(ciot_cmd_bw, "bw", "--kernels", "read,bogus"));
+    check_int("ciot bw --reps 0 exits 2", 2, RUN(ciot_cmd_bw, "bw", "--reps", "0"));
+    check_int("ciot bw --size (no value) exits 2", 2, RUN(ciot_cmd_bw, "bw", "--size"));
+    check_int("ciot bw --bogus exits 2", 2, RUN(ciot_cmd_bw, "bw", "--bogus"));
+    check_int("ciot compute --threads 0 exits 2", 2, RUN(ciot_cmd_compute, "compute", "--threads", "0"));
+    check_int("ciot compute --families bogus exits 2", 2, RUN(ciot_cmd_compute, "compute", "--families", "bogus"));
+
+    char path[512];
+    tmp_path(path, sizeof path, "bw.json");
+    check_int("ciot bw on 1M, 1-2 threads, read, --json exits 0", 0,
+              RUN(ciot_cmd_bw, "bw", "--size", "1M", "--threads", "1,2", "--reps", "1", "--kernels", "read",
+                  "--json", path));
+    char *got = slurp(path);
+    check(got && strstr(got, "\"median_gbs\"") && strstr(got, "\"kernel\": \"read\""), "ciot bw --json content",
+          "a results array with read rates", got ? got : "(no file)");
+    free(got);
+    remove(path);
+    int any_family = 0;
+    for (int f = 0; f < CIOT_COMPUTE_N_FAMILIES; f++) any_family |= ciot_compute_available((ciot_compute_family)f);
+    check_int(any_family ? "ciot compute, 1 thread, 1 rep exits 0" : "ciot compute with no int8 family exits 2",
+              any_family ? 0 : 2, RUN(ciot_cmd_compute, "compute", "--threads", "1", "--reps", "1", "--ms", "5"));
+}
+
+int main(void) {
+    test_json();
+    test_cli();
+    test_bw();
+    test_compute();
+    test_commands();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
