@@ -25,6 +25,7 @@ extern "C" {
 #include "pool.h"
 #include "probe_bw.h"
 #include "registry.h"
+#include "topo.h"
 #include "topology.h"
 #include "weights.h"
 }
@@ -58,13 +59,14 @@ struct Shared {
     ciot_pool *pool = nullptr;
     ciot_pool_kind kind = CIOT_POOL_PERSISTENT;
     int pool_threads = 0;
+    ciot_weight_region region{};
     std::map<std::tuple<const ciot_layout *, int, int>, ciot_weight_ring> rings;
     std::map<std::tuple<const ciot_act_format *, int, int>, std::vector<unsigned char>> acts;
     std::map<int, double> ceiling;   // threads -> median read GB/s
     std::string pool_note;
     ~Shared() {
         if (pool) ciot_pool_destroy(pool);
-        for (auto &r : rings) ciot_weight_ring_free(&r.second);
+        ciot_weight_region_free(&region);
     }
 };
 Shared *g;
@@ -102,8 +104,9 @@ const ciot_weight_ring *ring_for(const ciot_layout *l, int rows, int K) {
     auto key = std::make_tuple(l, rows, K);
     auto it = g->rings.find(key);
     if (it != g->rings.end()) return &it->second;
+    if (!g->region.base && ciot_weight_region_make(g->opt.working_set, &g->region) != CIOT_OK) return nullptr;
     ciot_weight_ring r;
-    if (ciot_weight_ring_make(l, rows, K, g->opt.working_set, &r) != CIOT_OK) return nullptr;
+    if (ciot_weight_ring_view(&g->region, l, rows, K, &r) != CIOT_OK) return nullptr;
     return &(g->rings[key] = r);
 }
 
@@ -123,7 +126,7 @@ void run_case(benchmark::State &st, size_t idx) {
     const double ceiling = read_ceiling(c.threads);
     const ciot_weight_ring *ring = ring_for(c.k->layout, c.rows, c.K);
     if (!ring) {
-        st.SkipWithError("weights do not fit in memory (lower --working-set)");
+        st.SkipWithError("the weight region does not fit in memory (lower --working-set)");
         return;
     }
     const void *x = acts_for(c.k->act, c.batch, c.K);
@@ -152,7 +155,7 @@ void run_case(benchmark::State &st, size_t idx) {
     st.counters["ceiling_GB/s"] = ceiling;
     st.counters["pct_ceiling"] = ceiling > 0 ? 100.0 * bytes / seconds * 1e-9 / ceiling : 0;
     st.SetLabel(std::string(c.kind == CIOT_POOL_PERSISTENT ? "persistent" : "spawn") + " pool, " +
-                std::to_string(ring->copies) + " weight copies");
+                std::to_string(ring->copies) + " rotating weight copies");
 }
 
 // Forwards to the display reporter and keeps each repetition's counters for the summary.
@@ -197,7 +200,8 @@ int usage(FILE *f, int code) {
             "  --refs none|gemv|all scalar references to include (default gemv)\n"
             "  --no-spawn           leave out the spawn-per-call pool comparison\n"
             "  --no-pin             do not pin threads\n"
-            "  --working-set BYTES  rotating weight copies total at least this (default max(4 x LLC, 1G))\n"
+            "  --working-set BYTES  the weight region the copies rotate through (default max(4 x LLC, 1G),\n"
+            "                       at most 40%% of available memory)\n"
             "  --ceiling-size BYTES buffer of the read-ceiling probe (default 1G)\n"
             "  --json FILE          shorthand for --benchmark_out=FILE --benchmark_out_format=json\n"
             "Defaults given to Google Benchmark unless set: --benchmark_repetitions=5,\n"
@@ -296,7 +300,12 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
     ciot_topology_read(&topo);
     if (o.threads.empty())
         for (int t = 1; t <= topo.cores; t++) o.threads.push_back(t);
-    if (!o.working_set) o.working_set = std::max(4 * topo.llc_bytes, size_t(1) << 30);
+    if (!o.working_set) {
+        int level;
+        o.working_set = std::max(4 * ciot_topo_llc_bytes(&level), size_t(1) << 30);
+        const size_t avail = ciot_mem_available();
+        if (avail) o.working_set = std::min(o.working_set, avail / 10 * 4);
+    }
 
     // Cases from the registry; every refusal is reported before any long work starts.
     const unsigned cpu = ciot_cpu_features();
@@ -327,14 +336,9 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
         fprintf(stderr, "ciot bench: no available kernel matches --kernels (ciot kernels lists them)\n");
         return 2;
     }
-    // Memory: one ring per (layout, shape) plus the ceiling buffer must fit.
-    std::map<std::tuple<const ciot_layout *, int, int>, size_t> need;
-    for (auto &c : g->cases) {
-        size_t b = ciot_layout_bytes(c.k->layout, c.rows, c.K);
-        need[std::make_tuple(c.k->layout, c.rows, c.K)] = std::max(b, (o.working_set + b - 1) / b * b);
-    }
-    size_t total = o.ceiling_bytes;
-    for (auto &n2 : need) total += n2.second;
+    // Memory: the shared weight region (at least one copy of the largest matrix) and the probe buffer.
+    for (auto &c : g->cases) o.working_set = std::max(o.working_set, ciot_layout_bytes(c.k->layout, c.rows, c.K));
+    const size_t total = o.ceiling_bytes + o.working_set;
     const size_t avail = ciot_mem_available();
     if (avail && total > avail / 10 * 9) {
         fprintf(stderr, "ciot bench: needs %.1f GiB (weight copies and probe buffer) but %.1f GiB is available; lower "
@@ -379,7 +383,8 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
     benchmark::AddCustomContext("ciot_ceiling", "read probe median at the same thread count, this process, " +
                                                     std::to_string(o.ceiling_bytes) + "-byte buffer (counter ceiling_GB/s)");
 
-    benchmark::ConsoleReporter console;
+    benchmark::ConsoleReporter console(isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
+                                                              : benchmark::ConsoleReporter::OO_Tabular);
     Collector collect(&console);
     const size_t ran = benchmark::RunSpecifiedBenchmarks(&collect);
     g->pool_note.clear();

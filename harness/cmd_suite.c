@@ -106,7 +106,7 @@ int ciot_cmd_suite(int argc, char **argv) {
 
     char threads[32];
     snprintf(threads, sizeof threads, ctx.topo.cores > 1 ? "1,%d" : "%d", ctx.topo.cores);
-    const int stages = 4;
+    const int stages = 3;
     int failed = 0;
 
     stage(1, stages, "DRAM bandwidth probe (ciot bw)");
@@ -135,13 +135,6 @@ int ciot_cmd_suite(int argc, char **argv) {
     static ciot_bench_row rows[MAX_ROWS];
     int nrows = 0;
     failed |= ciot_bench_main(a.n, a.v, rows, MAX_ROWS, &nrows) != 0;
-
-    stage(4, stages, "model replay (ciot replay)");
-    a = (args){0};
-    arg(&a, "replay"), arg(&a, "--model"), arg(&a, quick ? "tiny-0.6b" : "bonsai-2-27b"), arg(&a, "--tokens"), arg(&a, quick ? "2" : "3");
-    arg(&a, "--dispatch"), arg(&a, "all"), arg(&a, "--json");
-    snprintf(path, sizeof path, "%s/replay.json", dir), arg(&a, path);
-    failed |= ciot_cmd_replay(a.n, a.v) != 0;
 
     snprintf(path, sizeof path, "%s/summary.md", dir);
     char tmp[2300];

@@ -14,5 +14,6 @@ int ciot_cmd_check(int argc, char **argv);
 int ciot_cmd_run(int argc, char **argv);
 int ciot_cmd_bw(int argc, char **argv);
 int ciot_cmd_compute(int argc, char **argv);
+int ciot_cmd_suite(int argc, char **argv);
 
 #endif

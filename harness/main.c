@@ -1,6 +1,7 @@
 /* ciot: benchmark and profile ternary LLM weight kernels on this CPU. */
 #include <stdio.h>
 #include <string.h>
+#include "bench.h"
 #include "commands.h"
 #include "cpu.h"
 
@@ -10,6 +11,8 @@ static const ciot_command commands[] = {
     {"check", ciot_cmd_check, "exactness oracle: every runnable kernel against its reference"},
     {"run", ciot_cmd_run, "run one kernel on weight and activation files"},
     {"bw", ciot_cmd_bw, "DRAM bandwidth probe: read (the ceiling), write, copy over a thread sweep"},
+    {"bench", ciot_cmd_bench, "Google Benchmark runs of every available kernel (Gweights/s, GB/s, % of ceiling)"},
+    {"suite", ciot_cmd_suite, "the default suite into results/<date>-<host>-<commit>/ with a summary table"},
     {"compute", ciot_cmd_compute, "peak int8 multiply-accumulate rate per instruction family and threads"},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };

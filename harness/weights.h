@@ -1,5 +1,7 @@
-/* Rotating copies of one packed weight matrix, so each call of a memory-bound kernel starts cold:
- * enough copies that their total is at least the working set asked for. */
+/* Weight memory for memory-bound measurements: one region of random bytes that every layout can read
+ * as valid input (any 2-bit or trit code is legal, and every two bytes read as an fp16 scale are a
+ * normal number), viewed as rotating copies of a matrix so each call starts cold. Timing of the kernels
+ * does not depend on the values, so all layouts share one region instead of one each. */
 #ifndef CIOT_WEIGHTS_H
 #define CIOT_WEIGHTS_H
 
@@ -8,18 +10,24 @@
 
 typedef struct {
     unsigned char *base;
+    size_t bytes;
+} ciot_weight_region;
+
+typedef struct {
+    const unsigned char *base;
     size_t bytes;               /* one packed matrix (scales included) */
     size_t stride;              /* bytes between copies (64-byte aligned) */
-    int copies;
-    size_t alloc;
+    long copies;
 } ciot_weight_ring;
 
-/* Random weights of the layout's source format (codes of every value, normal fp16 scales), packed,
- * copied until copies * bytes >= working_set (at least one copy). CIOT_E_NOMEM when it does not fit. */
-ciot_status ciot_weight_ring_make(const ciot_layout *l, int rows, int K, size_t working_set, ciot_weight_ring *out);
+/* Allocates and fills `bytes` (rounded up to 2 MiB); CIOT_E_NOMEM when it does not fit in memory. */
+ciot_status ciot_weight_region_make(size_t bytes, ciot_weight_region *out);
+void ciot_weight_region_free(ciot_weight_region *r);
+/* Copies of a rows x K matrix of layout l side by side in the region (at least one; CIOT_E_NOMEM when
+ * not even one fits, CIOT_E_SHAPE when the layout cannot take the shape). */
+ciot_status ciot_weight_ring_view(const ciot_weight_region *r, const ciot_layout *l, int rows, int K, ciot_weight_ring *out);
 static inline const void *ciot_weight_ring_at(const ciot_weight_ring *r, long i) {
     return r->base + (size_t)(i % r->copies) * r->stride;
 }
-void ciot_weight_ring_free(ciot_weight_ring *r);
 
 #endif
