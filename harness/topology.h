@@ -8,7 +8,7 @@ typedef struct {
     int cores, pus, packages;
     int ncaches;
     struct { int level; size_t bytes; int count; const char *type; } caches[8];
-    size_t llc_bytes;           /* the largest cache level's size (one instance) */
+    size_t llc_bytes;           /* the last-level cache, summed over its instances */
     size_t memory_bytes;        /* physical memory the OS reports */
 } ciot_topology;
 
