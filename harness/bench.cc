@@ -158,6 +158,24 @@ void run_case(benchmark::State &st, size_t idx) {
                 std::to_string(ring->copies) + " rotating weight copies");
 }
 
+void empty_task(void *, int, int) {}
+
+// The cost of one pooled call with no work: publish, wake, run nothing, barrier (persistent), or
+// create and join the threads (spawn).
+void run_empty_job(benchmark::State &st, ciot_pool_kind kind, int threads) {
+    ciot_pool *p = acquire_pool(kind, threads);
+    if (!p) {
+        st.SkipWithError("cannot create the thread pool");
+        return;
+    }
+    for (auto _ : st) {
+        const uint64_t t0 = ciot_now_ns();
+        ciot_pool_run(p, empty_task, nullptr);
+        st.SetIterationTime(double(ciot_now_ns() - t0) * 1e-9);
+    }
+    st.SetLabel(kind == CIOT_POOL_PERSISTENT ? "persistent pool" : "spawn pool");
+}
+
 // Forwards to the display reporter and keeps each repetition's counters for the summary.
 class Collector : public benchmark::BenchmarkReporter {
   public:
@@ -367,6 +385,16 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
         b->ComputeStatistics("min", [](const std::vector<double> &v) { return *std::min_element(v.begin(), v.end()); });
         b->ComputeStatistics("max", [](const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()); });
     }
+    for (int t : o.threads)
+        for (int pk = 0; pk < (o.spawn ? 2 : 1); pk++) {
+            const ciot_pool_kind kind = pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT;
+            const std::string name = "pool_empty_job/threads:" + std::to_string(t) + (pk ? "/spawn" : "/persistent");
+            benchmark::RegisterBenchmark(name.c_str(), run_empty_job, kind, t)
+                ->UseManualTime()
+                ->Unit(benchmark::kMicrosecond)
+                ->ComputeStatistics("min", [](const std::vector<double> &v) { return *std::min_element(v.begin(), v.end()); })
+                ->ComputeStatistics("max", [](const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()); });
+        }
     ciot_context ctx;
     ciot_context_collect(&ctx);
     benchmark::AddCustomContext("ciot_host", ctx.host);
