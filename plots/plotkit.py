@@ -105,10 +105,10 @@ def kernel_colors(names):
     return {n: cmap(i % cmap.N) for i, n in enumerate(names)}
 
 
-def place_labels(ax, points, fontsize=7):
+def place_labels(ax, points, fontsize=7, avoid=()):
     """Annotates each (x, y, text, color) beside its point, trying positions around it (then further out,
-    with a leader line) until the label overlaps no other label or point and stays inside the axes.
-    The axes' limits and position must be final before this is called."""
+    with a leader line) until the label overlaps no other label, point or artist in `avoid` (lines,
+    legends) and stays inside the axes. The axes' limits and position must be final before this is called."""
     fig = ax.figure
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -117,6 +117,8 @@ def place_labels(ax, points, fontsize=7):
     for x, y, _, _ in points:
         px, py = ax.transData.transform((x, y))
         taken.append(Bbox.from_bounds(px - 4, py - 4, 8, 8))
+    for artist in avoid:
+        taken += _obstacles(artist, renderer)
     dirs = [(1, 0.3, "left", "bottom"), (1, -0.3, "left", "top"), (-1, 0.3, "right", "bottom"),
             (-1, -0.3, "right", "top"), (0, 1, "center", "bottom"), (0, -1, "center", "top"),
             (1, 1, "left", "bottom"), (1, -1, "left", "top"), (-1, 1, "right", "bottom"), (-1, -1, "right", "top")]
@@ -140,6 +142,20 @@ def place_labels(ax, points, fontsize=7):
             ann = ax.annotate(text, (x, y), xytext=(6, 2), textcoords="offset points", fontsize=fontsize, color=color)
             placed = ann.get_window_extent(renderer)
         taken.append(placed)
+
+
+def _obstacles(artist, renderer):
+    """Display-space boxes covering an artist: small boxes along a line's path, else its extent."""
+    if hasattr(artist, "get_path") and hasattr(artist, "get_xydata"):
+        pts = artist.get_transform().transform(artist.get_xydata())
+        boxes = []
+        for (x0, y0), (x1, y1) in zip(pts[:-1], pts[1:]):
+            steps = max(1, int(max(abs(x1 - x0), abs(y1 - y0)) / 3))
+            for i in range(steps + 1):
+                x, y = x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps
+                boxes.append(Bbox.from_bounds(x - 1.5, y - 1.5, 3, 3))
+        return boxes
+    return [artist.get_window_extent(renderer)]
 
 
 def fmt(v):

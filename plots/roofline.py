@@ -57,14 +57,15 @@ def plot(run, base):
     ys = [p["gops"] for p in points] + [read[t] * x0 for t in threads]
     y0, y1 = min(ys) / 3, max(r["compute_gops"] for r in comp.values()) * 3
 
-    fig, ax = plt.subplots(figsize=(11, 7))
+    fig, ax = plt.subplots(figsize=(11, 7.5))
+    roof_lines = []
     colors = kernel_colors(p["kernel"] for p in points)
     for i, t in enumerate(threads):
         style = THREAD_STYLES[i % len(THREAD_STYLES)]
         ridge = comp[t]["compute_gops"] / read[t]
         roof_x = [x0, ridge, x1]
         roof_y = [read[t] * x0, comp[t]["compute_gops"], comp[t]["compute_gops"]]
-        ax.plot(roof_x, roof_y, style, color="0.25", lw=1.3,
+        roof_lines += ax.plot(roof_x, roof_y, style, color="0.25", lw=1.3,
                 label=f"{t} thread{'s' if t > 1 else ''} (T): read probe {fmt(read[t])} GB/s; "
                       f"{comp[t]['family']} ({comp[t]['instruction']}) {fmt(comp[t]['compute_gops'])} GOPS")
     for p in points:
@@ -79,10 +80,11 @@ def plot(run, base):
     # marker legend: shapes for gemv / gemm beside the roofs
     for op in sorted({p["op"] for p in points}):
         ax.plot([], [], MARKERS[op], color="white", mec="black", label=op + " (persistent pool, median)")
-    ax.legend(loc="upper left", fontsize=8, framealpha=0.9)
+    legend = ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09), fontsize=8, ncol=2, frameon=False)
     ax.set_title(run.title("Roofline"), fontsize=10)
     fig.tight_layout()
-    place_labels(ax, [(p["ops_per_byte"], p["gops"], label_of(p), colors[p["kernel"]]) for p in points])
+    place_labels(ax, [(p["ops_per_byte"], p["gops"], label_of(p), colors[p["kernel"]]) for p in points],
+                 avoid=roof_lines)
     report(PROG, save(fig, base))
     return points + roofs
 
