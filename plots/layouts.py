@@ -10,7 +10,7 @@ ceiling. Gemm kernels reuse each weight over the batch; they are on the roofline
 import sys
 
 from mpl import plt
-from plotkit import fmt, kernel_colors, report, run_main, save
+from plotkit import fmt, run_colors, report, run_main, save
 from runfolder import InputError
 
 PROG = "layouts"
@@ -41,7 +41,7 @@ def plot(run, base):
     rows = rows_of(run)
     pools = [p for p in POOL_ORDER if any(r["pool"] == p for r in rows)]
     kernels = sorted({r["kernel"] for r in rows}, key=lambda k: (k.split("_gemv_")[0], k))
-    colors = kernel_colors(kernels)
+    colors = run_colors(run)
     values = [r[k] for r in rows for k in ("gweights_s_min", "ceiling_gweights_s")]
     log = max(values) / min(values) > 20   # a reference kernel next to a fast one needs a log axis
 

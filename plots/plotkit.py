@@ -105,6 +105,11 @@ def kernel_colors(names):
     return {n: cmap(i % cmap.N) for i, n in enumerate(names)}
 
 
+def run_colors(run):
+    """Kernel colours for a run, the same in every plot of it."""
+    return kernel_colors(c.kernel for c in run.bench.cases)
+
+
 def place_labels(ax, points, fontsize=7, avoid=()):
     """Annotates each (x, y, text, color) beside its point, trying positions around it (then further out,
     with a leader line) until the label overlaps no other label, point or artist in `avoid` (lines,

@@ -8,7 +8,7 @@ shared by the batch), all medians of the repetitions in bench.json."""
 import sys
 
 from mpl import plt
-from plotkit import fmt, kernel_colors, place_labels, report, run_main, save
+from plotkit import fmt, run_colors, place_labels, report, run_main, save
 from runfolder import InputError
 
 PROG = "roofline"
@@ -59,7 +59,7 @@ def plot(run, base):
 
     fig, ax = plt.subplots(figsize=(11, 7.5))
     roof_lines = []
-    colors = kernel_colors(p["kernel"] for p in points)
+    colors = run_colors(run)
     for i, t in enumerate(threads):
         style = THREAD_STYLES[i % len(THREAD_STYLES)]
         ridge = comp[t]["compute_gops"] / read[t]
