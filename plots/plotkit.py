@@ -110,43 +110,44 @@ def run_colors(run):
     return kernel_colors(c.kernel for c in run.bench.cases)
 
 
-def place_labels(ax, points, fontsize=7, avoid=()):
-    """Annotates each (x, y, text, color) beside its point, trying positions around it (then further out,
-    with a leader line) until the label overlaps no other label, point or artist in `avoid` (lines,
-    legends) and stays inside the axes. The axes' limits and position must be final before this is called."""
-    fig = ax.figure
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    inside = ax.get_window_extent(renderer)
-    taken = []
-    for x, y, _, _ in points:
-        px, py = ax.transData.transform((x, y))
-        taken.append(Bbox.from_bounds(px - 4, py - 4, 8, 8))
-    for artist in avoid:
-        taken += _obstacles(artist, renderer)
-    dirs = [(1, 0.3, "left", "bottom"), (1, -0.3, "left", "top"), (-1, 0.3, "right", "bottom"),
+class LabelPlacer:
+    """Writes labels beside points, trying positions around each (then further out, with a leader line)
+    until the label overlaps no earlier label, no point and no artist in `avoid` (lines, legends), and stays
+    inside the axes. The axes' limits and position must be final before it is made."""
+
+    DIRS = [(1, 0.3, "left", "bottom"), (1, -0.3, "left", "top"), (-1, 0.3, "right", "bottom"),
             (-1, -0.3, "right", "top"), (0, 1, "center", "bottom"), (0, -1, "center", "top"),
             (1, 1, "left", "bottom"), (1, -1, "left", "top"), (-1, 1, "right", "bottom"), (-1, -1, "right", "top")]
-    for x, y, text, color in points:
-        placed = None
-        for radius in (6, 14, 24, 36, 50):
-            for dx, dy, ha, va in dirs:
+
+    def __init__(self, ax, points, avoid=()):
+        self.ax = ax
+        ax.figure.canvas.draw()
+        self.renderer = ax.figure.canvas.get_renderer()
+        self.inside = ax.get_window_extent(self.renderer)
+        self.taken = []
+        for x, y in points:
+            px, py = ax.transData.transform((x, y))
+            self.taken.append(Bbox.from_bounds(px - 4, py - 4, 8, 8))
+        for artist in avoid:
+            self.taken += _obstacles(artist, self.renderer)
+
+    def add(self, x, y, text, color, fontsize=7, radii=(5, 12, 22, 34, 50, 70)):
+        ax, inside = self.ax, self.inside
+        for radius in radii:
+            for dx, dy, ha, va in self.DIRS:
                 ann = ax.annotate(text, (x, y), xytext=(dx * radius, dy * radius), textcoords="offset points",
                                   ha=ha, va=va, fontsize=fontsize, color=color,
                                   arrowprops=dict(arrowstyle="-", color=color, lw=0.5, alpha=0.7, shrinkA=0, shrinkB=3))
-                ann.update_positions(renderer)
-                box = Text.get_window_extent(ann, renderer).padded(1)   # the text only, not its leader line
+                ann.update_positions(self.renderer)
+                box = Text.get_window_extent(ann, self.renderer).padded(1)   # the text only, not its leader line
                 if (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
-                        and not any(box.overlaps(t) for t in taken)):
-                    placed = box
-                    break
+                        and not any(box.overlaps(t) for t in self.taken)):
+                    self.taken.append(box)
+                    return
                 ann.remove()
-            if placed:
-                break
-        if placed is None:   # nowhere free: put it at the first position anyway, rather than lose it
-            ann = ax.annotate(text, (x, y), xytext=(6, 2), textcoords="offset points", fontsize=fontsize, color=color)
-            placed = ann.get_window_extent(renderer)
-        taken.append(placed)
+        # nowhere free: put it at the first position anyway, rather than lose it
+        ann = ax.annotate(text, (x, y), xytext=(6, 2), textcoords="offset points", fontsize=fontsize, color=color)
+        self.taken.append(Text.get_window_extent(ann, self.renderer))
 
 
 def _obstacles(artist, renderer):

@@ -8,7 +8,7 @@ shared by the batch), all medians of the repetitions in bench.json."""
 import sys
 
 from mpl import plt
-from plotkit import fmt, run_colors, place_labels, report, run_main, save
+from plotkit import LabelPlacer, fmt, report, run_colors, run_main, save
 from runfolder import InputError
 
 PROG = "roofline"
@@ -55,7 +55,7 @@ def plot(run, base):
     xs = [p["ops_per_byte"] for p in points] + ridges
     x0, x1 = min(xs) / 4, max(xs) * 4
     ys = [p["gops"] for p in points] + [read[t] * x0 for t in threads]
-    y0, y1 = min(ys) / 3, max(r["compute_gops"] for r in comp.values()) * 3
+    y0, y1 = min(ys) / 3, max([r["compute_gops"] for r in comp.values()] + [p["gops"] for p in points]) * 3
 
     fig, ax = plt.subplots(figsize=(11, 7.5))
     roof_lines = []
@@ -83,15 +83,25 @@ def plot(run, base):
     legend = ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09), fontsize=8, ncol=2, frameon=False)
     ax.set_title(run.title("Roofline"), fontsize=10)
     fig.tight_layout()
-    place_labels(ax, [(p["ops_per_byte"], p["gops"], label_of(p), colors[p["kernel"]]) for p in points],
-                 avoid=roof_lines)
+    label_points(ax, points, colors, roof_lines)
     report(PROG, save(fig, base))
     return points + roofs
 
 
-def label_of(p):
-    batch = f" b{p['batch']}" if p["op"] == "gemm" else ""
-    return f"{p['kernel']} {p['shape']}{batch} {p['threads']}T"
+def label_points(ax, points, colors, roof_lines):
+    """Each point gets its thread count right beside it; each kernel x shape x batch its name once, by its
+    fastest point: short labels find room where 20 full ones would not."""
+    placer = LabelPlacer(ax, [(p["ops_per_byte"], p["gops"]) for p in points], avoid=roof_lines)
+    for p in points:
+        placer.add(p["ops_per_byte"], p["gops"], f"{p['threads']}T", colors[p["kernel"]], fontsize=6.5, radii=(4, 9, 15))
+    groups = {}
+    for p in points:
+        key = (p["kernel"], p["shape"], p["batch"])
+        if key not in groups or p["gops"] > groups[key]["gops"]:
+            groups[key] = p
+    for (kernel, shape, batch), p in sorted(groups.items(), key=lambda kv: -kv[1]["gops"]):
+        name = f"{kernel} {shape}" + (f" batch {batch}" if p["op"] == "gemm" else "")
+        placer.add(p["ops_per_byte"], p["gops"], name, colors[kernel], fontsize=7.5, radii=(10, 20, 32, 46, 62, 80))
 
 
 def main(argv=None):
