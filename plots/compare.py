@@ -171,23 +171,25 @@ def main(argv=None):
     if args.table and not args.table.endswith((".csv", ".json")):
         p.error(f"--table {args.table}: the name must end in .csv or .json")
 
-    def work():
-        runs = [Run(path) for path in args.runs]
-        out = args.out or runs[0].path
-        os.makedirs(out, exist_ok=True)
-        rows, labels = plot(runs, os.path.join(out, PROG))
-        header, lines = ratio_table(rows, len(runs))
-        md = markdown(header, lines, labels)
-        print(md, end="")
-        with open(os.path.join(out, "compare.md"), "w") as f:
-            f.write(md)
-        with open(os.path.join(out, "compare.csv"), "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(header)
-            w.writerows(lines)
-        if args.table:
-            write_table(args.table, rows)
-    return guarded(PROG, work)
+    return guarded(PROG, lambda: write_all([Run(path) for path in args.runs], args.out, args.table))
+
+
+def write_all(runs, out=None, table=None):
+    """The chart, compare.md and compare.csv into out (default: the first run folder), the markdown on stdout."""
+    out = out or runs[0].path
+    os.makedirs(out, exist_ok=True)
+    rows, labels = plot(runs, os.path.join(out, PROG))
+    header, lines = ratio_table(rows, len(runs))
+    md = markdown(header, lines, labels)
+    print(md, end="")
+    with open(os.path.join(out, "compare.md"), "w") as f:
+        f.write(md)
+    with open(os.path.join(out, "compare.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(lines)
+    if table:
+        write_table(table, rows)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ except ImportError:
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-# Reproducible SVGs: no random ids, no date.
+# Reproducible SVGs (no random ids, no date) whose text stays text, so it can be searched.
 matplotlib.rcParams["svg.hashsalt"] = "ciot"
+matplotlib.rcParams["svg.fonttype"] = "none"
 matplotlib.rcParams["font.size"] = 9

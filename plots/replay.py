@@ -26,8 +26,8 @@ class DispatchRun:
         self.dispatch = get(d, "dispatch", "str", path, where)
         ms = get(d, "ms_per_token", "dict", path, where)
         self.ms_per_token = {k: get(ms, k, "num", path, f"{where}.ms_per_token") for k in MS}
-        self.tok_s = positive(get(d, "tok_s", "num", path, where), path, f"{where}.tok_s")
-        self.bound_tok_s = positive(get(d, "bound_tok_s", "num", path, where), path, f"{where}.bound_tok_s")
+        self.tok_s = positive(get(d, "tok_s", "num", path, where), path, f"{where}, \"tok_s\"")
+        self.bound_tok_s = positive(get(d, "bound_tok_s", "num", path, where), path, f"{where}, \"bound_tok_s\"")
         self.gbs = get(d, "gbs", "num", path, where)
         self.pct_ceiling = get(d, "pct_ceiling", "num", path, where)
         self.wait_share = get(d, "wait_share", "num", path, where)

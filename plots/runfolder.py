@@ -48,10 +48,10 @@ def read_json(path):
 def get(obj, key, kind, path, where):
     """obj[key] checked against kind ('str', 'int', 'num', 'bool', 'list', 'dict', 'bool|null')."""
     if not isinstance(obj, dict):
-        _fail(path, f"{where} is not a JSON object")
+        _fail(path, f"{where or 'the top level'} is not a JSON object")
     if key not in obj:
-        _fail(path, f"{where} has no \"{key}\"")
-    return check(obj[key], kind, path, f"{where}.{key}" if where else key)
+        _fail(path, f"{where or 'the top level'} has no \"{key}\"")
+    return check(obj[key], kind, path, f"{where}, \"{key}\"" if where else f"\"{key}\"")
 
 
 def check(v, kind, path, where):
@@ -210,7 +210,7 @@ class Bench:
             wanted = BENCH_COUNTERS + (("GMAC/s",) if c.op == "gemm" else ())
             counters = {k: get(e, k, "num", path, where) for k in wanted}
             for k in ("Gweights/s", "GB/s"):
-                positive(counters[k], path, f"{where}.{k}")
+                positive(counters[k], path, f"{where}, \"{k}\"")
             c.label = e.get("label", "") if isinstance(e.get("label"), str) else ""
             if run_type == "iteration":
                 c.reps.append(counters)
