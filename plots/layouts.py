@@ -45,8 +45,8 @@ def plot(run, base):
     values = [r[k] for r in rows for k in ("gweights_s_min", "ceiling_gweights_s")]
     log = max(values) / min(values) > 20   # a reference kernel next to a fast one needs a log axis
 
-    fig, axes = plt.subplots(1, len(pools), figsize=(min(16, max(7, 2 + 0.4 * len(rows))), 6.2), sharey=True,
-                             squeeze=False)
+    width_in = min(16, max(8, 2 + 0.4 * len(rows)))
+    fig, axes = plt.subplots(1, len(pools), figsize=(width_in, 6.2), sharey=True, squeeze=False)
     width = 0.8 / len(kernels)
     for ax, pool in zip(axes[0], pools):
         threads = sorted({r["threads"] for r in rows if r["pool"] == pool})
@@ -82,12 +82,13 @@ def plot(run, base):
     axes[0][0].set_ylim(bottom / 6 if log else -0.12 * top, top * (3 if log else 1.15))
     axes[0][0].set_ylabel("Gweights/s (1e9 weights per second; median, whiskers min-max)")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=8, frameon=False)
+    ncol = max(1, min(4, len(labels), int(width_in / 3.6)))   # the ceiling's label is the long one
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
     stock = sorted({r["stock_kernel"] for r in rows if r["stock_kernel"]})
     note = (f"numbers at the foot of the bars: speed-up over the stock kernel ({', '.join(stock)}) at the same threads and pool"
             if stock else "no pq2_0 gemv kernel in this run: no speed-up over stock")
     fig.suptitle(run.title("Layouts") + "\n" + note, fontsize=10)
-    fig.tight_layout(rect=(0, 0.04 + 0.03 * ((len(labels) + 3) // 4), 1, 1))
+    fig.tight_layout(rect=(0, 0.02 + 0.035 * -(-len(labels) // ncol), 1, 1))
     report(PROG, save(fig, base))
     return rows
 

@@ -371,6 +371,20 @@ def test_broken(good, tmp):
     check("--table with an unknown extension is refused", rc != 0 and "Traceback" not in err, err)
 
 
+def test_aggregates_only(good, tmp):
+    """--benchmark_report_aggregates_only leaves no repetitions: the figures come from the aggregates."""
+    d = os.path.join(tmp, "aggregates-only")
+    shutil.copytree(good, d)
+    bench = raw_json(d, "bench.json")
+    bench["benchmarks"] = [e for e in bench["benchmarks"] if e.get("run_type") == "aggregate"]
+    with open(os.path.join(d, "bench.json"), "w") as f:
+        json.dump(bench, f)
+    table = os.path.join(tmp, "aggregates-only.json")
+    rc, err = run_inprocess("layouts.py", d, "--out", os.path.join(tmp, "aggregates-out"), "--table", table)
+    if check("aggregates-only bench.json: layouts runs", rc == 0, err):
+        check_layouts(d, load_table(table))
+
+
 def test_launcher(good, tmp):
     p = subprocess.run([os.path.join(HERE, "python"), "-c", "import matplotlib; print(matplotlib.get_backend())"],
                        capture_output=True, text=True, env=dict(os.environ, MPLBACKEND=""))
@@ -395,6 +409,7 @@ def main():
         test_run(b, "synthetic-no-replay", tmp)
         test_compare(a, b, tmp)
         test_broken(a, tmp)
+        test_aggregates_only(a, tmp)
         test_launcher(a, tmp)
         if not refs:
             print("note: no reference run under results/ (results/*/bench.json); synthetic runs only")
