@@ -255,6 +255,10 @@ def test_compare(a, b, tmp):
     if not check("compare: runs", rc == 0, err.strip()):
         return
     check_pictures("compare", os.path.join(out, "compare"), None)
+    svg = open(os.path.join(out, "compare.svg")).read()
+    names = [raw_json(r, "context.json")[k] for r in (a, b) for k in ("host", "commit", "date")]
+    check("compare: every run's machine, date and commit on the chart", all(n in svg for n in names),
+          [n for n in names if n not in svg])
     check("compare: ratio table saved as markdown and CSV",
           os.path.isfile(os.path.join(out, "compare.md")) and os.path.isfile(os.path.join(out, "compare.csv")))
     check("compare: ratio table printed", "| case |" in text and "run 2 / run 1" in text)
