@@ -1,0 +1,169 @@
+"""What every plot script shares: the command line, saving PNG + SVG, the plotted table, colours, and
+labels placed next to points without overlapping."""
+import argparse
+import csv
+import json
+import os
+import sys
+import traceback
+
+from mpl import plt
+from matplotlib.text import Text
+from matplotlib.transforms import Bbox
+from runfolder import InputError, Run
+
+
+def parse_args(prog, description, argv, at_least=1):
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s) written by `ciot suite`")
+    p.add_argument("--out", metavar="DIR", help="write the pictures here instead of into each run folder")
+    p.add_argument("--table", metavar="FILE", help="also write the plotted values as CSV or JSON (by extension)")
+    args = p.parse_args(argv)
+    if args.table and not args.table.endswith((".csv", ".json")):
+        p.error(f"--table {args.table}: the name must end in .csv or .json")
+    if len(args.runs) < at_least:
+        p.error(f"needs at least {at_least} run folders")
+    return args
+
+
+def output_base(run, plot, out_dir):
+    """<run>/<plot> by default; with --out, DIR/<run name>-<plot> so several runs do not collide."""
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+        return os.path.join(out_dir, f"{run.name}-{plot}")
+    return os.path.join(run.path, plot)
+
+
+def save(fig, base):
+    """PNG and SVG of fig; returns the two paths."""
+    paths = [base + ".png", base + ".svg"]
+    fig.savefig(paths[0], dpi=110)
+    fig.savefig(paths[1], metadata={"Date": None})
+    plt.close(fig)
+    return paths
+
+
+def write_table(path, rows):
+    """rows (dicts) as CSV or JSON; floats keep full precision so tests can compare them exactly."""
+    if path.endswith(".json"):
+        with open(path, "w") as f:
+            json.dump(rows, f, indent=1)
+            f.write("\n")
+        return
+    keys = []
+    for r in rows:
+        keys += [k for k in r if k not in keys]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def run_main(prog, description, plot_run, argv=None):
+    """The body of a per-run script: plot_run(run, base) draws one run and returns its table rows."""
+    args = parse_args(prog, description, argv)
+    return guarded(prog, lambda: _plot_each(args, prog, plot_run))
+
+
+def _plot_each(args, prog, plot_run):
+    runs = [Run(p) for p in args.runs]
+    rows = []
+    for run in runs:
+        run_rows = plot_run(run, output_base(run, prog, args.out))
+        rows += [dict(run=run.name, **r) for r in run_rows]
+    if args.table:
+        write_table(args.table, rows)
+
+
+def guarded(prog, work):
+    """Runs work(); an input problem is one line on stderr and exit 2, never a traceback."""
+    try:
+        work()
+        return 0
+    except InputError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"{prog}: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a bug here, not the input: still one line, the traceback on request
+        if os.environ.get("CIOT_PLOTS_DEBUG"):
+            traceback.print_exc()
+        print(f"{prog}: internal error: {type(e).__name__}: {e} (CIOT_PLOTS_DEBUG=1 shows the traceback)",
+              file=sys.stderr)
+        return 3
+
+
+def report(prog, paths):
+    print(f"{prog}: wrote {paths[0]} and .svg")
+
+
+def kernel_colors(names):
+    """A stable colour per name (sorted), shared by every panel of a figure."""
+    names = sorted(set(names))
+    cmap = plt.get_cmap("tab10" if len(names) <= 10 else "tab20")
+    return {n: cmap(i % cmap.N) for i, n in enumerate(names)}
+
+
+def run_colors(run):
+    """Kernel colours for a run, the same in every plot of it."""
+    return kernel_colors(c.kernel for c in run.bench.cases)
+
+
+class LabelPlacer:
+    """Writes labels beside points, trying positions around each (then further out, with a leader line)
+    until the label overlaps no earlier label, no point and no artist in `avoid` (lines, legends), and stays
+    inside the axes. The axes' limits and position must be final before it is made."""
+
+    DIRS = [(1, 0.3, "left", "bottom"), (1, -0.3, "left", "top"), (-1, 0.3, "right", "bottom"),
+            (-1, -0.3, "right", "top"), (0, 1, "center", "bottom"), (0, -1, "center", "top"),
+            (1, 1, "left", "bottom"), (1, -1, "left", "top"), (-1, 1, "right", "bottom"), (-1, -1, "right", "top")]
+
+    def __init__(self, ax, points, avoid=()):
+        self.ax = ax
+        ax.figure.canvas.draw()
+        self.renderer = ax.figure.canvas.get_renderer()
+        self.inside = ax.get_window_extent(self.renderer)
+        self.taken = []
+        for x, y in points:
+            px, py = ax.transData.transform((x, y))
+            self.taken.append(Bbox.from_bounds(px - 4, py - 4, 8, 8))
+        for artist in avoid:
+            self.taken += _obstacles(artist, self.renderer)
+
+    def add(self, x, y, text, color, fontsize=7, radii=(5, 12, 22, 34, 50, 70)):
+        ax, inside = self.ax, self.inside
+        for radius in radii:
+            for dx, dy, ha, va in self.DIRS:
+                ann = ax.annotate(text, (x, y), xytext=(dx * radius, dy * radius), textcoords="offset points",
+                                  ha=ha, va=va, fontsize=fontsize, color=color,
+                                  arrowprops=dict(arrowstyle="-", color=color, lw=0.5, alpha=0.7, shrinkA=0, shrinkB=3))
+                ann.update_positions(self.renderer)
+                box = Text.get_window_extent(ann, self.renderer).padded(1)   # the text only, not its leader line
+                if (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
+                        and not any(box.overlaps(t) for t in self.taken)):
+                    self.taken.append(box)
+                    return
+                ann.remove()
+        # nowhere free: put it at the first position anyway, rather than lose it
+        ann = ax.annotate(text, (x, y), xytext=(6, 2), textcoords="offset points", fontsize=fontsize, color=color)
+        self.taken.append(Text.get_window_extent(ann, self.renderer))
+
+
+def _obstacles(artist, renderer):
+    """Display-space boxes covering an artist: small boxes along a line's path, else its extent."""
+    if hasattr(artist, "get_path") and hasattr(artist, "get_xydata"):
+        pts = artist.get_transform().transform(artist.get_xydata())
+        boxes = []
+        for (x0, y0), (x1, y1) in zip(pts[:-1], pts[1:]):
+            steps = max(1, int(max(abs(x1 - x0), abs(y1 - y0)) / 3))
+            for i in range(steps + 1):
+                x, y = x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps
+                boxes.append(Bbox.from_bounds(x - 1.5, y - 1.5, 3, 3))
+        return boxes
+    return [artist.get_window_extent(renderer)]
+
+
+def fmt(v):
+    """A figure for a label: three significant digits, no exponent for everyday sizes."""
+    return f"{v:.3g}" if v < 1000 else f"{v:,.0f}"

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Draws every plot of one or more run folders: roofline, layouts, scaling and profile into each run
+folder (or --out DIR), and compare when given two or more runs. A run without replay.json gets no
+profile, and says so; any other problem is one line per distinct cause, and the exit status is 2."""
+import argparse
+import os
+import sys
+
+import compare
+import layouts
+import op_profile
+import roofline
+import scaling
+from plotkit import output_base
+from runfolder import InputError, Run
+
+PROG = "render"
+
+
+def latest_run(results):
+    """The newest run folder under results/ (names start with the UTC date and time)."""
+    if not os.path.isdir(results):
+        raise InputError(f"{results}: no such folder")
+    runs = sorted(d for d in os.listdir(results) if os.path.isfile(os.path.join(results, d, "bench.json")))
+    if not runs:
+        raise InputError(f"{results}: no run folder (a folder with bench.json) in it")
+    return os.path.join(results, runs[-1])
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    p.add_argument("runs", nargs="*", metavar="RUN_DIR", help="run folders written by `ciot suite`")
+    p.add_argument("--latest", metavar="RESULTS_DIR", help="also render the newest run folder under RESULTS_DIR")
+    p.add_argument("--out", metavar="DIR", help="write every picture here instead of into the run folders")
+    p.add_argument("--top", type=int, default=20, help="ops with a bar of their own in the profile (default 20)")
+    args = p.parse_args(argv)
+    per_run = (("roofline", roofline.plot), ("layouts", layouts.plot), ("scaling", scaling.plot),
+               ("profile", lambda run, base: op_profile.plot(run, base, args.top)))
+    failures = {}   # message -> the plots it stopped
+
+    def fail(message, what):
+        failures.setdefault(message, []).append(what)
+
+    paths = list(args.runs)
+    if args.latest:
+        try:
+            paths.append(latest_run(args.latest))
+        except InputError as e:
+            fail(str(e), "every plot")
+    if not paths and not failures:
+        p.error("give at least one run folder (or --latest RESULTS_DIR)")
+    runs = []
+    for path in paths:
+        try:
+            runs.append(Run(path))
+        except InputError as e:
+            fail(str(e), "every plot")
+    for run in runs:
+        for name, plot in per_run:
+            if name == "profile" and not run.has("replay.json"):
+                print(f"{PROG}: {run.path}: no replay.json, so no profile")
+                continue
+            attempt(lambda: plot(run, output_base(run, name, args.out)), f"{name} of {run.name}", fail)
+    if len(runs) > 1:
+        attempt(lambda: compare.write_all(runs, args.out), "compare", fail)
+    for message, what in failures.items():
+        print(f"{PROG}: {message} (so no {', '.join(what)})", file=sys.stderr)
+    return 2 if failures else 0
+
+
+def attempt(work, what, fail):
+    try:
+        work()
+    except InputError as e:
+        fail(str(e), what)
+    except OSError as e:
+        fail(f"{e.filename or ''}: {e.strerror}", what)
+    except Exception as e:  # a bug, not the input: still one line
+        fail(f"internal error: {type(e).__name__}: {e}", what)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

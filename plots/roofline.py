@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Roofline of one run: GOPS against operations per byte of weight traffic, under the probe's read roof
+(slanted: read GB/s x ops/byte) and the compute probe's flat roof (fastest int8 family), per thread count.
+
+A point is one kernel x shape x batch x threads on the persistent pool: GOPS = 2 x Gweights/s and
+ops/byte = 2 x Gweights/s / GB/s (GB/s counts the packed weight bytes, so for a gemm the bytes are
+shared by the batch), all medians of the repetitions in bench.json."""
+import sys
+
+from mpl import plt
+from plotkit import LabelPlacer, fmt, report, run_colors, run_main, save
+from runfolder import InputError
+
+PROG = "roofline"
+THREAD_STYLES = ["-", "--", ":", "-."]
+MARKERS = {"gemv": "o", "gemm": "s"}
+
+
+def points_of(run):
+    out = []
+    for c in run.bench.cases:
+        if c.pool != "persistent":
+            continue
+        gw, gbs = c.median("Gweights/s"), c.median("GB/s")
+        out.append(dict(what="point", kernel=c.kernel, op=c.op, shape=c.shape, batch=c.batch, threads=c.threads,
+                        pool=c.pool, gweights_s=gw, gb_s=gbs, ops_per_byte=2 * gw / gbs, gops=2 * gw))
+    if not out:
+        raise InputError(f"{run.file('bench.json')}: no benchmark on the persistent pool to place on the roofline")
+    return sorted(out, key=lambda p: (p["kernel"], p["shape"], p["batch"], p["threads"]))
+
+
+def roofs_of(run, threads):
+    out = []
+    for t in threads:
+        read = run.read_ceiling(t)
+        comp = run.compute_roof(t)
+        if read is None:
+            raise InputError(f"{run.file('bw.json')}: no read result at {t} threads (bench.json has {t})")
+        if comp is None:
+            raise InputError(f"{run.file('compute.json')}: no result at {t} threads (bench.json has {t})")
+        out.append(dict(what="read_roof", threads=t, read_gb_s=read))
+        out.append(dict(what="compute_roof", threads=t, family=comp[0], instruction=comp[1], compute_gops=comp[2]))
+    return out
+
+
+def plot(run, base):
+    points = points_of(run)
+    threads = sorted({p["threads"] for p in points})
+    roofs = roofs_of(run, threads)
+    read = {r["threads"]: r["read_gb_s"] for r in roofs if r["what"] == "read_roof"}
+    comp = {r["threads"]: r for r in roofs if r["what"] == "compute_roof"}
+
+    # x range: every point and every ridge (where the roofs meet), with a margin of 2x each side
+    ridges = [comp[t]["compute_gops"] / read[t] for t in threads]
+    xs = [p["ops_per_byte"] for p in points] + ridges
+    x0, x1 = min(xs) / 4, max(xs) * 4
+    ys = [p["gops"] for p in points] + [read[t] * x0 for t in threads]
+    y0, y1 = min(ys) / 3, max([r["compute_gops"] for r in comp.values()] + [p["gops"] for p in points]) * 3
+
+    fig, ax = plt.subplots(figsize=(11, 7.5))
+    roof_lines = []
+    colors = run_colors(run)
+    for i, t in enumerate(threads):
+        style = THREAD_STYLES[i % len(THREAD_STYLES)]
+        ridge = comp[t]["compute_gops"] / read[t]
+        roof_x = [x0, ridge, x1]
+        roof_y = [read[t] * x0, comp[t]["compute_gops"], comp[t]["compute_gops"]]
+        roof_lines += ax.plot(roof_x, roof_y, style, color="0.25", lw=1.3,
+                label=f"{t} thread{'s' if t > 1 else ''} (T): read probe {fmt(read[t])} GB/s; "
+                      f"{comp[t]['family']} ({comp[t]['instruction']}) {fmt(comp[t]['compute_gops'])} GOPS")
+    for p in points:
+        ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color=colors[p["kernel"]], ms=6, mec="black", mew=0.4)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    ax.set_xlabel("operations per byte of weight traffic (2 ops per weight per activation row / bytes per weight)")
+    ax.set_ylabel("GOPS (int8 operations, 1e9 per second)")
+    ax.grid(True, which="both", lw=0.3, alpha=0.5)
+    # marker legend: shapes for gemv / gemm beside the roofs
+    for op in sorted({p["op"] for p in points}):
+        ax.plot([], [], MARKERS[op], color="white", mec="black", label=op + " (persistent pool, median)")
+    legend = ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09), fontsize=8, ncol=2, frameon=False)
+    ax.set_title(run.title("Roofline"), fontsize=10)
+    fig.tight_layout()
+    label_points(ax, points, colors, roof_lines)
+    report(PROG, save(fig, base))
+    return points + roofs
+
+
+def label_points(ax, points, colors, roof_lines):
+    """Each point gets its thread count right beside it; each kernel x shape x batch its name once, by its
+    fastest point: short labels find room where 20 full ones would not."""
+    placer = LabelPlacer(ax, [(p["ops_per_byte"], p["gops"]) for p in points], avoid=roof_lines)
+    for p in points:
+        placer.add(p["ops_per_byte"], p["gops"], f"{p['threads']}T", colors[p["kernel"]], fontsize=6.5, radii=(4, 9, 15))
+    groups = {}
+    for p in points:
+        key = (p["kernel"], p["shape"], p["batch"])
+        if key not in groups or p["gops"] > groups[key]["gops"]:
+            groups[key] = p
+    for (kernel, shape, batch), p in sorted(groups.items(), key=lambda kv: -kv[1]["gops"]):
+        name = f"{kernel} {shape}" + (f" batch {batch}" if p["op"] == "gemm" else "")
+        placer.add(p["ops_per_byte"], p["gops"], name, colors[kernel], fontsize=7.5, radii=(10, 20, 32, 46, 62, 80))
+
+
+def main(argv=None):
+    return run_main(PROG, __doc__.splitlines()[0], plot, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
