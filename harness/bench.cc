@@ -49,7 +49,9 @@ struct Case {
     ciot_pool_kind kind;
     std::string name;
     std::vector<double> gw, gbs, gmacs;   // per repetition, filled by the reporter
+    std::map<std::string, std::map<std::string, double>> aggregates;   // "median" -> counter -> value
     double ceiling = 0;
+    int reps = 0;
 };
 
 // State shared by the cases, built lazily so nothing long happens before a case runs.
@@ -176,22 +178,28 @@ void run_empty_job(benchmark::State &st, ciot_pool_kind kind, int threads) {
     st.SetLabel(kind == CIOT_POOL_PERSISTENT ? "persistent pool" : "spawn pool");
 }
 
-// Forwards to the display reporter and keeps each repetition's counters for the summary.
+// Forwards to the display reporter and keeps each repetition's counters (or, when the display shows
+// aggregates only, the median / min / max aggregates) for the summary.
 class Collector : public benchmark::BenchmarkReporter {
   public:
     explicit Collector(benchmark::BenchmarkReporter *out) : out_(out) {}
     bool ReportContext(const Context &c) override { return out_->ReportContext(c); }
     void ReportRuns(const std::vector<Run> &runs) override {
         for (const Run &r : runs) {
-            if (r.run_type != Run::RT_Iteration || r.error_occurred) continue;
-            for (Case &c : g->cases)
-                if (c.name == r.run_name.function_name) {
-                    auto get = [&](const char *k) { auto it = r.counters.find(k); return it == r.counters.end() ? 0.0 : double(it->second); };
-                    c.gw.push_back(get("Gweights/s"));
-                    c.gbs.push_back(get("GB/s"));
-                    c.gmacs.push_back(get("GMAC/s"));
-                    c.ceiling = get("ceiling_GB/s");
+            if (r.error_occurred) continue;
+            for (Case &c : g->cases) {
+                if (c.name != r.run_name.function_name) continue;
+                auto get = [&](const char *k) { auto it = r.counters.find(k); return it == r.counters.end() ? 0.0 : double(it->second); };
+                if (r.run_type == Run::RT_Aggregate) {
+                    for (auto &kv : r.counters) c.aggregates[r.aggregate_name][kv.first] = double(kv.second);
+                    c.reps = int(r.repetitions);
+                    continue;
                 }
+                c.gw.push_back(get("Gweights/s"));
+                c.gbs.push_back(get("GB/s"));
+                c.gmacs.push_back(get("GMAC/s"));
+                c.ceiling = get("ceiling_GB/s");
+            }
         }
         out_->ReportRuns(runs);
     }
@@ -343,7 +351,7 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
         for (int b : gemm ? o.batches : std::vector<int>{1})
             for (int t : o.threads)
                 for (int pk = 0; pk < (o.spawn && !gemm ? 2 : 1); pk++) {
-                    Case c{k, R, K, b, t, pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT, "", {}, {}, {}, 0};
+                    Case c{k, R, K, b, t, pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT, "", {}, {}, {}, {}, 0, 0};
                     c.name = std::string(k->name) + "/" + std::to_string(R) + "x" + std::to_string(K) +
                              (gemm ? "/batch:" + std::to_string(b) : "") + "/threads:" + std::to_string(t) +
                              (pk ? "/spawn" : "/persistent");
@@ -426,16 +434,26 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
         return 1;
     }
     for (auto &c : g->cases) {
-        if (!rows || !n || *n >= max || c.gw.empty()) continue;
+        const bool aggr = c.aggregates.count("median") && c.aggregates.count("min") && c.aggregates.count("max");
+        if (!rows || !n || *n >= max || (c.gw.empty() && !aggr)) continue;
         ciot_bench_row &r = rows[(*n)++];
         memset(&r, 0, sizeof r);
         snprintf(r.kernel, sizeof r.kernel, "%s", c.k->name);
         snprintf(r.pool, sizeof r.pool, "%s", c.kind == CIOT_POOL_PERSISTENT ? "persistent" : "spawn");
-        r.threads = c.threads, r.batch = c.batch, r.rows = c.rows, r.K = c.K, r.reps = int(c.gw.size());
-        r.gw_min = *std::min_element(c.gw.begin(), c.gw.end());
-        r.gw_max = *std::max_element(c.gw.begin(), c.gw.end());
-        r.gw_median = median(c.gw), r.gbs_median = median(c.gbs), r.gmacs_median = median(c.gmacs);
-        r.ceiling_gbs = c.ceiling;
+        r.threads = c.threads, r.batch = c.batch, r.rows = c.rows, r.K = c.K;
+        if (aggr) {  // the repetitions' statistics, as Google Benchmark computed them
+            auto &md = c.aggregates["median"];
+            r.gw_min = c.aggregates["min"]["Gweights/s"], r.gw_max = c.aggregates["max"]["Gweights/s"];
+            r.gw_median = md["Gweights/s"], r.gbs_median = md["GB/s"], r.gmacs_median = md["GMAC/s"];
+            r.ceiling_gbs = md["ceiling_GB/s"];
+            r.reps = c.reps;
+        } else {
+            r.reps = int(c.gw.size());
+            r.gw_min = *std::min_element(c.gw.begin(), c.gw.end());
+            r.gw_max = *std::max_element(c.gw.begin(), c.gw.end());
+            r.gw_median = median(c.gw), r.gbs_median = median(c.gbs), r.gmacs_median = median(c.gmacs);
+            r.ceiling_gbs = c.ceiling;
+        }
     }
     return 0;
 }
