@@ -193,6 +193,8 @@ class Bench:
             if e.get("error_occurred"):
                 self.errors.append((name, str(e.get("error_message", ""))))
                 continue
+            if name.startswith("pool_empty_job/"):
+                continue   # the pools' own cost per empty job, not a kernel
             f = parse_bench_name(name)
             if f is None:
                 _fail(path, f"{where}: cannot read the name (expected KERNEL/RxK[/batch:B]/threads:T/persistent|spawn)")
