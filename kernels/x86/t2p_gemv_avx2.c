@@ -1,49 +1,59 @@
 /* t2p_gemv_avx2: T2P weights (4 rows x 128 per 136-byte block) times one Q8_K activation row.
  * Reads byte 8 + 64p + 16w + j, slot s (bits 2s..2s+1) = row 2p + (j >= 8), weight 8(4w + s) + (j & 7).
- * One ymm per word w joins pair 0 and pair 1: [row0 | row1 | row2 | row3] x 8 weights of chunk 4w + s,
- * so chunk c's 8 activations broadcast to all four quarters. Per row, isum is exact, then the canonical
- * fmaf((float) isum, fp32(d) * d_y, acc). Needs K % 256 == 0; F16C converts the scales. */
+ * One ymm = words 2W, 2W + 1 of pair p (32 contiguous bytes); its slot s meets chunks 8W + s and
+ * 8W + 4 + s, each duplicated over both rows of the pair. Those activation vectors are made once per
+ * slice and activation chunk (act_t2p_avx2.h), so the weight loop loads them as memory operands.
+ * Per row, isum is exact, then fmaf((float) isum, fp32(d) * d_y, acc). K % 256 == 0; F16C scales. */
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2p_gemv_avx2.c needs -mavx2 -mfma -mf16c"
 #endif
-#include "avx2_util.h"
-#include "formats.h"
+#include "act_t2p_avx2.h"
 #include "kernel.h"
 
-/* 4 * (u . y) for the four rows of one block, u the codes 0..3; int32 [r0 r0 r1 r1 | r2 r2 r3 r3]. */
-static inline __m256i block_dot4x(const uint8_t *qs, const int8_t *a) {
+/* 4 * (u . y) of the four rows of one block, u the codes 0..3, as [r0 r1 r2 r3]. */
+static inline __m128i block_dot4x(const uint8_t *qs, const ciot_t2p_act *a) {
     const __m256i m3 = _mm256_set1_epi8(3), mc = _mm256_set1_epi8(0x0c);
-    __m256i c1 = _mm256_setzero_si256(), c4 = _mm256_setzero_si256();
-    for (int w = 0; w < 4; w++) {
-        const __m256i v = ciot_load2x16(qs + 16 * w, qs + 64 + 16 * w);
-        const __m256i t = _mm256_srli_epi16(v, 4); /* slot 2 and 3 bits down to 0..3 (bytes stay clean) */
-        const int8_t *ac = a + 32 * w;
-        /* slots 0, 2 as u (x1), slots 1, 3 as 4u: int16 lanes never saturate, see below */
-        c1 = _mm256_add_epi16(c1, _mm256_maddubs_epi16(_mm256_and_si256(v, m3), ciot_bcast8(ac)));
-        c4 = _mm256_add_epi16(c4, _mm256_maddubs_epi16(_mm256_and_si256(v, mc), ciot_bcast8(ac + 8)));
-        c1 = _mm256_add_epi16(c1, _mm256_maddubs_epi16(_mm256_and_si256(t, m3), ciot_bcast8(ac + 16)));
-        c4 = _mm256_add_epi16(c4, _mm256_maddubs_epi16(_mm256_and_si256(t, mc), ciot_bcast8(ac + 24)));
+    __m256i m[2];
+    for (int p = 0; p < 2; p++) {
+        __m256i c1 = _mm256_setzero_si256(), c4 = _mm256_setzero_si256();
+        for (int W = 0; W < 2; W++) {
+            const __m256i v = _mm256_loadu_si256((const __m256i *)(qs + 64 * p + 32 * W));
+            const __m256i t = _mm256_srli_epi16(v, 4); /* slots 2, 3 down to bits 0..3 (bytes stay clean) */
+            const __m256i *y = a->y[W];
+            c1 = _mm256_add_epi16(c1, _mm256_add_epi16(_mm256_maddubs_epi16(_mm256_and_si256(v, m3), y[0]),
+                                                       _mm256_maddubs_epi16(_mm256_and_si256(t, m3), y[2])));
+            c4 = _mm256_add_epi16(c4, _mm256_add_epi16(_mm256_maddubs_epi16(_mm256_and_si256(v, mc), y[1]),
+                                                       _mm256_maddubs_epi16(_mm256_and_si256(t, mc), y[3])));
+        }
+        /* int16 safe: 4 * c1 <= 4 * 4 pairs of 3 * 127 = 6096, c4 <= 4 pairs of 12 * 127 = 12192 */
+        m[p] = _mm256_madd_epi16(_mm256_add_epi16(_mm256_slli_epi16(c1, 2), c4), _mm256_set1_epi16(1));
     }
-    /* int16 safe: c1 sums 8 pairs of 3 * 127 (6096), c4 8 pairs of 12 * 127 (24384) */
-    return _mm256_add_epi32(_mm256_madd_epi16(c1, _mm256_set1_epi16(4)), _mm256_madd_epi16(c4, _mm256_set1_epi16(1)));
+    /* m[p] = [r2p r2p r2p+1 r2p+1 | same, other chunks]: hadd, then fold the halves */
+    const __m256i h = _mm256_hadd_epi32(m[0], m[1]);
+    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
 }
 
 static void t2p_gemv_avx2(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK;
-    const block_q8_K *x = mm->x;
-    for (int g = first; g < first + count; g++) {
-        const block_t2p *w = (const block_t2p *)mm->w + (size_t)g * nb;
-        __m128 acc = _mm_setzero_ps();
-        for (int i = 0; i < nb; i++) {
-            const block_q8_K *y = &x[i >> 1];
-            const __m256i d = block_dot4x(w[i].qs, y->qs + 128 * (i & 1));
-            const __m128i s4 = _mm_hadd_epi32(_mm256_castsi256_si128(d), _mm256_extracti128_si256(d, 1));
-            /* 4 * (u.y - sum y) = 4 * isum exactly; the shift divides it back */
-            const __m128i isum = _mm_srai_epi32(_mm_sub_epi32(s4, ciot_bsums8_x4(y->bsums + 8 * (i & 1))), 2);
-            const __m128 scale = _mm_mul_ps(ciot_fp16x4(w[i].d), _mm_set1_ps(y->d));
-            acc = _mm_fmadd_ps(_mm_cvtepi32_ps(isum), scale, acc);
+    ciot_t2p_act act[CIOT_T2P_ACT_BLOCKS];
+    __m128 acc[CIOT_T2P_ACT_TILES];
+    for (int t0 = first; t0 < first + count; t0 += CIOT_T2P_ACT_TILES) {
+        const int nt = first + count - t0 < CIOT_T2P_ACT_TILES ? first + count - t0 : CIOT_T2P_ACT_TILES;
+        for (int t = 0; t < nt; t++) acc[t] = _mm_setzero_ps();
+        for (int i0 = 0; i0 < nb; i0 += CIOT_T2P_ACT_BLOCKS) {
+            const int n = nb - i0 < CIOT_T2P_ACT_BLOCKS ? nb - i0 : CIOT_T2P_ACT_BLOCKS;
+            ciot_t2p_act_prepare(mm->x, i0, n, act);
+            for (int t = 0; t < nt; t++) {
+                const block_t2p *w = (const block_t2p *)mm->w + (size_t)(t0 + t) * nb + i0;
+                for (int i = 0; i < n; i++) {
+                    /* 4 * (u.y - sum y) = 4 * isum exactly; the shift divides it back */
+                    const __m128i isum = _mm_srai_epi32(_mm_sub_epi32(block_dot4x(w[i].qs, &act[i]), act[i].ysum4), 2);
+                    const __m128 scale = _mm_mul_ps(ciot_fp16x4(w[i].d), _mm_set1_ps(act[i].d));
+                    acc[t] = _mm_fmadd_ps(_mm_cvtepi32_ps(isum), scale, acc[t]);
+                }
+            }
         }
-        _mm_storeu_ps(mm->y + 4 * g, acc);
+        for (int t = 0; t < nt; t++) _mm_storeu_ps(mm->y + 4 * (t0 + t), acc[t]);
     }
 }
 
