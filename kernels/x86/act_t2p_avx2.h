@@ -14,7 +14,7 @@ enum {
 };
 
 typedef struct {
-    __m256i y[2][4];
+    __m256i y[4][2]; /* [slot s][W]: y[s][0], y[s][1] adjacent, one zmm for AVX-512 */
     __m128i ysum4; /* 4 * sum of the block's 128 activations, in every lane */
     float d;
 } ciot_t2p_act;
@@ -28,10 +28,10 @@ static inline void ciot_t2p_act_prepare(const block_q8_K *x, int i0, int n, ciot
         for (int W = 0; W < 2; W++) {
             const __m256i lo = ciot_load2x16(q + 64 * W, q + 64 * W + 32);      /* chunks 8W, +1 | 8W+4, +5 */
             const __m256i hi = ciot_load2x16(q + 64 * W + 16, q + 64 * W + 48); /* chunks 8W+2, +3 | 8W+6, +7 */
-            out[k].y[W][0] = _mm256_unpacklo_epi64(lo, lo);
-            out[k].y[W][1] = _mm256_unpackhi_epi64(lo, lo);
-            out[k].y[W][2] = _mm256_unpacklo_epi64(hi, hi);
-            out[k].y[W][3] = _mm256_unpackhi_epi64(hi, hi);
+            out[k].y[0][W] = _mm256_unpacklo_epi64(lo, lo);
+            out[k].y[1][W] = _mm256_unpackhi_epi64(lo, lo);
+            out[k].y[2][W] = _mm256_unpacklo_epi64(hi, hi);
+            out[k].y[3][W] = _mm256_unpackhi_epi64(hi, hi);
         }
         out[k].ysum4 = ciot_bsums8_x4(b->bsums + 8 * (i & 1));
         out[k].d = b->d;

@@ -18,7 +18,7 @@ static inline __m128i block_dot4x(const uint8_t *qs, const ciot_t2p_act *a) {
         for (int W = 0; W < 2; W++) {
             const __m256i v = _mm256_loadu_si256((const __m256i *)(qs + 64 * p + 32 * W));
             const __m256i t = _mm256_srli_epi16(v, 4); /* slots 2, 3 down to bits 0..3 (bytes stay clean) */
-            const __m256i *y = a->y[W];
+            const __m256i y[4] = {a->y[0][W], a->y[1][W], a->y[2][W], a->y[3][W]};
             /* slots 0, 2 as u, slots 1, 3 as 4u; int32 lanes, far from overflow */
             c1 = _mm256_dpbusd_avx_epi32(c1, _mm256_and_si256(v, m3), y[0]);
             c4 = _mm256_dpbusd_avx_epi32(c4, _mm256_and_si256(v, mc), y[1]);
