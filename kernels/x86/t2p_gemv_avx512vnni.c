@@ -42,6 +42,7 @@ static void t2p_gemv_avx512vnni(const ciot_mm *mm, int first, int count) {
             for (int t = 0; t < nt; t++) {
                 const block_t2p *w = (const block_t2p *)mm->w + (size_t)(t0 + t) * nb + i0;
                 for (int i = 0; i < n; i++) {
+                    ciot_prefetch_ahead(&w[i]);
                     /* 4 * (u.y - sum y) = 4 * isum exactly; the shift divides it back */
                     const __m128i isum = _mm_srai_epi32(_mm_sub_epi32(block_dot4x(w[i].qs, &act[i]), act[i].ysum4), 2);
                     const __m128 scale = _mm_mul_ps(ciot_fp16x4(w[i].d), _mm_set1_ps(act[i].d));

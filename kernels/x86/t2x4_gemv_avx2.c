@@ -35,6 +35,7 @@ static void t2x4_gemv_avx2(const ciot_mm *mm, int first, int count) {
         const block_t2x4 *w = (const block_t2x4 *)mm->w + (size_t)tile * nb;
         __m128 acc = _mm_setzero_ps();
         for (int i = 0; i < nb; i++) {
+            ciot_prefetch_ahead(&w[i]);
             const block_q8_K *y = &x[i >> 1];
             const int8_t *q = y->qs + 128 * (i & 1);
             __m256i a[2][4];
