@@ -1,15 +1,13 @@
-/* t2p_gemm_avx512vnni: T2P weights times a batch of Q8_Kx4 activation groups with AVX-512 VNNI, tile = 4
- * weight rows x 4 activation rows. Word w of both pairs is broadcast into a zmm [R01 | R23 | R01 | R23]
- * (and [R23 | R01 | ...]) whose 256-bit halves are decoded as slots s and s + 1, so they line up with
- * Q8_Kx4 chunks 4w + s, 4w + s + 1 of all four activation rows: 64 contiguous bytes
- * [b01 | b23 | b01 | b23], one plain load. Swapping the 8-byte halves of the activations and the row
- * pairs of the weights gives the other pairings, so all 16 (weight row, activation row) dots are met.
- * A partial last group runs once as a full tile (its padding rows are zero); only real rows are
- * written. K % 256 == 0; F16C converts the scales. */
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) || !defined(__AVX512VNNI__) || \
     !defined(__FMA__) || !defined(__F16C__)
-#error "t2p_gemm_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma -mf16c"
+#error "t2p_gemm_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vnni.c)"
 #endif
+/* t2p_gemm_avx512vnni: T2P weights x Q8_Kx4 groups with AVX-512 VNNI, tile = 4 weight x 4 activation rows.
+ * Word w of both pairs is broadcast to a zmm [R01 | R23 | R01 | R23] whose halves are decoded as slots s
+ * and s + 1, lining up with Q8_Kx4 chunks 4w + s, + 1 of all rows: 64 contiguous bytes, one load. Swapping
+ * the activations' 8-byte halves and the weights' row pairs gives the other pairings (all 16 dots).
+ * A partial last group runs once as a full tile (zero padding rows); only real rows are written.
+ * K % 256 == 0; F16C converts the scales. */
 #include "formats.h"
 #include "kernel.h"
 #include "tile4x4_avx2.h"
