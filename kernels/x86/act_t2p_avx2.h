@@ -9,7 +9,7 @@
 #include "formats.h"
 
 enum {
-    CIOT_T2P_ACT_BLOCKS = 64, /* 128-blocks prepared at a time: 8192 activations, 16 KiB */
+    CIOT_T2P_ACT_BLOCKS = 64, /* 128-blocks prepared at a time: 8192 activations, 18 KiB of stack */
     CIOT_T2P_ACT_TILES = 32,  /* tiles that share one preparation (float accumulators kept meanwhile) */
 };
 
