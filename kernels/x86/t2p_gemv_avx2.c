@@ -25,7 +25,8 @@ static inline __m128i block_dot4x(const uint8_t *qs, const ciot_t2p_act *a) {
             c4 = _mm256_add_epi16(c4, _mm256_add_epi16(_mm256_maddubs_epi16(_mm256_and_si256(v, mc), y[1]),
                                                        _mm256_maddubs_epi16(_mm256_and_si256(t, mc), y[3])));
         }
-        /* int16 safe: 4 * c1 <= 4 * 4 pairs of 3 * 127 = 6096, c4 <= 4 pairs of 12 * 127 = 12192 */
+        /* int16 safe (pair = two products): 4 * c1 <= 4 * 4 pairs of 3 * 127 = 12192, c4 <= 4 pairs of 12 * 127
+         * = 12192, so 4 * c1 + c4 <= 24384 */
         m[p] = _mm256_madd_epi16(_mm256_add_epi16(_mm256_slli_epi16(c1, 2), c4), _mm256_set1_epi16(1));
     }
     /* m[p] = [r2p r2p r2p+1 r2p+1 | same, other chunks]: hadd, then fold the halves */
