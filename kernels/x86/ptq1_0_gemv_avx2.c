@@ -1,0 +1,70 @@
+#if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
+#error "ptq1_0_gemv_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
+#endif
+/* ptq1_0_gemv_avx2: PTQ1_0 rows (128 weights in 28 bytes: qs[24], qh[2], fp16 d) times Q8_0 activations.
+ * Trit n of byte b is floor(3 * ((b * 3^n) mod 256) / 256); in a 16-bit lane holding b that is
+ * mulhi_u16(mullo_16(b, 3^n << 8), 3): the low multiply keeps (b * 3^n) mod 256 in the high byte, the
+ * high multiply takes its top third. Eight 16-lane vectors cover weights 0..127 in order (0..79: bytes 0..15
+ * at n = 0..4; 80..119: bytes 16..23 at n = 0..4; 120..127: qh[t & 1] at n = t >> 1). Float order of
+ * spec/formats.md: four lanes, one per Q8_0 sub-block, then (a0 + a1) + (a2 + a3). Needs K % 128 == 0. */
+#include <string.h>
+#include "avx2_util.h"
+#include "formats.h"
+#include "kernel.h"
+
+/* Weights w = trit - 1 of 16 lanes: b (zero-extended bytes) times per-lane 3^n << 8 in p. */
+static inline __m256i trits_minus1(__m256i b, __m256i p) {
+    return _mm256_sub_epi16(_mm256_mulhi_epu16(_mm256_mullo_epi16(b, p), _mm256_set1_epi16(3)), _mm256_set1_epi16(1));
+}
+
+/* Exact dots of one block with its four Q8_0 sub-blocks y[0..3]: [s0 s1 s2 s3]. */
+static inline __m128i block_isum4(const block_ptq1_0 *w, const block_q8_0 *y) {
+    const __m256i p1 = _mm256_set1_epi16(1 << 8), p3 = _mm256_set1_epi16(3 << 8), p9 = _mm256_set1_epi16(9 << 8);
+    const __m256i p27 = _mm256_set1_epi16(27 << 8), p81 = _mm256_set1_epi16(81 << 8);
+    const __m256i lo = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)w->qs));     /* bytes 0..15 */
+    const __m128i hi8 = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(w->qs + 16))); /* bytes 16..23 */
+    uint16_t qh;
+    memcpy(&qh, w->qh, 2);
+    const __m128i qh4 = _mm_broadcastd_epi32(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(qh))); /* qh0 qh1 qh0 qh1 .. */
+    const __m256i hi2 = _mm256_broadcastsi128_si256(hi8);
+    const __m256i last = _mm256_inserti128_si256(_mm256_castsi128_si256(hi8), qh4, 1);
+    const __m256i w16[8] = {
+        trits_minus1(lo, p1), trits_minus1(lo, p3), trits_minus1(lo, p9), trits_minus1(lo, p27), trits_minus1(lo, p81),
+        trits_minus1(hi2, _mm256_blend_epi32(p1, p3, 0xf0)),   /* 80..87 n = 0 | 88..95 n = 1 */
+        trits_minus1(hi2, _mm256_blend_epi32(p9, p27, 0xf0)),  /* 96..103 n = 2 | 104..111 n = 3 */
+        trits_minus1(last, _mm256_setr_epi16(81 << 8, 81 << 8, 81 << 8, 81 << 8, 81 << 8, 81 << 8, 81 << 8, 81 << 8,
+                                             1 << 8, 1 << 8, 3 << 8, 3 << 8, 9 << 8, 9 << 8, 27 << 8, 27 << 8)),
+    };
+    __m256i s[4];
+    for (int q = 0; q < 4; q++) {
+        /* int32 safe: 32 products of at most 127 */
+        const __m256i a0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)y[q].qs));
+        const __m256i a1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(y[q].qs + 16)));
+        s[q] = _mm256_add_epi32(_mm256_madd_epi16(w16[2 * q], a0), _mm256_madd_epi16(w16[2 * q + 1], a1));
+    }
+    const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+
+static void ptq1_0_gemv_avx2(const ciot_mm *mm, int first, int count) {
+    const int nb = mm->K / CIOT_QK;
+    const block_q8_0 *x = mm->x;
+    for (int r = first; r < first + count; r++) {
+        const block_ptq1_0 *w = (const block_ptq1_0 *)mm->w + (size_t)r * nb;
+        __m128 acc = _mm_setzero_ps();
+        for (int i = 0; i < nb; i++) {
+            const block_q8_0 *y = &x[4 * i];
+            const __m128 dy = _mm_cvtph_ps(_mm_setr_epi16((short)y[0].d, (short)y[1].d, (short)y[2].d, (short)y[3].d, 0, 0, 0, 0));
+            const __m128 scale = _mm_mul_ps(dy, _mm_set1_ps(_cvtsh_ss(w[i].d)));
+            acc = _mm_fmadd_ps(_mm_cvtepi32_ps(block_isum4(&w[i], y)), scale, acc);
+        }
+        /* (acc0 + acc1) + (acc2 + acc3) */
+        const __m128 pair = _mm_add_ps(acc, _mm_movehdup_ps(acc));
+        mm->y[r] = _mm_cvtss_f32(_mm_add_ss(pair, _mm_movehl_ps(pair, pair)));
+    }
+}
+
+const ciot_kernel ciot_k_ptq1_0_gemv_avx2 = {
+    "ptq1_0_gemv_avx2", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA, "ptq1_0_gemv_ref",
+    ptq1_0_gemv_avx2,
+};

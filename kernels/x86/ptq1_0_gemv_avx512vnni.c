@@ -1,0 +1,77 @@
+#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
+#error "ptq1_0_gemv_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vnni.c)"
+#endif
+/* ptq1_0_gemv_avx512vnni: ptq1_0_gemv_avx2 with 32 16-bit lanes per vector, so one vector is exactly one
+ * Q8_0 sub-block (32 weights). Same decode: trit n of byte b is mulhi_u16(mullo_16(b, 3^n << 8), 3), with
+ * per-lane powers: sub-block 0 = bytes 0..15 at n = 0 | 1, sub-block 1 = n = 2 | 3, sub-block 2 = bytes
+ * 0..15 at n = 4 | bytes 16..23 at n = 0, 1, sub-block 3 = bytes 16..23 at n = 2, 3, 4 | qh[t & 1] at
+ * n = t >> 1. vpdpwssd multiplies w = trit - 1 by the widened activations. Float order of spec/formats.md:
+ * four lanes, one per sub-block, then (a0 + a1) + (a2 + a3). K % 128 == 0; F16C converts the scales. */
+#include <string.h>
+#include <immintrin.h>
+#include "formats.h"
+#include "kernel.h"
+
+#define P(n) ((n) << 8)
+#define P8(n) P(n), P(n), P(n), P(n), P(n), P(n), P(n), P(n)
+
+/* w = trit - 1 of 32 lanes: b (zero-extended bytes) times per-lane 3^n << 8 in p. */
+static inline __m512i trits_minus1(__m256i bytes, __m512i p) {
+    const __m512i t = _mm512_mulhi_epu16(_mm512_mullo_epi16(_mm512_cvtepu8_epi16(bytes), p), _mm512_set1_epi16(3));
+    return _mm512_sub_epi16(t, _mm512_set1_epi16(1));
+}
+
+/* Exact dots of one block with its four Q8_0 sub-blocks y[0..3]: [s0 s1 s2 s3]. */
+static inline __m128i block_isum4(const block_ptq1_0 *w, const block_q8_0 *y) {
+    /* per-lane 3^n << 8 of each sub-block's 32 lanes */
+    static const uint16_t pw[4][32] = {
+        {P8(1), P8(1), P8(3), P8(3)},
+        {P8(9), P8(9), P8(27), P8(27)},
+        {P8(81), P8(81), P8(1), P8(3)},
+        {P8(9), P8(27), P8(81), P(1), P(1), P(3), P(3), P(9), P(9), P(27), P(27)},
+    };
+    const __m128i lo = _mm_loadu_si128((const __m128i *)w->qs);                     /* bytes 0..15 */
+    const __m128i hi = _mm_loadl_epi64((const __m128i *)(w->qs + 16));              /* bytes 16..23 */
+    uint16_t qh;
+    memcpy(&qh, w->qh, 2);
+    const __m128i hh = _mm_unpacklo_epi64(hi, hi);
+    const __m128i hq = _mm_unpacklo_epi64(hi, _mm_set1_epi16((short)qh));           /* 16..23, qh0 qh1 x4 */
+    const __m512i w16[4] = {
+        trits_minus1(_mm256_broadcastsi128_si256(lo), _mm512_loadu_si512(pw[0])),
+        trits_minus1(_mm256_broadcastsi128_si256(lo), _mm512_loadu_si512(pw[1])),
+        trits_minus1(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hh, 1), _mm512_loadu_si512(pw[2])),
+        trits_minus1(_mm256_inserti128_si256(_mm256_castsi128_si256(hh), hq, 1), _mm512_loadu_si512(pw[3])),
+    };
+    __m256i s[4];
+    for (int q = 0; q < 4; q++) {
+        /* int32 safe: 32 products of at most 127 */
+        const __m512i a = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)y[q].qs));
+        const __m512i d = _mm512_dpwssd_epi32(_mm512_setzero_si512(), w16[q], a);
+        s[q] = _mm256_add_epi32(_mm512_castsi512_si256(d), _mm512_extracti64x4_epi64(d, 1));
+    }
+    const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+
+static void ptq1_0_gemv_avx512vnni(const ciot_mm *mm, int first, int count) {
+    const int nb = mm->K / CIOT_QK;
+    const block_q8_0 *x = mm->x;
+    for (int r = first; r < first + count; r++) {
+        const block_ptq1_0 *w = (const block_ptq1_0 *)mm->w + (size_t)r * nb;
+        __m128 acc = _mm_setzero_ps();
+        for (int i = 0; i < nb; i++) {
+            const block_q8_0 *y = &x[4 * i];
+            const __m128 dy = _mm_cvtph_ps(_mm_setr_epi16((short)y[0].d, (short)y[1].d, (short)y[2].d, (short)y[3].d, 0, 0, 0, 0));
+            const __m128 scale = _mm_mul_ps(dy, _mm_set1_ps(_cvtsh_ss(w[i].d)));
+            acc = _mm_fmadd_ps(_mm_cvtepi32_ps(block_isum4(&w[i], y)), scale, acc);
+        }
+        /* (acc0 + acc1) + (acc2 + acc3) */
+        const __m128 pair = _mm_add_ps(acc, _mm_movehdup_ps(acc));
+        mm->y[r] = _mm_cvtss_f32(_mm_add_ss(pair, _mm_movehl_ps(pair, pair)));
+    }
+}
+
+const ciot_kernel ciot_k_ptq1_0_gemv_avx512vnni = {
+    "ptq1_0_gemv_avx512vnni", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMV,
+    CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, "ptq1_0_gemv_ref", ptq1_0_gemv_avx512vnni,
+};
