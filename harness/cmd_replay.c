@@ -275,13 +275,13 @@ static void run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *pool, re
 /* Summaries of the measured tokens, the table on stdout and the JSON file; returns the exit code. */
 static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *kernel, const ciot_replay *r,
                   const records *rs, const ciot_replay_opts *ro, const ciot_pool_info *info, double ceiling,
-                  size_t ceiling_bytes, int cold) {
+                  double ceiling_end, size_t ceiling_bytes, int cold) {
     ciot_run_stats runs[CIOT_DISPATCH_N] = {0};
     ciot_replay_report rep = {
         .model = m, .n_ops = ro->n_ops, .kernel = kernel, .threads = info->threads, .pinned = info->pinned,
         .batch = o->batch, .tokens = o->tokens, .chunk = o->chunk, .memory = ro->memory, .cold = cold,
         .memory_bytes = ciot_replay_memory_bytes(r), .weight_bytes = ciot_replay_weight_bytes(r),
-        .ceiling_gbs = ceiling, .ceiling_buffer = ceiling_bytes, .ceiling_reps = CEILING_REPS,
+        .ceiling_gbs = ceiling, .ceiling_end_gbs = ceiling_end, .ceiling_buffer = ceiling_bytes, .ceiling_reps = CEILING_REPS,
         .overhead_dispatch = o->dispatch[0], .overhead_off_ms = ciot_median(rs->off_ms, o->tokens),
         .straggler = o->straggler, .straggler_us = o->straggler_us, .runs = runs, .n_runs = o->n_dispatch,
     };
@@ -406,7 +406,15 @@ int ciot_cmd_replay(int argc, char **argv) {
         rc = 1;
     } else {
         run_tokens(&o, r, pool, &rs);
-        rc = report(&o, &m, kernel, r, &rs, &ro, &info, ceiling, ceiling_bytes, cold);
+        /* The probe again, beside the weights when both fit: on a shared machine the two readings show
+         * how far the ceiling drifted during the run. */
+        const size_t now_avail = ciot_mem_available();
+        double ceiling_end = -1;
+        if (!now_avail || ceiling_bytes <= now_avail / 10 * 9) {
+            fprintf(stderr, "ciot replay: read ceiling again after the tokens\n");
+            ceiling_end = measure_ceiling(pool, ceiling_bytes);
+        }
+        rc = report(&o, &m, kernel, r, &rs, &ro, &info, ceiling, ceiling_end, ceiling_bytes, cold);
     }
     records_free(&rs, o.tokens);
     ciot_replay_destroy(r);
