@@ -34,7 +34,7 @@ static const char *shape(int rows, int K, char *buf, size_t len) {
 static void print_row(FILE *f, const char *name, int count, const char *shp, double mb, double ms, double gbs,
                       double pct, const double *busy, const double *wait, int threads) {
     char b[160], w[160];
-    fprintf(f, "%-24s %4d %-12s %9.2f %9.3f %7.2f %6.1f  %-20s %s\n", name, count, shp, mb, ms, gbs, pct,
+    fprintf(f, "%-28s %4d %-12s %9.2f %9.3f %7.2f %6.1f  %-20s %s\n", name, count, shp, mb, ms, gbs, pct,
             per_thread(busy, threads, b, sizeof b), per_thread(wait, threads, w, sizeof w));
 }
 
@@ -42,7 +42,7 @@ static void print_run(FILE *f, const ciot_replay_report *rep, const ciot_run_sta
     char s[64];
     fprintf(f, "\n== %s: per %s (median over %d tokens); busy and wait in us per op, thread 0/1/...\n",
             ciot_dispatch_name(run->dispatch), per_op ? "op" : "op kind", run->tokens);
-    fprintf(f, "%-24s %4s %-12s %9s %9s %7s %6s  %-20s %s\n", per_op ? "op" : "kind", "ops", "rows x K",
+    fprintf(f, "%-28s %4s %-12s %9s %9s %7s %6s  %-20s %s\n", per_op ? "op" : "kind", "ops", "rows x K",
             per_op ? "MB" : "MB total", per_op ? "ms" : "ms total", "GB/s", "%ceil", "busy us/op", "wait us/op");
     if (per_op) {
         for (int i = 0; i < run->n_steps; i++) {
