@@ -277,12 +277,14 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
                   const records *rs, const ciot_replay_opts *ro, const ciot_pool_info *info, double ceiling,
                   double ceiling_end, size_t ceiling_bytes, int cold) {
     ciot_run_stats runs[CIOT_DISPATCH_N] = {0};
+    const double off_median = ciot_median(rs->off_ms, o->tokens), off_min = rs->off_ms[0];   /* sorted now */
     ciot_replay_report rep = {
         .model = m, .n_ops = ro->n_ops, .kernel = kernel, .threads = info->threads, .pinned = info->pinned,
         .batch = o->batch, .tokens = o->tokens, .chunk = o->chunk, .memory = ro->memory, .cold = cold,
         .memory_bytes = ciot_replay_memory_bytes(r), .weight_bytes = ciot_replay_weight_bytes(r),
         .ceiling_gbs = ceiling, .ceiling_end_gbs = ceiling_end, .ceiling_buffer = ceiling_bytes, .ceiling_reps = CEILING_REPS,
-        .overhead_dispatch = o->dispatch[0], .overhead_off_ms = ciot_median(rs->off_ms, o->tokens),
+        .overhead_dispatch = o->dispatch[0], .overhead_off_ms = off_median,
+        .overhead_off_min_ms = off_min,
         .straggler = o->straggler, .straggler_us = o->straggler_us, .runs = runs, .n_runs = o->n_dispatch,
     };
     ciot_status st = CIOT_OK;
@@ -299,6 +301,7 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
         rc = 1;
     } else {
         rep.overhead_on_ms = runs[0].ms_median;
+        rep.overhead_on_min_ms = runs[0].ms_min;
         ciot_replay_print(stdout, &rep, o->per_op);
         if (o->json) {
             ciot_context ctx;

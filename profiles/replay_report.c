@@ -86,13 +86,13 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
     fprintf(f, "# ceiling %.2f GB/s (read probe median, %d threads, this process, before the tokens%s); GB/s = packed "
                "weight bytes (scales included) / s\n",
             rep->ceiling_gbs, rep->threads, end);
-    fprintf(f, "\n%-8s %26s %8s %11s %8s %9s %10s\n", "dispatch", "ms/token median (min-max)", "tok/s", "bound tok/s",
+    fprintf(f, "\n%-8s %28s %8s %11s %8s %9s %10s\n", "dispatch", "ms/token median (min-max)", "tok/s", "bound tok/s",
             "GB/s", "%ceiling", "wait share");
     for (int i = 0; i < rep->n_runs; i++) {
         const ciot_run_stats *r = &rep->runs[i];
         char ms[64];
         snprintf(ms, sizeof ms, "%.2f (%.2f-%.2f)", r->ms_median, r->ms_min, r->ms_max);
-        fprintf(f, "%-8s %26s %8.2f %11.2f %8.2f %8.1f%% %9.1f%%\n", ciot_dispatch_name(r->dispatch), ms, r->tok_s,
+        fprintf(f, "%-8s %28s %8.2f %11.2f %8.2f %8.1f%% %9.1f%%\n", ciot_dispatch_name(r->dispatch), ms, r->tok_s,
                 r->bound_tok_s, r->gbs, r->pct_ceiling, 100 * r->wait_share);
     }
     if (rep->batch > 1)
@@ -100,8 +100,12 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
                 rep->batch, rep->batch);
     for (int i = 0; i < rep->n_runs; i++) print_run(f, rep, &rep->runs[i], per_op);
     const double pct = rep->overhead_off_ms > 0 ? 100 * (rep->overhead_on_ms / rep->overhead_off_ms - 1) : 0;
-    fprintf(f, "\nprofiler overhead (%s): %.2f ms/token with per-thread timing, %.2f without: %+.2f%%\n",
-            ciot_dispatch_name(rep->overhead_dispatch), rep->overhead_on_ms, rep->overhead_off_ms, pct);
+    const double pct_min =
+        rep->overhead_off_min_ms > 0 ? 100 * (rep->overhead_on_min_ms / rep->overhead_off_min_ms - 1) : 0;
+    fprintf(f, "\nprofiler overhead (%s): %.2f ms/token with per-thread timing, %.2f without: %+.2f%% (fastest "
+               "tokens: %.2f vs %.2f ms, %+.2f%%)\n",
+            ciot_dispatch_name(rep->overhead_dispatch), rep->overhead_on_ms, rep->overhead_off_ms, pct,
+            rep->overhead_on_min_ms, rep->overhead_off_min_ms, pct_min);
 }
 
 static void json_op(ciot_json *j, const ciot_run_stats *run, int i) {
@@ -199,6 +203,8 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
     ciot_json_kv_fixed(j, "off_ms_per_token", rep->overhead_off_ms, 4);
     ciot_json_kv_fixed(j, "overhead_pct",
                        rep->overhead_off_ms > 0 ? 100 * (rep->overhead_on_ms / rep->overhead_off_ms - 1) : 0, 4);
+    ciot_json_kv_fixed(j, "on_min_ms_per_token", rep->overhead_on_min_ms, 4);
+    ciot_json_kv_fixed(j, "off_min_ms_per_token", rep->overhead_off_min_ms, 4);
     ciot_json_end_object(j);
     ciot_json_key(j, "straggler");
     if (rep->straggler < 0) {

@@ -20,7 +20,8 @@ typedef struct {
     size_t ceiling_buffer;
     int ceiling_reps;
     ciot_dispatch overhead_dispatch;
-    double overhead_on_ms, overhead_off_ms;
+    double overhead_on_ms, overhead_off_ms;        /* medians over tokens */
+    double overhead_on_min_ms, overhead_off_min_ms; /* fastest tokens: less exposed to a busy machine */
     int straggler;              /* -1: none */
     double straggler_us;
     const ciot_run_stats *runs;
