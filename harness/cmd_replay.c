@@ -111,11 +111,14 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
             if (ciot_parse_int(v, 1, MAX_THREADS, &o->threads) != CIOT_OK)
                 return bad("--threads '%s' is not a thread count from 1 to 1024", v);
         } else if (!strcmp(a, "--tokens")) {
-            if (ciot_parse_int(v, 1, MAX_TOKENS, &o->tokens) != CIOT_OK) return bad("--tokens '%s' is not a count >= 1", v);
+            if (ciot_parse_int(v, 1, MAX_TOKENS, &o->tokens) != CIOT_OK)
+                return bad("--tokens '%s' is not a count >= 1", v);
         } else if (!strcmp(a, "--batch")) {
-            if (ciot_parse_int(v, 1, 4096, &o->batch) != CIOT_OK) return bad("--batch '%s' is not a count from 1 to 4096", v);
+            if (ciot_parse_int(v, 1, 4096, &o->batch) != CIOT_OK)
+                return bad("--batch '%s' is not a count from 1 to 4096", v);
         } else if (!strcmp(a, "--chunk")) {
-            if (ciot_parse_int(v, 1, 1 << 28, &o->chunk) != CIOT_OK) return bad("--chunk '%s' is not a count of tiles >= 1", v);
+            if (ciot_parse_int(v, 1, 1 << 28, &o->chunk) != CIOT_OK)
+                return bad("--chunk '%s' is not a count of tiles >= 1", v);
         } else if (!strcmp(a, "--ops")) {
             if (ciot_parse_int(v, 1, 1 << 28, &o->ops) != CIOT_OK) return bad("--ops '%s' is not a count >= 1", v);
         } else if (!strcmp(a, "--dispatch")) {
@@ -248,7 +251,8 @@ static ciot_status records_alloc(records *rs, const replay_opts *o, const ciot_r
         const int steps = ciot_replay_steps(r, d, NULL);
         most = steps > most ? steps : most;
         if (!(rs->recs[d] = calloc((size_t)o->tokens, sizeof *rs->recs[d]))) return CIOT_E_NOMEM;
-        for (int k = 0; k < o->tokens && st == CIOT_OK; k++) st = ciot_replay_record_alloc(&rs->recs[d][k], steps, threads);
+        for (int k = 0; k < o->tokens && st == CIOT_OK; k++)
+            st = ciot_replay_record_alloc(&rs->recs[d][k], steps, threads);
     }
     if (st == CIOT_OK) st = ciot_replay_record_alloc(&rs->warm, most, threads);
     if (st == CIOT_OK && !(rs->off_ms = calloc((size_t)o->tokens, sizeof *rs->off_ms))) st = CIOT_E_NOMEM;
@@ -282,8 +286,8 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
         .model = m, .n_ops = ro->n_ops, .kernel = kernel, .threads = info->threads, .pinned = info->pinned,
         .batch = o->batch, .tokens = o->tokens, .chunk = o->chunk, .memory = ro->memory, .cold = cold,
         .memory_bytes = ciot_replay_memory_bytes(r), .weight_bytes = ciot_replay_weight_bytes(r),
-        .ceiling_gbs = ceiling, .ceiling_end_gbs = ceiling_end, .ceiling_buffer = ceiling_bytes, .ceiling_reps = CEILING_REPS,
-        .overhead_dispatch = o->dispatch[0], .overhead_off_ms = off_median,
+        .ceiling_gbs = ceiling, .ceiling_end_gbs = ceiling_end, .ceiling_buffer = ceiling_bytes,
+        .ceiling_reps = CEILING_REPS, .overhead_dispatch = o->dispatch[0], .overhead_off_ms = off_median,
         .overhead_off_min_ms = off_min,
         .straggler = o->straggler, .straggler_us = o->straggler_us, .runs = runs, .n_runs = o->n_dispatch,
     };
@@ -337,7 +341,8 @@ int ciot_cmd_replay(int argc, char **argv) {
         fprintf(stderr, "ciot replay: --ops %d, but %s has %d ops\n", o.ops, m.path, m.n_ops);
         rc = 2;
     } else if (o.straggler >= threads) {
-        fprintf(stderr, "ciot replay: --straggler thread %d, but the pool has threads 0..%d\n", o.straggler, threads - 1);
+        fprintf(stderr, "ciot replay: --straggler thread %d, but the pool has threads 0..%d\n", o.straggler,
+                threads - 1);
         rc = 2;
     } else if ((rc = pick_kernel(&o, &kernel)) < 0) {
         if (ciot_model_check(&m, n_ops, kernel->layout, err, sizeof err) != CIOT_OK) {
@@ -368,7 +373,8 @@ int ciot_cmd_replay(int argc, char **argv) {
         return rc;
     }
     if (threads > cores)
-        fprintf(stderr, "ciot replay: warning: %d threads on %d cores; waits will include time-sharing\n", threads, cores);
+        fprintf(stderr, "ciot replay: warning: %d threads on %d cores; waits will include time-sharing\n", threads,
+                cores);
     if (!cold)
         fprintf(stderr, "ciot replay: warning: %.2f GiB of weights is less than 4x the last-level cache plus the "
                         "largest matvec; ops may be served partly from cache\n", (double)region / GIB);

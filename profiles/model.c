@@ -170,7 +170,8 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
         m->n_ops++;
     }
     free(copy);
-    if (st == CIOT_OK && m->n_ops == 0) st = fail(CIOT_E_ARG, err, errlen, "%s: no ops (expected lines 'name rows K [flags]')", file);
+    if (st == CIOT_OK && m->n_ops == 0)
+        st = fail(CIOT_E_ARG, err, errlen, "%s: no ops (expected lines 'name rows K [flags]')", file);
     if (st != CIOT_OK) ciot_model_free(m);
     return st;
 }
