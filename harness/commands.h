@@ -15,5 +15,6 @@ int ciot_cmd_run(int argc, char **argv);
 int ciot_cmd_bw(int argc, char **argv);
 int ciot_cmd_compute(int argc, char **argv);
 int ciot_cmd_suite(int argc, char **argv);
+int ciot_cmd_replay(int argc, char **argv);
 
 #endif

@@ -1,0 +1,238 @@
+/* The op-list parser: one op per line "name rows K [flags]", '#' starts a comment; flags lm_head and
+ * fuse=GROUP. Every error names the file and the line. */
+#include "model.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { MAX_DIM = 1 << 30, MAX_TOKENS = 16 };
+
+static ciot_status fail(ciot_status st, char *err, size_t errlen, const char *fmt, ...) {
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+static int is_file(const char *path) {
+    struct stat s;
+    return stat(path, &s) == 0 && S_ISREG(s.st_mode);
+}
+
+ciot_status ciot_model_resolve(const char *name_or_file, char *path, size_t len) {
+    if (!name_or_file || !*name_or_file) return CIOT_E_ARG;
+    if (is_file(name_or_file)) {
+        snprintf(path, len, "%s", name_or_file);
+        return CIOT_OK;
+    }
+    /* A bare name (no '/') is looked up among the profiles of the source tree. */
+    if (!strchr(name_or_file, '/')) {
+        snprintf(path, len, "%s/profiles/%s.ops", CIOT_SOURCE_DIR, name_or_file);
+        if (is_file(path)) return CIOT_OK;
+    }
+    snprintf(path, len, "%s", name_or_file);
+    return CIOT_E_UNKNOWN;
+}
+
+const char *ciot_model_list(char *buf, size_t len) {
+    if (!len) return buf;
+    buf[0] = 0;
+    DIR *d = opendir(CIOT_SOURCE_DIR "/profiles");
+    if (!d) return buf;
+    size_t used = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n <= 4 || strcmp(e->d_name + n - 4, ".ops")) continue;
+        int w = snprintf(buf + used, len - used, "%s%.*s", used ? ", " : "", (int)(n - 4), e->d_name);
+        if (w < 0 || (size_t)w >= len - used) break;
+        used += (size_t)w;
+    }
+    closedir(d);
+    return buf;
+}
+
+const char *ciot_op_kind(const char *name) {
+    const char *dot = strrchr(name, '.');
+    return dot && dot[1] ? dot + 1 : name;
+}
+
+/* A whole positive decimal number no larger than MAX_DIM. */
+static int parse_dim(const char *s, int *out) {
+    if (*s < '0' || *s > '9') return 0;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*end || errno || v < 1 || v > MAX_DIM) return 0;
+    *out = (int)v;
+    return 1;
+}
+
+static void model_name(const char *file, char *out, size_t len) {
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t n = strlen(base);
+    if (n > 4 && !strcmp(base + n - 4, ".ops")) n -= 4;
+    snprintf(out, len, "%.*s", (int)n, base);
+}
+
+/* Parses one line's words into op; returns CIOT_OK, or an error with the message in err. */
+static ciot_status parse_op(char **w, int nw, const char *file, int line, ciot_model_op *op, char *group,
+                            size_t group_len, char *err, size_t errlen) {
+    if (nw < 3)
+        return fail(CIOT_E_ARG, err, errlen, "%s:%d: expected 'name rows K [flags]', found %d word%s", file, line,
+                    nw, nw == 1 ? "" : "s");
+    if (strlen(w[0]) >= CIOT_OP_NAME_MAX)
+        return fail(CIOT_E_ARG, err, errlen, "%s:%d: op name '%.20s...' is longer than %d characters", file, line,
+                    w[0], CIOT_OP_NAME_MAX - 1);
+    memset(op, 0, sizeof *op);
+    snprintf(op->name, sizeof op->name, "%s", w[0]);
+    op->line = line;
+    op->fuse = -1;
+    if (!parse_dim(w[1], &op->rows))
+        return fail(CIOT_E_ARG, err, errlen, "%s:%d: rows '%s' of %s is not a whole number from 1 to %d", file, line,
+                    w[1], w[0], MAX_DIM);
+    if (!parse_dim(w[2], &op->K))
+        return fail(CIOT_E_ARG, err, errlen, "%s:%d: K '%s' of %s is not a whole number from 1 to %d", file, line,
+                    w[2], w[0], MAX_DIM);
+    group[0] = 0;
+    for (int i = 3; i < nw; i++) {
+        if (!strcmp(w[i], "lm_head")) op->lm_head = 1;
+        else if (!strncmp(w[i], "fuse=", 5) && w[i][5]) snprintf(group, group_len, "%s", w[i] + 5);
+        else
+            return fail(CIOT_E_ARG, err, errlen, "%s:%d: unknown flag '%s' (the flags are lm_head and fuse=GROUP)",
+                        file, line, w[i]);
+    }
+    return CIOT_OK;
+}
+
+ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, char *err, size_t errlen) {
+    memset(m, 0, sizeof *m);
+    if (err && errlen) err[0] = 0;
+    snprintf(m->path, sizeof m->path, "%s", file);
+    model_name(file, m->name, sizeof m->name);
+    char *copy = strdup(text);
+    if (!copy) return fail(CIOT_E_NOMEM, err, errlen, "%s: out of memory", file);
+    int cap = 0;
+    char prev_group[CIOT_OP_NAME_MAX] = "", group[CIOT_OP_NAME_MAX];
+    ciot_status st = CIOT_OK;
+    int line = 0;
+    for (char *p = copy, *next; p && st == CIOT_OK; p = next) {
+        next = strchr(p, '\n');
+        if (next) *next++ = 0;
+        line++;
+        char *hash = strchr(p, '#');
+        if (hash) *hash = 0;
+        char *w[MAX_TOKENS + 1], *save = NULL;
+        int nw = 0;
+        for (char *t = strtok_r(p, " \t\r", &save); t && nw <= MAX_TOKENS; t = strtok_r(NULL, " \t\r", &save))
+            w[nw++] = t;
+        if (nw == 0) continue;
+        if (nw > MAX_TOKENS) {
+            st = fail(CIOT_E_ARG, err, errlen, "%s:%d: more than %d words", file, line, MAX_TOKENS);
+            break;
+        }
+        if (m->n_ops == cap) {
+            int ncap = cap ? 2 * cap : 64;
+            ciot_model_op *grown = realloc(m->ops, (size_t)ncap * sizeof *grown);
+            if (!grown) {
+                st = fail(CIOT_E_NOMEM, err, errlen, "%s: out of memory", file);
+                break;
+            }
+            m->ops = grown, cap = ncap;
+        }
+        ciot_model_op *op = &m->ops[m->n_ops];
+        st = parse_op(w, nw, file, line, op, group, sizeof group, err, errlen);
+        if (st != CIOT_OK) break;
+        /* A fuse group is a run of consecutive ops naming the same group; they share K. */
+        if (group[0]) {
+            const ciot_model_op *before = m->n_ops ? &m->ops[m->n_ops - 1] : NULL;
+            if (before && before->fuse >= 0 && !strcmp(group, prev_group)) {
+                if (before->K != op->K) {
+                    st = fail(CIOT_E_ARG, err, errlen,
+                              "%s:%d: %s (K %d) cannot be fused with %s (K %d, line %d): fused ops share K", file,
+                              line, op->name, op->K, before->name, before->K, before->line);
+                    break;
+                }
+                op->fuse = before->fuse;
+            } else {
+                op->fuse = m->n_fuse++;
+            }
+        }
+        snprintf(prev_group, sizeof prev_group, "%s", group);
+        m->n_ops++;
+    }
+    free(copy);
+    if (st == CIOT_OK && m->n_ops == 0)
+        st = fail(CIOT_E_ARG, err, errlen, "%s: no ops (expected lines 'name rows K [flags]')", file);
+    if (st != CIOT_OK) ciot_model_free(m);
+    return st;
+}
+
+ciot_status ciot_model_load(const char *name_or_file, ciot_model *m, char *err, size_t errlen) {
+    memset(m, 0, sizeof *m);
+    char path[1024], known[512];
+    if (ciot_model_resolve(name_or_file, path, sizeof path) != CIOT_OK)
+        return fail(CIOT_E_UNKNOWN, err, errlen, "unknown model '%s': no such file, and no profiles/%s.ops (known: %s)",
+                    name_or_file ? name_or_file : "", name_or_file ? name_or_file : "",
+                    ciot_model_list(known, sizeof known));
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(CIOT_E_IO, err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *text = malloc(cap);
+    for (size_t got; text && (got = fread(text + n, 1, cap - n - 1, f)) > 0;) {
+        n += got;
+        if (n + 1 == cap) {
+            char *grown = realloc(text, cap * 2);
+            if (!grown) free(text);
+            text = grown, cap *= 2;
+        }
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (!text) return fail(CIOT_E_NOMEM, err, errlen, "%s: out of memory", path);
+    if (read_error) {
+        free(text);
+        return fail(CIOT_E_IO, err, errlen, "%s: read error", path);
+    }
+    text[n] = 0;
+    if (memchr(text, 0, n)) {
+        free(text);
+        return fail(CIOT_E_ARG, err, errlen, "%s: not a text file (contains NUL bytes)", path);
+    }
+    ciot_status st = ciot_model_parse(text, path, m, err, errlen);
+    free(text);
+    return st;
+}
+
+void ciot_model_free(ciot_model *m) {
+    free(m->ops);
+    m->ops = NULL;
+    m->n_ops = m->n_fuse = 0;
+}
+
+ciot_status ciot_model_check(const ciot_model *m, int n_ops, const ciot_layout *l, char *err, size_t errlen) {
+    for (int i = 0; i < n_ops && i < m->n_ops; i++) {
+        const ciot_model_op *op = &m->ops[i];
+        if (ciot_layout_check(l, op->rows, op->K) != CIOT_OK)
+            return fail(CIOT_E_SHAPE, err, errlen,
+                        "%s:%d: %s is %dx%d, a shape the %s layout cannot take (rows must be a multiple of %d, "
+                        "K of %d)",
+                        m->path, op->line, op->name, op->rows, op->K, l->name, l->tile_rows, l->k_multiple);
+    }
+    return CIOT_OK;
+}
+
+long long ciot_model_weights(const ciot_model *m, int n_ops, int with_lm_head) {
+    long long w = 0;
+    for (int i = 0; i < n_ops && i < m->n_ops; i++)
+        if (with_lm_head || !m->ops[i].lm_head) w += (long long)m->ops[i].rows * m->ops[i].K;
+    return w;
+}

@@ -1,0 +1,364 @@
+/* The replay engine: steps (ops, or fused runs of ops) laid out in weight memory, and one token run
+ * on a pool in the three dispatches, with the activation quantization a runtime does at every op. */
+#include "replay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "split.h"
+#include "topo.h"
+#include "weights.h"
+
+typedef struct {
+    _Alignas(64) uint64_t injected_ns;     /* written by the delayed thread during a job */
+} thread_slot;
+
+struct ciot_replay {
+    ciot_replay_opts o;
+    int threads;
+    ciot_replay_step *steps[CIOT_DISPATCH_N];
+    int n_steps[CIOT_DISPATCH_N];
+    int n_groups;
+    size_t *group_bytes;
+    size_t weight_bytes;                    /* per token */
+    ciot_weight_region region;
+    size_t cursor;                          /* next free byte of the region */
+    int max_k, max_rows;
+    float *xf;                              /* batch x max_k float activations */
+    unsigned char *xq;                      /* shared quantized activations (chunks dispatch) */
+    unsigned char **xq_own;                 /* one per thread (static and fused dispatch) */
+    float *y;
+    thread_slot *slots;
+    int timing;                             /* the pool's timing state as last set */
+};
+
+const char *ciot_dispatch_name(ciot_dispatch d) {
+    static const char *const names[CIOT_DISPATCH_N] = {"static", "chunks", "fused"};
+    return (unsigned)d < CIOT_DISPATCH_N ? names[d] : "unknown";
+}
+
+static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
+
+/* Op i continues the memory group of op i - 1: both are in one fuse group. */
+static int joins_previous(const ciot_model *m, int i) {
+    return i > 0 && m->ops[i].fuse >= 0 && m->ops[i].fuse == m->ops[i - 1].fuse;
+}
+
+/* Groups of the first n ops (a fuse run or one op alone), and each op's group into group_of. */
+static int count_groups(const ciot_model *m, int n_ops, int *group_of) {
+    int g = -1;
+    for (int i = 0; i < n_ops; i++) {
+        if (!joins_previous(m, i)) g++;
+        if (group_of) group_of[i] = g;
+    }
+    return g + 1;
+}
+
+void ciot_replay_sizes(const ciot_model *m, int n_ops, const ciot_layout *l, size_t *full_bytes, size_t *max_group,
+                       size_t *ring_bytes) {
+    size_t full = 0, group = 0, biggest = 0;
+    for (int i = 0; i < n_ops && i < m->n_ops; i++) {
+        if (!joins_previous(m, i)) {
+            full += align64(group);
+            group = 0;
+        }
+        group += ciot_layout_bytes(l, m->ops[i].rows, m->ops[i].K);
+        if (group > biggest) biggest = group;
+    }
+    full += align64(group);
+    size_t cold = 4 * ciot_topo_llc_bytes(NULL);
+    if (cold < ((size_t)1 << 30)) cold = (size_t)1 << 30;
+    if (full_bytes) *full_bytes = full;
+    if (max_group) *max_group = align64(biggest);
+    if (ring_bytes) *ring_bytes = cold + align64(biggest);
+}
+
+static void step_names(ciot_replay_step *s, const ciot_model *m) {
+    const ciot_model_op *op = &m->ops[s->first_op];
+    snprintf(s->name, sizeof s->name, "%s", op->name);
+    snprintf(s->kind, sizeof s->kind, "%s", ciot_op_kind(op->name));
+    for (int i = 1; i < s->n_ops; i++) {
+        const char *kind = ciot_op_kind(op[i].name);
+        size_t n = strlen(s->name), k = strlen(s->kind);
+        snprintf(s->name + n, sizeof s->name - n, "+%s", kind);
+        snprintf(s->kind + k, sizeof s->kind - k, "+%s", kind);
+    }
+}
+
+/* Ops as steps (static, chunks) and fuse groups as steps (fused), with their places in a group. */
+static ciot_status build_steps(ciot_replay *r) {
+    const ciot_model *m = r->o.model;
+    const ciot_layout *l = r->o.kernel->layout;
+    const int n = r->o.n_ops;
+    int *group_of = malloc((size_t)n * sizeof *group_of);
+    if (!group_of) return CIOT_E_NOMEM;
+    r->n_groups = count_groups(m, n, group_of);
+    r->group_bytes = calloc((size_t)r->n_groups, sizeof *r->group_bytes);
+    ciot_replay_step *ops = calloc((size_t)n, sizeof *ops), *fused = calloc((size_t)r->n_groups, sizeof *fused);
+    if (!r->group_bytes || !ops || !fused) {
+        free(group_of), free(ops), free(fused);
+        return CIOT_E_NOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        const ciot_model_op *op = &m->ops[i];
+        const int g = group_of[i];
+        ciot_replay_step *s = &ops[i], *f = &fused[g];
+        *s = (ciot_replay_step){.first_op = i, .n_ops = 1, .rows = op->rows, .K = op->K, .lm_head = op->lm_head,
+                                .bytes = ciot_layout_bytes(l, op->rows, op->K), .group = g,
+                                .offset = r->group_bytes[g]};
+        step_names(s, m);
+        if (f->n_ops == 0) *f = (ciot_replay_step){.first_op = i, .K = op->K, .group = g};
+        f->n_ops++;
+        f->rows += op->rows;
+        f->bytes += s->bytes;
+        f->lm_head |= op->lm_head;
+        r->group_bytes[g] += s->bytes;
+        r->weight_bytes += s->bytes;
+        if (op->K > r->max_k) r->max_k = op->K;
+    }
+    for (int g = 0; g < r->n_groups; g++) {
+        step_names(&fused[g], m);
+        if (fused[g].rows > r->max_rows) r->max_rows = fused[g].rows;
+    }
+    free(group_of);
+    r->steps[CIOT_DISPATCH_STATIC] = ops;
+    r->steps[CIOT_DISPATCH_CHUNKS] = ops;   /* shared with static */
+    r->steps[CIOT_DISPATCH_FUSED] = fused;
+    r->n_steps[CIOT_DISPATCH_STATIC] = r->n_steps[CIOT_DISPATCH_CHUNKS] = n;
+    r->n_steps[CIOT_DISPATCH_FUSED] = r->n_groups;
+    return CIOT_OK;
+}
+
+static ciot_status alloc_activations(ciot_replay *r) {
+    const ciot_act_format *a = r->o.kernel->act;
+    const size_t xf = (size_t)r->o.batch * (size_t)r->max_k, xq = align64(ciot_act_bytes(a, r->o.batch, r->max_k));
+    r->xf = aligned_alloc(64, align64(xf * sizeof *r->xf));
+    r->xq = aligned_alloc(64, xq);
+    r->xq_own = calloc((size_t)r->threads, sizeof *r->xq_own);
+    r->y = aligned_alloc(64, align64((size_t)r->o.batch * (size_t)r->max_rows * sizeof *r->y));
+    r->slots = aligned_alloc(64, (size_t)r->threads * sizeof *r->slots);
+    if (!r->xf || !r->xq || !r->xq_own || !r->y || !r->slots) return CIOT_E_NOMEM;
+    memset(r->slots, 0, (size_t)r->threads * sizeof *r->slots);
+    for (int t = 0; t < r->threads; t++)
+        if (!(r->xq_own[t] = aligned_alloc(64, xq))) return CIOT_E_NOMEM;
+    /* Values do not change the timing; these stay in (-1, 1) so no block quantizes to all zeros. */
+    for (size_t i = 0; i < xf; i++) r->xf[i] = (float)((int)((i * 2654435761u) % 2001) - 1000) * 1e-3f + 1e-4f;
+    return CIOT_OK;
+}
+
+ciot_status ciot_replay_create(const ciot_replay_opts *o, int threads, ciot_replay **out) {
+    *out = NULL;
+    if (!o || !o->model || !o->kernel || threads < 1 || o->batch < 1 || o->n_ops < 1 || o->n_ops > o->model->n_ops ||
+        o->straggler >= threads)
+        return CIOT_E_ARG;
+    ciot_replay *r = calloc(1, sizeof *r);
+    if (!r) return CIOT_E_NOMEM;
+    r->o = *o;
+    r->threads = threads;
+    r->timing = -1;
+    ciot_status st = build_steps(r);
+    if (st == CIOT_OK) st = alloc_activations(r);
+    if (st == CIOT_OK) {
+        size_t full, ring;
+        ciot_replay_sizes(o->model, o->n_ops, o->kernel->layout, &full, NULL, &ring);
+        if (o->memory == CIOT_MEMORY_RING && o->ring_bytes) ring = o->ring_bytes;
+        st = ciot_weight_region_make(o->memory == CIOT_MEMORY_FULL ? full : ring, &r->region);
+        /* Every group must fit in the region on its own. */
+        for (int g = 0; st == CIOT_OK && g < r->n_groups; g++)
+            if (r->group_bytes[g] > r->region.bytes) st = CIOT_E_NOMEM;
+    }
+    if (st != CIOT_OK) {
+        ciot_replay_destroy(r);
+        return st;
+    }
+    *out = r;
+    return CIOT_OK;
+}
+
+void ciot_replay_destroy(ciot_replay *r) {
+    if (!r) return;
+    free(r->steps[CIOT_DISPATCH_STATIC]);   /* chunks shares it */
+    free(r->steps[CIOT_DISPATCH_FUSED]);
+    free(r->group_bytes);
+    ciot_weight_region_free(&r->region);
+    free(r->xf);
+    free(r->xq);
+    if (r->xq_own)
+        for (int t = 0; t < r->threads; t++) free(r->xq_own[t]);
+    free(r->xq_own);
+    free(r->y);
+    free(r->slots);
+    free(r);
+}
+
+int ciot_replay_steps(const ciot_replay *r, ciot_dispatch d, const ciot_replay_step **steps) {
+    if (steps) *steps = r->steps[d];
+    return r->n_steps[d];
+}
+
+size_t ciot_replay_weight_bytes(const ciot_replay *r) { return r->weight_bytes; }
+size_t ciot_replay_memory_bytes(const ciot_replay *r) { return r->region.bytes; }
+
+ciot_status ciot_replay_record_alloc(ciot_replay_record *rec, int steps, int threads) {
+    memset(rec, 0, sizeof *rec);
+    const size_t n = (size_t)steps * (size_t)threads;
+    rec->wall_ns = calloc((size_t)steps, sizeof *rec->wall_ns);
+    rec->busy_ns = calloc(n, sizeof *rec->busy_ns);
+    rec->wait_ns = calloc(n, sizeof *rec->wait_ns);
+    rec->start_ns = calloc(n, sizeof *rec->start_ns);
+    rec->injected_ns = calloc(n, sizeof *rec->injected_ns);
+    if (!rec->wall_ns || !rec->busy_ns || !rec->wait_ns || !rec->start_ns || !rec->injected_ns) {
+        ciot_replay_record_free(rec);
+        return CIOT_E_NOMEM;
+    }
+    return CIOT_OK;
+}
+
+void ciot_replay_record_free(ciot_replay_record *rec) {
+    free(rec->wall_ns);
+    free(rec->busy_ns);
+    free(rec->wait_ns);
+    free(rec->start_ns);
+    free(rec->injected_ns);
+    memset(rec, 0, sizeof *rec);
+}
+
+/* ---- one step on the pool ---- */
+
+typedef struct {
+    ciot_replay *r;
+    ciot_mm mm;                 /* x is set per dispatch: own copy or the shared one */
+    int tiles;
+    ciot_chunks chunks;
+} step_job;
+
+/* The straggler: busy-waits inside its work, as a thread preempted by the OS would lose the time. */
+static void maybe_delay(step_job *j, int t) {
+    const ciot_replay_opts *o = &j->r->o;
+    if (t != o->straggler || o->straggler_us <= 0) return;
+    const uint64_t start = ciot_now_ns(), until = start + (uint64_t)(o->straggler_us * 1e3);
+    uint64_t now;
+    while ((now = ciot_now_ns()) < until) {
+    }
+    j->r->slots[t].injected_ns = now - start;
+}
+
+/* Thread t's part of quantizing the step's activations into the shared buffer: K-blocks of one row,
+ * or groups of activation rows for multi-row formats. */
+static void quantize_part(step_job *j, int t, int n) {
+    const ciot_act_format *a = j->r->o.kernel->act;
+    const int K = j->mm.K, batch = j->mm.batch;
+    int first, count;
+    if (a->group_rows == 1) {
+        /* rows are contiguous K-blocks, so blocks of all rows form one run */
+        ciot_split_static(batch * (K / a->block_values), t, n, &first, &count);
+        if (count)
+            a->quantize(j->r->xf + (size_t)first * a->block_values, j->r->xq + (size_t)first * a->block_bytes, 1,
+                        count * a->block_values);
+        return;
+    }
+    ciot_split_static((batch + a->group_rows - 1) / a->group_rows, t, n, &first, &count);
+    for (int g = first; g < first + count; g++) {
+        const int rows = batch - g * a->group_rows < a->group_rows ? batch - g * a->group_rows : a->group_rows;
+        a->quantize(j->r->xf + (size_t)g * a->group_rows * K,
+                    j->r->xq + (size_t)g * (K / a->block_values) * a->block_bytes, rows, K);
+    }
+}
+
+/* static and fused: each thread quantizes the activations into its own buffer (cheap next to the
+ * weights it reads, and it needs no barrier), then computes its one contiguous slice. */
+static void static_task(void *arg, int t, int n) {
+    step_job *j = arg;
+    ciot_mm mm = j->mm;
+    mm.x = j->r->xq_own[t];
+    j->r->o.kernel->act->quantize(j->r->xf, j->r->xq_own[t], mm.batch, mm.K);
+    int first, count;
+    ciot_split_static(j->tiles, t, n, &first, &count);
+    maybe_delay(j, t);
+    if (count) j->r->o.kernel->compute(&mm, first, count);
+}
+
+/* chunks, first job (the runtime's first barrier): the threads quantize the activations together into
+ * one shared buffer and thread 0 resets the chunk counter; nobody may start a dot product until both
+ * are complete, which is what the barrier at the end of this job is for. */
+static void prepare_task(void *arg, int t, int n) {
+    step_job *j = arg;
+    quantize_part(j, t, n);
+    if (t == 0) ciot_chunks_init(&j->chunks, j->tiles, j->r->o.chunk);
+}
+
+/* chunks, second job: row chunks from the atomic counter; the straggler is delayed holding a chunk. */
+static void chunks_task(void *arg, int t, int n) {
+    step_job *j = arg;
+    int first, count, delayed = 0;
+    while (ciot_chunks_next(&j->chunks, &first, &count)) {
+        if (!delayed) maybe_delay(j, t), delayed = 1;
+        j->r->o.kernel->compute(&j->mm, first, count);
+    }
+    if (!delayed) maybe_delay(j, t);
+}
+
+/* Adds the last job's spans to the step's per-thread record. */
+static void add_spans(ciot_replay *r, ciot_pool *p, ciot_replay_record *rec, int s) {
+    uint64_t job_start, job_end;
+    ciot_pool_job_window(p, &job_start, &job_end);
+    const ciot_span *sp = ciot_pool_spans(p);
+    for (int t = 0; t < r->threads; t++) {
+        const size_t i = (size_t)s * (size_t)r->threads + (size_t)t;
+        rec->busy_ns[i] += sp[t].end_ns - sp[t].start_ns;
+        rec->wait_ns[i] += job_end > sp[t].end_ns ? job_end - sp[t].end_ns : 0;
+        rec->start_ns[i] += sp[t].start_ns > job_start ? sp[t].start_ns - job_start : 0;
+        rec->injected_ns[i] += r->slots[t].injected_ns;
+        r->slots[t].injected_ns = 0;
+    }
+}
+
+/* The step's weights: groups take consecutive places in the region, wrapping to its start, so every
+ * byte of the region is read before any is read again (full: the region is exactly one token). */
+static const unsigned char *group_base(ciot_replay *r, int g) {
+    if (r->cursor + r->group_bytes[g] > r->region.bytes) r->cursor = 0;
+    const unsigned char *base = r->region.base + r->cursor;
+    r->cursor += align64(r->group_bytes[g]);
+    return base;
+}
+
+uint64_t ciot_replay_token(ciot_replay *r, ciot_pool *p, ciot_dispatch d, ciot_replay_record *rec) {
+    const int timing = rec != NULL;
+    if (r->timing != timing) ciot_pool_set_timing(p, timing), r->timing = timing;
+    if (r->o.memory == CIOT_MEMORY_FULL) r->cursor = 0;
+    const ciot_replay_step *steps = r->steps[d];
+    const int n = r->n_steps[d];
+    if (timing) {
+        const size_t cells = (size_t)n * (size_t)r->threads;
+        memset(rec->busy_ns, 0, cells * sizeof *rec->busy_ns);
+        memset(rec->wait_ns, 0, cells * sizeof *rec->wait_ns);
+        memset(rec->start_ns, 0, cells * sizeof *rec->start_ns);
+        memset(rec->injected_ns, 0, cells * sizeof *rec->injected_ns);
+        for (int t = 0; t < r->threads; t++) r->slots[t].injected_ns = 0;
+    }
+    const ciot_layout *l = r->o.kernel->layout;
+    int group = -1;
+    const unsigned char *base = NULL;
+    const uint64_t t0 = ciot_now_ns();
+    for (int s = 0; s < n; s++) {
+        const ciot_replay_step *st = &steps[s];
+        if (st->group != group) base = group_base(r, group = st->group);
+        step_job j = {r, {base + st->offset, r->xq, r->y, st->rows, st->K, r->o.batch, st->rows},
+                      st->rows / l->tile_rows, {0}};
+        const uint64_t s0 = timing ? ciot_now_ns() : 0;
+        if (d == CIOT_DISPATCH_CHUNKS) {
+            ciot_pool_run(p, prepare_task, &j);
+            if (timing) add_spans(r, p, rec, s);
+            ciot_pool_run(p, chunks_task, &j);
+        } else {
+            ciot_pool_run(p, static_task, &j);
+        }
+        if (timing) {
+            add_spans(r, p, rec, s);
+            rec->wall_ns[s] = ciot_now_ns() - s0;
+        }
+    }
+    const uint64_t dt = ciot_now_ns() - t0;
+    if (timing) rec->token_ns = dt;
+    return dt;
+}

@@ -1,0 +1,224 @@
+/* The replay's table on stdout and its JSON document. */
+#include "replay_report.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "json.h"
+
+enum { LIST_THREADS = 8 };     /* up to this many threads, per-thread values are listed one by one */
+
+/* Per-thread values as "12/180" (up to LIST_THREADS threads) or "min..max" beyond. */
+static const char *per_thread(const double *v, int threads, char *buf, size_t len) {
+    if (threads > LIST_THREADS) {
+        double lo = v[0], hi = v[0];
+        for (int t = 1; t < threads; t++) lo = v[t] < lo ? v[t] : lo, hi = v[t] > hi ? v[t] : hi;
+        snprintf(buf, len, "%.0f..%.0f", lo, hi);
+        return buf;
+    }
+    size_t used = 0;
+    buf[0] = 0;
+    for (int t = 0; t < threads && used < len; t++) {
+        int w = snprintf(buf + used, len - used, "%s%.0f", t ? "/" : "", v[t]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    return buf;
+}
+
+static const char *shape(int rows, int K, char *buf, size_t len) {
+    if (rows < 0 || K < 0) snprintf(buf, len, "mixed");
+    else snprintf(buf, len, "%dx%d", rows, K);
+    return buf;
+}
+
+static void print_row(FILE *f, const char *name, int count, const char *shp, double mb, double ms, double gbs,
+                      double pct, const double *busy, const double *wait, int threads) {
+    char b[160], w[160];
+    fprintf(f, "%-28s %4d %-12s %9.2f %9.3f %7.2f %6.1f  %-20s %s\n", name, count, shp, mb, ms, gbs, pct,
+            per_thread(busy, threads, b, sizeof b), per_thread(wait, threads, w, sizeof w));
+}
+
+static void print_run(FILE *f, const ciot_replay_report *rep, const ciot_run_stats *run, int per_op) {
+    char s[64];
+    fprintf(f, "\n== %s: per %s (median over %d tokens); busy and wait in us per op, thread 0/1/...\n",
+            ciot_dispatch_name(run->dispatch), per_op ? "op" : "op kind", run->tokens);
+    fprintf(f, "%-28s %4s %-12s %9s %9s %7s %6s  %-20s %s\n", per_op ? "op" : "kind", "ops", "rows x K",
+            per_op ? "MB" : "MB total", per_op ? "ms" : "ms total", "GB/s", "%ceil", "busy us/op", "wait us/op");
+    if (per_op) {
+        for (int i = 0; i < run->n_steps; i++) {
+            const ciot_replay_step *st = &run->steps[i];
+            const ciot_step_stats *x = &run->step[i];
+            print_row(f, st->name, st->n_ops, shape(st->rows, st->K, s, sizeof s), (double)st->bytes * 1e-6,
+                      x->wall_us * 1e-3, x->gbs, x->pct_ceiling, x->busy_us, x->wait_us, run->threads);
+        }
+    } else {
+        ciot_kind_stats *k;
+        const int n = ciot_kind_stats_compute(run, rep->ceiling_gbs, &k);
+        for (int i = 0; i < n; i++)
+            print_row(f, k[i].kind, k[i].count, shape(k[i].rows, k[i].K, s, sizeof s), (double)k[i].bytes * 1e-6,
+                      k[i].wall_us * 1e-3, k[i].gbs, k[i].pct_ceiling, k[i].busy_us, k[i].wait_us, run->threads);
+        if (n < 0) fprintf(f, "(out of memory for the per-kind table)\n");
+        ciot_kind_stats_free(k, n);
+    }
+    fprintf(f, "slowest (lowest GB/s):");
+    for (int i = 0; i < run->n_slowest; i++) {
+        const ciot_step_stats *x = &run->step[run->slowest[i]];
+        fprintf(f, "%s %s %.0f us %.2f GB/s", i ? "," : "", run->steps[run->slowest[i]].name, x->wall_us, x->gbs);
+    }
+    fprintf(f, "\n");
+    if (rep->straggler >= 0)
+        fprintf(f, "straggler: thread %d injected %.0f us per op (%.1f%% of thread time); the other threads waited "
+                   "%.1f%% of it (median over ops of the least-waiting thread)\n",
+                rep->straggler, rep->straggler_us, 100 * run->injected_share,
+                100 * ciot_straggler_wait_ratio(run, rep->straggler));
+}
+
+void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
+    const double gb = (double)rep->weight_bytes * 1e-9;
+    fprintf(f, "# ciot replay: %s (%s), %d of %d ops, kernel %s, %d thread%s (%s), batch %d\n", rep->model->name,
+            rep->model->path, rep->n_ops, rep->model->n_ops, rep->kernel->name, rep->threads,
+            rep->threads > 1 ? "s" : "", rep->pinned ? "pinned" : "not pinned", rep->batch);
+    fprintf(f, "# weights %.3f GB per pass; memory %s (%.2f GiB%s); %d tokens after 1 warm-up, interleaved\n", gb,
+            rep->memory == CIOT_MEMORY_FULL ? "full" : "ring", (double)rep->memory_bytes / (1 << 30),
+            rep->cold ? ", every op starts cold" : ", smaller than 4x the LLC: ops may hit the cache", rep->tokens);
+    char end[64] = "";
+    if (rep->ceiling_end_gbs >= 0) snprintf(end, sizeof end, "; %.2f after the tokens", rep->ceiling_end_gbs);
+    fprintf(f, "# ceiling %.2f GB/s (read probe median, %d threads, this process, before the tokens%s); GB/s = packed "
+               "weight bytes (scales included) / s\n",
+            rep->ceiling_gbs, rep->threads, end);
+    fprintf(f, "\n%-8s %28s %8s %11s %8s %9s %10s\n", "dispatch", "ms/token median (min-max)", "tok/s", "bound tok/s",
+            "GB/s", "%ceiling", "wait share");
+    for (int i = 0; i < rep->n_runs; i++) {
+        const ciot_run_stats *r = &rep->runs[i];
+        char ms[64];
+        snprintf(ms, sizeof ms, "%.2f (%.2f-%.2f)", r->ms_median, r->ms_min, r->ms_max);
+        fprintf(f, "%-8s %28s %8.2f %11.2f %8.2f %8.1f%% %9.1f%%\n", ciot_dispatch_name(r->dispatch), ms, r->tok_s,
+                r->bound_tok_s, r->gbs, r->pct_ceiling, 100 * r->wait_share);
+    }
+    if (rep->batch > 1)
+        fprintf(f, "(batch %d: a pass replays %d tokens; per-token figures are per pass / %d)\n", rep->batch,
+                rep->batch, rep->batch);
+    for (int i = 0; i < rep->n_runs; i++) print_run(f, rep, &rep->runs[i], per_op);
+    const double pct = rep->overhead_off_ms > 0 ? 100 * (rep->overhead_on_ms / rep->overhead_off_ms - 1) : 0;
+    const double pct_min =
+        rep->overhead_off_min_ms > 0 ? 100 * (rep->overhead_on_min_ms / rep->overhead_off_min_ms - 1) : 0;
+    fprintf(f, "\nprofiler overhead (%s): %.2f ms/token with per-thread timing, %.2f without: %+.2f%% (fastest "
+               "tokens: %.2f vs %.2f ms, %+.2f%%)\n",
+            ciot_dispatch_name(rep->overhead_dispatch), rep->overhead_on_ms, rep->overhead_off_ms, pct,
+            rep->overhead_on_min_ms, rep->overhead_off_min_ms, pct_min);
+}
+
+static void json_op(ciot_json *j, const ciot_run_stats *run, int i) {
+    const ciot_replay_step *st = &run->steps[i];
+    const ciot_step_stats *x = &run->step[i];
+    ciot_json_begin_object(j);
+    ciot_json_kv_string(j, "name", st->name);
+    ciot_json_kv_string(j, "kind", st->kind);
+    ciot_json_kv_int(j, "rows", st->rows);
+    ciot_json_kv_int(j, "K", st->K);
+    ciot_json_kv_int(j, "fused_ops", st->n_ops);
+    ciot_json_kv_int(j, "bytes", (long long)st->bytes);
+    ciot_json_kv_bool(j, "lm_head", st->lm_head);
+    ciot_json_kv_fixed(j, "wall_us", x->wall_us, 3);
+    ciot_json_kv_fixed(j, "gbs", x->gbs, 4);
+    ciot_json_kv_fixed(j, "pct_ceiling", x->pct_ceiling, 3);
+    ciot_json_key(j, "threads");
+    ciot_json_begin_array(j);
+    for (int t = 0; t < run->threads; t++) {
+        ciot_json_begin_object(j);
+        ciot_json_kv_fixed(j, "busy_us", x->busy_us[t], 3);
+        ciot_json_kv_fixed(j, "wait_us", x->wait_us[t], 3);
+        ciot_json_kv_fixed(j, "start_us", x->start_us[t], 3);
+        ciot_json_kv_fixed(j, "injected_us", x->injected_us[t], 3);
+        ciot_json_end_object(j);
+    }
+    ciot_json_end_array(j);
+    ciot_json_end_object(j);
+}
+
+static void json_run(ciot_json *j, const ciot_replay_report *rep, const ciot_run_stats *run) {
+    ciot_json_begin_object(j);
+    ciot_json_kv_string(j, "dispatch", ciot_dispatch_name(run->dispatch));
+    ciot_json_key(j, "ms_per_token");
+    ciot_json_begin_object(j);
+    ciot_json_kv_fixed(j, "min", run->ms_min, 4);
+    ciot_json_kv_fixed(j, "median", run->ms_median, 4);
+    ciot_json_kv_fixed(j, "max", run->ms_max, 4);
+    ciot_json_end_object(j);
+    ciot_json_kv_fixed(j, "tok_s", run->tok_s, 4);
+    ciot_json_kv_fixed(j, "bound_tok_s", run->bound_tok_s, 4);
+    ciot_json_kv_fixed(j, "gbs", run->gbs, 4);
+    ciot_json_kv_fixed(j, "pct_ceiling", run->pct_ceiling, 3);
+    ciot_json_kv_fixed(j, "wait_share", run->wait_share, 5);
+    if (rep->straggler >= 0) {
+        ciot_json_kv_fixed(j, "injected_share", run->injected_share, 5);
+        ciot_json_kv_fixed(j, "straggler_wait_ratio", ciot_straggler_wait_ratio(run, rep->straggler), 4);
+    }
+    ciot_json_kv_int(j, "steps", run->n_steps);
+    ciot_json_key(j, "ops");
+    ciot_json_begin_array(j);
+    for (int i = 0; i < run->n_steps; i++) json_op(j, run, i);
+    ciot_json_end_array(j);
+    ciot_json_key(j, "slowest");
+    ciot_json_begin_array(j);
+    for (int i = 0; i < run->n_slowest; i++) ciot_json_string(j, run->steps[run->slowest[i]].name);
+    ciot_json_end_array(j);
+    ciot_json_end_object(j);
+}
+
+ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *rep, const ciot_context *ctx) {
+    ciot_json *j;
+    ciot_status st = ciot_json_open(path, &j);
+    if (st != CIOT_OK) return st;
+    ciot_json_begin_object(j);
+    ciot_json_key(j, "context");
+    ciot_json_begin_object(j);
+    ciot_context_write(j, ctx);
+    ciot_json_end_object(j);
+    ciot_json_kv_string(j, "model", rep->model->name);
+    ciot_json_kv_string(j, "model_file", rep->model->path);
+    ciot_json_kv_int(j, "ops_replayed", rep->n_ops);
+    ciot_json_kv_int(j, "ops_in_model", rep->model->n_ops);
+    ciot_json_kv_string(j, "kernel", rep->kernel->name);
+    ciot_json_kv_string(j, "layout", rep->kernel->layout->name);
+    ciot_json_kv_int(j, "threads", rep->threads);
+    ciot_json_kv_bool(j, "pinned", rep->pinned);
+    ciot_json_kv_int(j, "batch", rep->batch);
+    ciot_json_kv_int(j, "chunk_tiles", rep->chunk);
+    ciot_json_kv_string(j, "memory", rep->memory == CIOT_MEMORY_FULL ? "full" : "ring");
+    ciot_json_kv_int(j, "memory_bytes", (long long)rep->memory_bytes);
+    ciot_json_kv_bool(j, "cold", rep->cold);
+    ciot_json_kv_int(j, "tokens", rep->tokens);
+    ciot_json_kv_int(j, "warmup_tokens", 1);
+    ciot_json_kv_fixed(j, "ceiling_gbs", rep->ceiling_gbs, 4);
+    ciot_json_key(j, "ceiling_end_gbs");
+    if (rep->ceiling_end_gbs >= 0) ciot_json_fixed(j, rep->ceiling_end_gbs, 4);
+    else ciot_json_null(j);
+    ciot_json_kv_int(j, "ceiling_buffer_bytes", (long long)rep->ceiling_buffer);
+    ciot_json_kv_int(j, "weight_bytes_per_token", (long long)rep->weight_bytes);
+    ciot_json_key(j, "timing_overhead");
+    ciot_json_begin_object(j);
+    ciot_json_kv_string(j, "dispatch", ciot_dispatch_name(rep->overhead_dispatch));
+    ciot_json_kv_fixed(j, "on_ms_per_token", rep->overhead_on_ms, 4);
+    ciot_json_kv_fixed(j, "off_ms_per_token", rep->overhead_off_ms, 4);
+    ciot_json_kv_fixed(j, "overhead_pct",
+                       rep->overhead_off_ms > 0 ? 100 * (rep->overhead_on_ms / rep->overhead_off_ms - 1) : 0, 4);
+    ciot_json_kv_fixed(j, "on_min_ms_per_token", rep->overhead_on_min_ms, 4);
+    ciot_json_kv_fixed(j, "off_min_ms_per_token", rep->overhead_off_min_ms, 4);
+    ciot_json_end_object(j);
+    ciot_json_key(j, "straggler");
+    if (rep->straggler < 0) {
+        ciot_json_null(j);
+    } else {
+        ciot_json_begin_object(j);
+        ciot_json_kv_int(j, "thread", rep->straggler);
+        ciot_json_kv_number(j, "us", rep->straggler_us);
+        ciot_json_end_object(j);
+    }
+    ciot_json_key(j, "runs");
+    ciot_json_begin_array(j);
+    for (int i = 0; i < rep->n_runs; i++) json_run(j, rep, &rep->runs[i]);
+    ciot_json_end_array(j);
+    ciot_json_end_object(j);
+    return ciot_json_close(j);
+}

@@ -1,0 +1,37 @@
+/* What a replay reports: the dispatches side by side, per op kind (or per op) with every thread's busy
+ * and wait time as a table, and everything as JSON in the schema of profiles/README.md. */
+#ifndef CIOT_REPLAY_REPORT_H
+#define CIOT_REPLAY_REPORT_H
+
+#include <stdio.h>
+#include "context.h"
+#include "replay_stats.h"
+
+typedef struct {
+    const ciot_model *model;
+    int n_ops;                  /* ops replayed (the first n_ops of the model) */
+    const ciot_kernel *kernel;
+    int threads, pinned, batch, tokens, chunk;
+    ciot_memory memory;
+    int cold;                   /* 1 when every op's weights start outside the caches */
+    size_t memory_bytes, weight_bytes;
+    double ceiling_gbs;         /* read probe median, same threads, this process, before the tokens */
+    double ceiling_end_gbs;     /* the same after the tokens; < 0 when not measured */
+    size_t ceiling_buffer;
+    int ceiling_reps;
+    ciot_dispatch overhead_dispatch;
+    double overhead_on_ms, overhead_off_ms;        /* medians over tokens */
+    double overhead_on_min_ms, overhead_off_min_ms; /* fastest tokens: less exposed to a busy machine */
+    int straggler;              /* -1: none */
+    double straggler_us;
+    const ciot_run_stats *runs;
+    int n_runs;
+} ciot_replay_report;
+
+/* Prints the summary, the per-kind table of every run (per_op: one line per op instead), the slowest
+ * ops, the straggler's figures and the profiler's overhead. */
+void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op);
+/* Writes the JSON document (ciot_json_open / close: a temporary file renamed when complete). */
+ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *rep, const ciot_context *ctx);
+
+#endif

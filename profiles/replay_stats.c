@@ -1,0 +1,169 @@
+/* Medians of replayed tokens per step and per thread, the run's totals, and the per-kind rollup. */
+#include "replay_stats.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double ciot_median(double *v, int n) {
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double gbs_of(size_t bytes, double us) { return us > 0 ? (double)bytes / us * 1e-3 : 0; }
+
+/* The median over tokens of one cell of a per-thread field (given by its offset in the record, so the
+ * four fields share this loop), in microseconds. */
+static double cell_median(const ciot_replay_record *recs, int tokens, size_t offset, size_t cell, double *tmp) {
+    for (int k = 0; k < tokens; k++) {
+        const uint64_t *field = *(uint64_t *const *)((const char *)&recs[k] + offset);
+        tmp[k] = (double)field[cell] * 1e-3;
+    }
+    return ciot_median(tmp, tokens);
+}
+
+ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *recs, int tokens,
+                                   const ciot_replay_step *steps, int n_steps, int threads, int batch,
+                                   size_t weight_bytes, double ceiling_gbs, ciot_run_stats *out) {
+    memset(out, 0, sizeof *out);
+    if (tokens < 1 || n_steps < 1 || threads < 1 || batch < 1) return CIOT_E_ARG;
+    *out = (ciot_run_stats){.dispatch = d, .n_steps = n_steps, .threads = threads, .tokens = tokens,
+                            .batch = batch, .steps = steps};
+    double *tmp = malloc((size_t)tokens * sizeof *tmp);
+    double *cells = calloc((size_t)n_steps * (size_t)threads * 4, sizeof *cells);
+    out->step = calloc((size_t)n_steps, sizeof *out->step);
+    if (!tmp || !cells || !out->step) {
+        free(tmp), free(cells), free(out->step);
+        out->step = NULL;
+        return CIOT_E_NOMEM;
+    }
+    const size_t per = (size_t)n_steps * (size_t)threads;
+    for (int s = 0; s < n_steps; s++) {
+        ciot_step_stats *st = &out->step[s];
+        for (int k = 0; k < tokens; k++) tmp[k] = (double)recs[k].wall_ns[s] * 1e-3;
+        st->wall_us = ciot_median(tmp, tokens);
+        st->gbs = gbs_of(steps[s].bytes, st->wall_us);
+        st->pct_ceiling = ceiling_gbs > 0 ? 100 * st->gbs / ceiling_gbs : 0;
+        st->busy_us = cells + (size_t)s * threads;
+        st->wait_us = st->busy_us + per;
+        st->start_us = st->wait_us + per;
+        st->injected_us = st->start_us + per;
+        for (int t = 0; t < threads; t++) {
+            const size_t c = (size_t)s * threads + (size_t)t;
+            st->busy_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, busy_ns), c, tmp);
+            st->wait_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, wait_ns), c, tmp);
+            st->start_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, start_ns), c, tmp);
+            st->injected_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, injected_ns), c, tmp);
+        }
+    }
+    /* Totals per token: a replayed pass covers `batch` tokens. */
+    double wait = 0, injected = 0, time = 0;
+    for (int k = 0; k < tokens; k++) {
+        tmp[k] = (double)recs[k].token_ns * 1e-6 / batch;
+        time += (double)recs[k].token_ns * threads;
+        for (size_t c = 0; c < per; c++) wait += (double)recs[k].wait_ns[c], injected += (double)recs[k].injected_ns[c];
+    }
+    out->ms_median = ciot_median(tmp, tokens);
+    out->ms_min = tmp[0];
+    out->ms_max = tmp[tokens - 1];
+    out->tok_s = out->ms_median > 0 ? 1e3 / out->ms_median : 0;
+    out->gbs = gbs_of(weight_bytes, out->ms_median * batch * 1e3);
+    out->pct_ceiling = ceiling_gbs > 0 ? 100 * out->gbs / ceiling_gbs : 0;
+    out->bound_tok_s = weight_bytes ? ceiling_gbs * 1e9 / (double)weight_bytes * batch : 0;
+    out->wait_share = time > 0 ? wait / time : 0;
+    out->injected_share = time > 0 ? injected / time : 0;
+    free(tmp);
+
+    /* The slowest steps: lowest GB/s, i.e. furthest below what their bytes would allow. */
+    for (int s = 0; s < n_steps; s++) {
+        int pos = out->n_slowest < CIOT_SLOWEST ? out->n_slowest++ : CIOT_SLOWEST;
+        while (pos > 0 && out->step[s].gbs < out->step[out->slowest[pos - 1]].gbs) {
+            if (pos < CIOT_SLOWEST) out->slowest[pos] = out->slowest[pos - 1];
+            pos--;
+        }
+        if (pos < CIOT_SLOWEST) out->slowest[pos] = s;
+    }
+    return CIOT_OK;
+}
+
+void ciot_run_stats_free(ciot_run_stats *s) {
+    if (s->step) free(s->step[0].busy_us);    /* one block holds every step's per-thread cells */
+    free(s->step);
+    memset(s, 0, sizeof *s);
+}
+
+int ciot_kind_stats_compute(const ciot_run_stats *run, double ceiling_gbs, ciot_kind_stats **out) {
+    const int T = run->threads;
+    ciot_kind_stats *k = calloc((size_t)run->n_steps, sizeof *k);
+    double *cells = calloc((size_t)run->n_steps * (size_t)T * 3, sizeof *cells);
+    *out = NULL;
+    if (!k || !cells) {
+        free(k), free(cells);
+        return -1;
+    }
+    int n = 0;
+    for (int s = 0; s < run->n_steps; s++) {
+        const ciot_replay_step *st = &run->steps[s];
+        int i = 0;
+        while (i < n && strcmp(k[i].kind, st->kind)) i++;
+        if (i == n) {
+            n++;
+            snprintf(k[i].kind, sizeof k[i].kind, "%s", st->kind);
+            k[i].rows = st->rows, k[i].K = st->K;
+            k[i].busy_us = cells + (size_t)i * T * 3;
+            k[i].wait_us = k[i].busy_us + T;
+            k[i].injected_us = k[i].wait_us + T;
+        }
+        if (k[i].rows != st->rows) k[i].rows = -1;
+        if (k[i].K != st->K) k[i].K = -1;
+        k[i].count++;
+        k[i].bytes += st->bytes;
+        k[i].wall_us += run->step[s].wall_us;
+        for (int t = 0; t < T; t++) {
+            k[i].busy_us[t] += run->step[s].busy_us[t];
+            k[i].wait_us[t] += run->step[s].wait_us[t];
+            k[i].injected_us[t] += run->step[s].injected_us[t];
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        k[i].gbs = gbs_of(k[i].bytes, k[i].wall_us);
+        k[i].pct_ceiling = ceiling_gbs > 0 ? 100 * k[i].gbs / ceiling_gbs : 0;
+        for (int t = 0; t < T; t++) {
+            k[i].busy_us[t] /= k[i].count;
+            k[i].wait_us[t] /= k[i].count;
+            k[i].injected_us[t] /= k[i].count;
+        }
+    }
+    *out = k;
+    return n;
+}
+
+void ciot_kind_stats_free(ciot_kind_stats *k, int n) {
+    if (k && n > 0) free(k[0].busy_us);
+    free(k);
+}
+
+double ciot_straggler_wait_ratio(const ciot_run_stats *run, int straggler) {
+    if (straggler < 0 || straggler >= run->threads || run->threads < 2) return 0;
+    double *r = malloc((size_t)run->n_steps * sizeof *r);
+    if (!r) return 0;
+    int n = 0;
+    for (int s = 0; s < run->n_steps; s++) {
+        const ciot_step_stats *st = &run->step[s];
+        if (st->injected_us[straggler] <= 0) continue;
+        double least = -1;
+        for (int t = 0; t < run->threads; t++)
+            if (t != straggler && (least < 0 || st->wait_us[t] < least)) least = st->wait_us[t];
+        r[n++] = least / st->injected_us[straggler];
+    }
+    const double m = ciot_median(r, n);
+    free(r);
+    return m;
+}

@@ -1,0 +1,55 @@
+/* Summaries of replayed tokens: per step the median over tokens of its wall time and of every
+ * thread's busy and wait time; per run ms per token, tok/s, GB/s against the ceiling, the wait share,
+ * the slowest steps; and the same per op kind for the table. */
+#ifndef CIOT_REPLAY_STATS_H
+#define CIOT_REPLAY_STATS_H
+
+#include "replay.h"
+
+enum { CIOT_SLOWEST = 5 };
+
+typedef struct {
+    double wall_us, gbs, pct_ceiling;
+    double *busy_us, *wait_us, *start_us, *injected_us;   /* per thread */
+} ciot_step_stats;
+
+typedef struct {
+    ciot_dispatch dispatch;
+    int n_steps, threads, tokens, batch;
+    const ciot_replay_step *steps;
+    double ms_min, ms_median, ms_max;       /* per token: one replayed pass / batch */
+    double tok_s, bound_tok_s, gbs, pct_ceiling;
+    double wait_share;                      /* sum of wait / (threads x token time), all tokens */
+    double injected_share;                  /* the straggler's injected time, on the same scale */
+    ciot_step_stats *step;
+    int slowest[CIOT_SLOWEST], n_slowest;   /* steps with the lowest GB/s */
+} ciot_run_stats;
+
+/* Medians over the measured tokens' records. ceiling_gbs may be 0 (no percentages then). */
+ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *recs, int tokens,
+                                   const ciot_replay_step *steps, int n_steps, int threads, int batch,
+                                   size_t weight_bytes, double ceiling_gbs, ciot_run_stats *out);
+void ciot_run_stats_free(ciot_run_stats *s);
+
+/* One op kind of a run (steps whose kind matches), per token: summed step medians, GB/s over them,
+ * and per thread the busy and wait per step averaged over the kind's steps. */
+typedef struct {
+    char kind[96];
+    int count, rows, K;             /* rows and K of the first step of the kind (-1 when they differ) */
+    size_t bytes;                   /* summed */
+    double wall_us, gbs, pct_ceiling;
+    double *busy_us, *wait_us, *injected_us;   /* per thread, mean per step */
+} ciot_kind_stats;
+
+/* Kinds in order of first appearance; returns the count, or -1 when out of memory. */
+int ciot_kind_stats_compute(const ciot_run_stats *run, double ceiling_gbs, ciot_kind_stats **out);
+void ciot_kind_stats_free(ciot_kind_stats *k, int n);
+
+/* How much of the straggler's injected delay the other threads spent waiting: per step, the least
+ * wait among the other threads over the injected time; the median over steps (0 without a straggler). */
+double ciot_straggler_wait_ratio(const ciot_run_stats *run, int straggler);
+
+/* Median of n values (sorts v in place); 0 when n is 0. */
+double ciot_median(double *v, int n);
+
+#endif
