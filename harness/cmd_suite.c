@@ -105,8 +105,10 @@ int ciot_cmd_suite(int argc, char **argv) {
     ciot_json_close(j);
 
     char threads[32];
+    char all_threads[16];
     snprintf(threads, sizeof threads, ctx.topo.cores > 1 ? "1,%d" : "%d", ctx.topo.cores);
-    const int stages = 3;
+    snprintf(all_threads, sizeof all_threads, "%d", ctx.topo.cores);
+    const int stages = 4;
     int failed = 0;
 
     stage(1, stages, "DRAM bandwidth probe (ciot bw)");
@@ -135,6 +137,14 @@ int ciot_cmd_suite(int argc, char **argv) {
     static ciot_bench_row rows[MAX_ROWS];
     int nrows = 0;
     failed |= ciot_bench_main(a.n, a.v, rows, MAX_ROWS, &nrows) != 0;
+
+    stage(4, stages, "model replay (ciot replay)");
+    a = (args){0};
+    arg(&a, "replay"), arg(&a, "--model"), arg(&a, quick ? "tiny-0.6b" : "bonsai-2-27b"), arg(&a, "--threads");
+    arg(&a, all_threads), arg(&a, "--dispatch"), arg(&a, "all"), arg(&a, "--tokens");
+    arg(&a, quick ? "2" : "3"), arg(&a, "--json");
+    snprintf(path, sizeof path, "%s/replay.json", dir), arg(&a, path);
+    failed |= ciot_cmd_replay(a.n, a.v) != 0;
 
     snprintf(path, sizeof path, "%s/summary.md", dir);
     char tmp[2300];
