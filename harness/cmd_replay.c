@@ -218,13 +218,17 @@ static size_t default_ceiling_bytes(void) {
     return size;
 }
 
-static double measure_ceiling(ciot_pool *pool, size_t bytes) {
+/* The read probe's median GB/s (0 when it failed); its fastest repetition into *max. */
+static double measure_ceiling(ciot_pool *pool, size_t bytes, double *max) {
     void *buf;
     ciot_bw_result r;
+    *max = 0;
     if (ciot_bw_buffer_alloc(pool, bytes, 1, &buf) != CIOT_OK) return 0;
     ciot_status st = ciot_bw_measure(pool, CIOT_BW_READ, buf, bytes, CEILING_REPS, &r);
     ciot_bw_buffer_free(buf, bytes);
-    return st == CIOT_OK ? r.median_gbs : 0;
+    if (st != CIOT_OK) return 0;
+    *max = r.max_gbs;
+    return r.median_gbs;
 }
 
 typedef struct {
@@ -279,14 +283,14 @@ static void run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *pool, re
 /* Summaries of the measured tokens, the table on stdout and the JSON file; returns the exit code. */
 static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *kernel, const ciot_replay *r,
                   const records *rs, const ciot_replay_opts *ro, const ciot_pool_info *info, double ceiling,
-                  double ceiling_end, size_t ceiling_bytes, int cold) {
+                  double ceiling_max, double ceiling_end, size_t ceiling_bytes, int cold) {
     ciot_run_stats runs[CIOT_DISPATCH_N] = {0};
     const double off_median = ciot_median(rs->off_ms, o->tokens), off_min = rs->off_ms[0];   /* sorted now */
     ciot_replay_report rep = {
         .model = m, .n_ops = ro->n_ops, .kernel = kernel, .threads = info->threads, .pinned = info->pinned,
         .batch = o->batch, .tokens = o->tokens, .chunk = o->chunk, .memory = ro->memory, .cold = cold,
         .memory_bytes = ciot_replay_memory_bytes(r), .weight_bytes = ciot_replay_weight_bytes(r),
-        .ceiling_gbs = ceiling, .ceiling_end_gbs = ceiling_end, .ceiling_buffer = ceiling_bytes,
+        .ceiling_gbs = ceiling, .ceiling_max_gbs = ceiling_max, .ceiling_end_gbs = ceiling_end, .ceiling_buffer = ceiling_bytes,
         .ceiling_reps = CEILING_REPS, .overhead_dispatch = o->dispatch[0], .overhead_off_ms = off_median,
         .overhead_off_min_ms = off_min,
         .straggler = o->straggler, .straggler_us = o->straggler_us, .runs = runs, .n_runs = o->n_dispatch,
@@ -402,7 +406,8 @@ int ciot_cmd_replay(int argc, char **argv) {
 
     fprintf(stderr, "ciot replay: read ceiling on %d thread%s (%.2f GiB buffer, %d reps)\n", threads,
             threads > 1 ? "s" : "", (double)ceiling_bytes / GIB, CEILING_REPS);
-    const double ceiling = measure_ceiling(pool, ceiling_bytes);
+    double ceiling_max;
+    const double ceiling = measure_ceiling(pool, ceiling_bytes, &ceiling_max);
     if (ceiling <= 0) fprintf(stderr, "ciot replay: warning: the ceiling probe failed; no %% of ceiling\n");
 
     fprintf(stderr, "ciot replay: allocating %.2f GiB of weights (%s: %s) and filling them\n", (double)region / GIB,
@@ -421,9 +426,10 @@ int ciot_cmd_replay(int argc, char **argv) {
         double ceiling_end = -1;
         if (!now_avail || ceiling_bytes <= now_avail / 10 * 9) {
             fprintf(stderr, "ciot replay: read ceiling again after the tokens\n");
-            ceiling_end = measure_ceiling(pool, ceiling_bytes);
+            double unused;
+            ceiling_end = measure_ceiling(pool, ceiling_bytes, &unused);
         }
-        rc = report(&o, &m, kernel, r, &rs, &ro, &info, ceiling, ceiling_end, ceiling_bytes, cold);
+        rc = report(&o, &m, kernel, r, &rs, &ro, &info, ceiling, ceiling_max, ceiling_end, ceiling_bytes, cold);
     }
     records_free(&rs, o.tokens);
     ciot_replay_destroy(r);

@@ -16,6 +16,7 @@ typedef struct {
     int cold;                   /* 1 when every op's weights start outside the caches */
     size_t memory_bytes, weight_bytes;
     double ceiling_gbs;         /* read probe median, same threads, this process, before the tokens */
+    double ceiling_max_gbs;     /* its fastest repetition */
     double ceiling_end_gbs;     /* the same after the tokens; < 0 when not measured */
     size_t ceiling_buffer;
     int ceiling_reps;
