@@ -20,6 +20,7 @@ typedef struct {
     int size_given;
     int threads[MAX_THREAD_COUNTS], n_threads;
     int reps;
+    double min_rep_seconds;
     int kinds[CIOT_BW_N_KINDS], n_kinds;
     int pin, huge, priority;
     const char *json_path;
@@ -34,6 +35,7 @@ static void usage(FILE *f) {
             "  --threads LIST    thread counts, e.g. 1,2 or 1-4 (default 1..cores)\n"
             "  --reps N          timed repetitions after a warm-up (default 5; at least 5 recommended)\n"
             "  --kernels LIST    any of read,write,copy (default all)\n"
+            "  --ms N            shortest repetition in ms: whole passes repeat until it lasts N (default 50)\n"
             "  --no-pin          do not pin threads to cores\n"
             "  --no-huge         forbid transparent huge pages on the buffer (default: ask for them)\n"
             "  --priority        raise the threads' priority (nice -5) against other processes\n"
@@ -62,11 +64,11 @@ static int parse_kernels(const char *list, bw_opts *o) {
 
 /* Returns -1 when the options are fine, else the exit code. */
 static int parse_args(int argc, char **argv, bw_opts *o) {
-    *o = (bw_opts){.reps = 5, .pin = 1, .huge = 1, .n_kinds = CIOT_BW_N_KINDS, .kinds = {0, 1, 2}};
+    *o = (bw_opts){.reps = 5, .min_rep_seconds = 0.05, .pin = 1, .huge = 1, .n_kinds = CIOT_BW_N_KINDS, .kinds = {0, 1, 2}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes_value = !strcmp(a, "--size") || !strcmp(a, "--threads") || !strcmp(a, "--reps") ||
-                          !strcmp(a, "--kernels") || !strcmp(a, "--json");
+                          !strcmp(a, "--kernels") || !strcmp(a, "--json") || !strcmp(a, "--ms");
         if (takes_value && !v) return bad("%s needs a value", a);
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
@@ -79,6 +81,10 @@ static int parse_args(int argc, char **argv, bw_opts *o) {
                 return bad("--threads '%s' is not a list of thread counts from 1 to 1024 (e.g. 1,2 or 1-4)", v);
         } else if (!strcmp(a, "--reps")) {
             if (ciot_parse_int(v, 1, 1000000, &o->reps) != CIOT_OK) return bad("--reps '%s' is not a count >= 1", v);
+        } else if (!strcmp(a, "--ms")) {
+            int ms;
+            if (ciot_parse_int(v, 0, 600000, &ms) != CIOT_OK) return bad("--ms '%s' is not a duration in ms", v);
+            o->min_rep_seconds = ms / 1000.0;
         } else if (!strcmp(a, "--kernels")) {
             if (!parse_kernels(v, o)) return bad("--kernels '%s': the kernels are read, write, copy", v);
         } else if (!strcmp(a, "--json")) {
@@ -182,7 +188,7 @@ static int measure_sweep(const bw_opts *o, ciot_bw_result *res, ciot_pool_info *
             ciot_bw_kind kind = (ciot_bw_kind)o->kinds[ki];
             fprintf(stderr, "ciot bw: [%d/%d] %s, %d thread%s\n", step + 1, n_res, ciot_bw_kind_name(kind),
                     po.threads, po.threads > 1 ? "s" : "");
-            st = ciot_bw_measure(pool, kind, buf, o->size, o->reps, &res[step]);
+            st = ciot_bw_measure_for(pool, kind, buf, o->size, o->reps, o->min_rep_seconds, &res[step]);
             ciot_pool_get_info(pool, &infos[step]);
             if (st != CIOT_OK) {
                 fprintf(stderr, "ciot bw: measurement failed: %s\n", ciot_status_str(st));
