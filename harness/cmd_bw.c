@@ -20,8 +20,9 @@ typedef struct {
     int size_given;
     int threads[MAX_THREAD_COUNTS], n_threads;
     int reps;
+    double min_rep_seconds;
     int kinds[CIOT_BW_N_KINDS], n_kinds;
-    int pin, huge;
+    int pin, huge, priority;
     const char *json_path;
 } bw_opts;
 
@@ -34,8 +35,10 @@ static void usage(FILE *f) {
             "  --threads LIST    thread counts, e.g. 1,2 or 1-4 (default 1..cores)\n"
             "  --reps N          timed repetitions after a warm-up (default 5; at least 5 recommended)\n"
             "  --kernels LIST    any of read,write,copy (default all)\n"
+            "  --ms N            shortest repetition in ms: whole passes repeat until it lasts N (default 50)\n"
             "  --no-pin          do not pin threads to cores\n"
             "  --no-huge         forbid transparent huge pages on the buffer (default: ask for them)\n"
+            "  --priority        raise the threads' priority (nice -5) against other processes\n"
             "  --json FILE       also write the results as JSON (via FILE.tmp.<pid>, then renamed)\n");
 }
 
@@ -61,11 +64,11 @@ static int parse_kernels(const char *list, bw_opts *o) {
 
 /* Returns -1 when the options are fine, else the exit code. */
 static int parse_args(int argc, char **argv, bw_opts *o) {
-    *o = (bw_opts){.reps = 5, .pin = 1, .huge = 1, .n_kinds = CIOT_BW_N_KINDS, .kinds = {0, 1, 2}};
+    *o = (bw_opts){.reps = 5, .min_rep_seconds = 0.05, .pin = 1, .huge = 1, .n_kinds = CIOT_BW_N_KINDS, .kinds = {0, 1, 2}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes_value = !strcmp(a, "--size") || !strcmp(a, "--threads") || !strcmp(a, "--reps") ||
-                          !strcmp(a, "--kernels") || !strcmp(a, "--json");
+                          !strcmp(a, "--kernels") || !strcmp(a, "--json") || !strcmp(a, "--ms");
         if (takes_value && !v) return bad("%s needs a value", a);
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
@@ -78,6 +81,10 @@ static int parse_args(int argc, char **argv, bw_opts *o) {
                 return bad("--threads '%s' is not a list of thread counts from 1 to 1024 (e.g. 1,2 or 1-4)", v);
         } else if (!strcmp(a, "--reps")) {
             if (ciot_parse_int(v, 1, 1000000, &o->reps) != CIOT_OK) return bad("--reps '%s' is not a count >= 1", v);
+        } else if (!strcmp(a, "--ms")) {
+            int ms;
+            if (ciot_parse_int(v, 0, 600000, &ms) != CIOT_OK) return bad("--ms '%s' is not a duration in ms", v);
+            o->min_rep_seconds = ms / 1000.0;
         } else if (!strcmp(a, "--kernels")) {
             if (!parse_kernels(v, o)) return bad("--kernels '%s': the kernels are read, write, copy", v);
         } else if (!strcmp(a, "--json")) {
@@ -86,6 +93,8 @@ static int parse_args(int argc, char **argv, bw_opts *o) {
             o->pin = 0;
         } else if (!strcmp(a, "--no-huge")) {
             o->huge = 0;
+        } else if (!strcmp(a, "--priority")) {
+            o->priority = 1;
         } else {
             return bad("unknown option '%s'", a);
         }
@@ -146,10 +155,65 @@ static void write_json(ciot_json *j, const bw_opts *o, const ciot_bw_result *res
         ciot_json_kv_fixed(j, "median_gbs", r->median_gbs, 3);
         ciot_json_kv_fixed(j, "max_gbs", r->max_gbs, 3);
         ciot_json_kv_bool(j, "pinned", infos[i].pinned);
+        ciot_json_kv_string(j, "priority", infos[i].priority);
         ciot_json_end_object(j);
     }
     ciot_json_end_array(j);
     ciot_json_end_object(j);
+}
+
+/* Measures every kernel at every thread count, one persistent pool per count; returns the exit code. */
+static int measure_sweep(const bw_opts *o, ciot_bw_result *res, ciot_pool_info *infos) {
+    char b1[32];
+    void *buf = NULL;
+    int step = 0, n_res = o->n_threads * o->n_kinds, rc = 0;
+    for (int ti = 0; ti < o->n_threads && rc == 0; ti++) {
+        ciot_pool_opts po = {.threads = o->threads[ti], .pin = o->pin, .raise_priority = o->priority};
+        ciot_pool *pool;
+        ciot_status st = ciot_pool_create(CIOT_POOL_PERSISTENT, &po, &pool);
+        if (st != CIOT_OK) {
+            fprintf(stderr, "ciot bw: cannot create a pool of %d threads: %s\n", po.threads, ciot_status_str(st));
+            rc = 1;
+            break;
+        }
+        /* One buffer for the whole sweep, first touched by the first pool's threads. */
+        if (!buf && (st = ciot_bw_buffer_alloc(pool, o->size, o->huge, &buf)) != CIOT_OK) {
+            fprintf(stderr, "ciot bw: cannot allocate %s: %s\n", ciot_format_bytes(o->size, b1, sizeof b1),
+                    ciot_status_str(st));
+            ciot_pool_destroy(pool);
+            rc = 1;
+            break;
+        }
+        for (int ki = 0; ki < o->n_kinds && rc == 0; ki++, step++) {
+            ciot_bw_kind kind = (ciot_bw_kind)o->kinds[ki];
+            fprintf(stderr, "ciot bw: [%d/%d] %s, %d thread%s\n", step + 1, n_res, ciot_bw_kind_name(kind),
+                    po.threads, po.threads > 1 ? "s" : "");
+            st = ciot_bw_measure_for(pool, kind, buf, o->size, o->reps, o->min_rep_seconds, &res[step]);
+            ciot_pool_get_info(pool, &infos[step]);
+            if (st != CIOT_OK) {
+                fprintf(stderr, "ciot bw: measurement failed: %s\n", ciot_status_str(st));
+                rc = 1;
+            }
+        }
+        ciot_pool_destroy(pool);
+    }
+    if (buf) ciot_bw_buffer_free(buf, o->size);
+    return rc;
+}
+
+static void print_table(const bw_opts *o, const ciot_bw_result *res, const ciot_pool_info *infos, int n_res,
+                        size_t llc) {
+    char b1[32], b2[32];
+    printf("# buffer %s (%s), LLC %s, inner loop %s, %s, priority %s, %d reps after a warm-up; "
+           "GB/s = 1e9 B/s\n",
+           ciot_format_bytes(o->size, b1, sizeof b1), o->huge ? "huge pages requested" : "no huge pages",
+           llc ? ciot_format_bytes(llc, b2, sizeof b2) : "unknown", ciot_bw_impl_name(),
+           o->pin ? "pinned" : "not pinned", n_res ? infos[0].priority : "-", o->reps);
+    printf("%-7s %7s %9s %11s %9s  %s\n", "kernel", "threads", "min GB/s", "median GB/s", "max GB/s", "traffic");
+    for (int i = 0; i < n_res; i++)
+        printf("%-7s %7d %9.2f %11.2f %9.2f  %s%s\n", ciot_bw_kind_name(res[i].kind), res[i].threads,
+               res[i].min_gbs, res[i].median_gbs, res[i].max_gbs, res[i].traffic,
+               o->pin && !infos[i].pinned ? " [pinning failed]" : "");
 }
 
 int ciot_cmd_bw(int argc, char **argv) {
@@ -157,10 +221,8 @@ int ciot_cmd_bw(int argc, char **argv) {
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
     if ((rc = settle_size(&o)) >= 0) return rc;
-    int cores = ciot_topo_cores();
     if (o.n_threads == 0)
-        for (int t = 1; t <= cores && t <= MAX_THREAD_COUNTS; t++) o.threads[o.n_threads++] = t;
-
+        for (int t = 1; t <= ciot_topo_cores() && t <= MAX_THREAD_COUNTS; t++) o.threads[o.n_threads++] = t;
     ciot_json *json = NULL;
     if (o.json_path && ciot_json_open(o.json_path, &json) != CIOT_OK) {
         fprintf(stderr, "ciot bw: cannot write '%s.tmp.*' for --json\n", o.json_path);
@@ -170,62 +232,21 @@ int ciot_cmd_bw(int argc, char **argv) {
     int llc_level;
     size_t llc = ciot_topo_llc_bytes(&llc_level);
     if (llc && o.size < 4 * llc)
-        fprintf(stderr, "ciot bw: warning: %s is less than 4x the last-level cache (L%d, %s in total); "
-                        "the figures may include cache hits\n",
+        fprintf(stderr, "ciot bw: warning: %s is less than 4x the last-level cache (L%d, %s in total, as hwloc "
+                        "reports it); the figures may include cache hits\n",
                 ciot_format_bytes(o.size, b1, sizeof b1), llc_level, ciot_format_bytes(llc, b2, sizeof b2));
     if (o.reps < 5) fprintf(stderr, "ciot bw: warning: %d reps; at least 5 are recommended\n", o.reps);
 
     int n_res = o.n_threads * o.n_kinds;
     ciot_bw_result *res = calloc((size_t)n_res, sizeof *res);
     ciot_pool_info *infos = calloc((size_t)n_res, sizeof *infos);
-    void *buf = NULL;
-    int step = 0;
-    rc = 0;
-    for (int ti = 0; ti < o.n_threads && rc == 0 && res && infos; ti++) {
-        ciot_pool_opts po = {.threads = o.threads[ti], .pin = o.pin};
-        ciot_pool *pool;
-        ciot_status st = ciot_pool_create(CIOT_POOL_PERSISTENT, &po, &pool);
-        if (st != CIOT_OK) {
-            fprintf(stderr, "ciot bw: cannot create a pool of %d threads: %s\n", po.threads, ciot_status_str(st));
-            rc = 1;
-            break;
-        }
-        /* One buffer for the whole sweep, first touched by the first pool's threads. */
-        if (!buf && (st = ciot_bw_buffer_alloc(pool, o.size, o.huge, &buf)) != CIOT_OK) {
-            fprintf(stderr, "ciot bw: cannot allocate %s: %s\n", ciot_format_bytes(o.size, b1, sizeof b1),
-                    ciot_status_str(st));
-            ciot_pool_destroy(pool);
-            rc = 1;
-            break;
-        }
-        for (int ki = 0; ki < o.n_kinds && rc == 0; ki++, step++) {
-            fprintf(stderr, "ciot bw: [%d/%d] %s, %d thread%s\n", step + 1, n_res,
-                    ciot_bw_kind_name((ciot_bw_kind)o.kinds[ki]), po.threads, po.threads > 1 ? "s" : "");
-            st = ciot_bw_measure(pool, (ciot_bw_kind)o.kinds[ki], buf, o.size, o.reps, &res[step]);
-            ciot_pool_get_info(pool, &infos[step]);
-            if (st != CIOT_OK) {
-                fprintf(stderr, "ciot bw: measurement failed: %s\n", ciot_status_str(st));
-                rc = 1;
-            }
-        }
-        ciot_pool_destroy(pool);
-    }
     if (!res || !infos) {
         fprintf(stderr, "ciot bw: out of memory\n");
         rc = 1;
+    } else {
+        rc = measure_sweep(&o, res, infos);
     }
-    if (buf) ciot_bw_buffer_free(buf, o.size);
-    if (rc == 0) {
-        printf("# buffer %s (%s), LLC %s, inner loop %s, %s, %d reps after a warm-up; GB/s = 1e9 B/s\n",
-               ciot_format_bytes(o.size, b1, sizeof b1), o.huge ? "huge pages requested" : "no huge pages",
-               llc ? ciot_format_bytes(llc, b2, sizeof b2) : "unknown", ciot_bw_impl_name(),
-               o.pin ? "pinned" : "not pinned", o.reps);
-        printf("%-7s %7s %9s %11s %9s  %s\n", "kernel", "threads", "min GB/s", "median GB/s", "max GB/s", "traffic");
-        for (int i = 0; i < n_res; i++)
-            printf("%-7s %7d %9.2f %11.2f %9.2f  %s%s\n", ciot_bw_kind_name(res[i].kind), res[i].threads,
-                   res[i].min_gbs, res[i].median_gbs, res[i].max_gbs, res[i].traffic,
-                   o.pin && !infos[i].pinned ? " [pinning failed]" : "");
-    }
+    if (rc == 0) print_table(&o, res, infos, n_res, llc);
     if (json) {
         if (rc == 0) {
             write_json(json, &o, res, n_res, infos, llc, llc_level);

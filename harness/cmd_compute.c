@@ -15,7 +15,7 @@ enum { MAX_THREAD_COUNTS = 256, MAX_THREADS = 1024 };
 typedef struct {
     int threads[MAX_THREAD_COUNTS], n_threads;
     int reps;
-    int pin;
+    int pin, priority;
     int families[CIOT_COMPUTE_N_FAMILIES], n_families;
     double seconds;
     const char *json_path;
@@ -29,6 +29,7 @@ static void usage(FILE *f) {
             "  --families LIST   any of avx2,avxvnni,avx512vnni,neondot,i8mm (default: all this CPU has)\n"
             "  --ms N            milliseconds per repetition (default 200)\n"
             "  --no-pin          do not pin threads to cores\n"
+            "  --priority        raise the threads' priority (nice -5) against other processes\n"
             "  --json FILE       also write the results as JSON (via FILE.tmp.<pid>, then renamed)\n");
 }
 
@@ -84,6 +85,8 @@ static int parse_args(int argc, char **argv, compute_opts *o) {
             o->json_path = v;
         } else if (!strcmp(a, "--no-pin")) {
             o->pin = 0;
+        } else if (!strcmp(a, "--priority")) {
+            o->priority = 1;
         } else {
             return bad("unknown option '%s'", a);
         }
@@ -122,10 +125,52 @@ static void write_json(ciot_json *j, const compute_opts *o, const ciot_compute_r
         ciot_json_kv_fixed(j, "median_gops", 2 * r->median_gmacs, 3);
         ciot_json_kv_fixed(j, "max_gops", 2 * r->max_gmacs, 3);
         ciot_json_kv_bool(j, "pinned", infos[i].pinned);
+        ciot_json_kv_string(j, "priority", infos[i].priority);
         ciot_json_end_object(j);
     }
     ciot_json_end_array(j);
     ciot_json_end_object(j);
+}
+
+/* Measures every family at every thread count, one persistent pool per count; returns the exit code. */
+static int measure_sweep(const compute_opts *o, ciot_compute_result *res, ciot_pool_info *infos) {
+    int step = 0, n_res = o->n_threads * o->n_families, rc = 0;
+    for (int ti = 0; ti < o->n_threads && rc == 0; ti++) {
+        ciot_pool_opts po = {.threads = o->threads[ti], .pin = o->pin, .raise_priority = o->priority};
+        ciot_pool *pool;
+        ciot_status st = ciot_pool_create(CIOT_POOL_PERSISTENT, &po, &pool);
+        if (st != CIOT_OK) {
+            fprintf(stderr, "ciot compute: cannot create a pool of %d threads: %s\n", po.threads,
+                    ciot_status_str(st));
+            return 1;
+        }
+        for (int fi = 0; fi < o->n_families && rc == 0; fi++, step++) {
+            ciot_compute_family f = (ciot_compute_family)o->families[fi];
+            fprintf(stderr, "ciot compute: [%d/%d] %s, %d thread%s\n", step + 1, n_res,
+                    ciot_compute_family_name(f), po.threads, po.threads > 1 ? "s" : "");
+            st = ciot_compute_measure(pool, f, o->seconds, o->reps, &res[step]);
+            ciot_pool_get_info(pool, &infos[step]);
+            if (st != CIOT_OK) {
+                fprintf(stderr, "ciot compute: measurement failed: %s\n", ciot_status_str(st));
+                rc = 1;
+            }
+        }
+        ciot_pool_destroy(pool);
+    }
+    return rc;
+}
+
+static void print_table(const compute_opts *o, const ciot_compute_result *res, const ciot_pool_info *infos,
+                        int n_res) {
+    printf("# int8 multiply-accumulate peak, %s, priority %s, %d reps after a warm-up; GOPS = 2 x GMAC/s\n",
+           o->pin ? "pinned" : "not pinned", n_res ? infos[0].priority : "-", o->reps);
+    printf("%-11s %7s %11s %13s %11s %12s %17s  %s\n", "family", "threads", "min GMAC/s", "median GMAC/s",
+           "max GMAC/s", "median GOPS", "GMAC/s per thread", "instruction");
+    for (int i = 0; i < n_res; i++)
+        printf("%-11s %7d %11.1f %13.1f %11.1f %12.1f %17.1f  %s%s\n", ciot_compute_family_name(res[i].family),
+               res[i].threads, res[i].min_gmacs, res[i].median_gmacs, res[i].max_gmacs, 2 * res[i].median_gmacs,
+               res[i].median_gmacs / res[i].threads, ciot_compute_instruction(res[i].family),
+               o->pin && !infos[i].pinned ? " [pinning failed]" : "");
 }
 
 int ciot_cmd_compute(int argc, char **argv) {
@@ -146,45 +191,16 @@ int ciot_cmd_compute(int argc, char **argv) {
     }
     if (o.reps < 5) fprintf(stderr, "ciot compute: warning: %d reps; at least 5 are recommended\n", o.reps);
 
-    int n_res = o.n_threads * o.n_families, step = 0;
+    int n_res = o.n_threads * o.n_families;
     ciot_compute_result *res = calloc((size_t)n_res, sizeof *res);
     ciot_pool_info *infos = calloc((size_t)n_res, sizeof *infos);
-    rc = res && infos ? 0 : 1;
-    for (int ti = 0; ti < o.n_threads && rc == 0; ti++) {
-        ciot_pool_opts po = {.threads = o.threads[ti], .pin = o.pin};
-        ciot_pool *pool;
-        ciot_status st = ciot_pool_create(CIOT_POOL_PERSISTENT, &po, &pool);
-        if (st != CIOT_OK) {
-            fprintf(stderr, "ciot compute: cannot create a pool of %d threads: %s\n", po.threads,
-                    ciot_status_str(st));
-            rc = 1;
-            break;
-        }
-        for (int fi = 0; fi < o.n_families && rc == 0; fi++, step++) {
-            ciot_compute_family f = (ciot_compute_family)o.families[fi];
-            fprintf(stderr, "ciot compute: [%d/%d] %s, %d thread%s\n", step + 1, n_res, ciot_compute_family_name(f),
-                    po.threads, po.threads > 1 ? "s" : "");
-            st = ciot_compute_measure(pool, f, o.seconds, o.reps, &res[step]);
-            ciot_pool_get_info(pool, &infos[step]);
-            if (st != CIOT_OK) {
-                fprintf(stderr, "ciot compute: measurement failed: %s\n", ciot_status_str(st));
-                rc = 1;
-            }
-        }
-        ciot_pool_destroy(pool);
+    if (!res || !infos) {
+        fprintf(stderr, "ciot compute: out of memory\n");
+        rc = 1;
+    } else {
+        rc = measure_sweep(&o, res, infos);
     }
-    if (!res || !infos) fprintf(stderr, "ciot compute: out of memory\n");
-    if (rc == 0) {
-        printf("# int8 multiply-accumulate peak, %s, %d reps after a warm-up; GOPS = 2 x GMAC/s\n",
-               o.pin ? "pinned" : "not pinned", o.reps);
-        printf("%-11s %7s %11s %13s %11s %12s %17s  %s\n", "family", "threads", "min GMAC/s", "median GMAC/s",
-               "max GMAC/s", "median GOPS", "GMAC/s per thread", "instruction");
-        for (int i = 0; i < n_res; i++)
-            printf("%-11s %7d %11.1f %13.1f %11.1f %12.1f %17.1f  %s%s\n", ciot_compute_family_name(res[i].family),
-                   res[i].threads, res[i].min_gmacs, res[i].median_gmacs, res[i].max_gmacs, 2 * res[i].median_gmacs,
-                   res[i].median_gmacs / res[i].threads, ciot_compute_instruction(res[i].family),
-                   o.pin && !infos[i].pinned ? " [pinning failed]" : "");
-    }
+    if (rc == 0) print_table(&o, res, infos, n_res);
     if (json) {
         if (rc == 0) {
             write_json(json, &o, res, n_res, infos);

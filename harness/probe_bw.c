@@ -2,6 +2,7 @@
  * task on the pool, and the timing of repetitions into min / median / max rates. */
 #include "probe_bw.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bigbuf.h"
@@ -9,8 +10,8 @@
 #include "cpu.h"
 #include "split.h"
 
-enum { PAGE = 4096 };                       /* the unit threads split the buffer by */
-static const uint64_t MIN_REP_NS = 50000000; /* one repetition lasts at least this long */
+enum { PAGE = 4096 };                           /* the unit threads split the buffer by */
+static const double DEFAULT_MIN_REP_SECONDS = 0.05;
 
 /* ---- portable loops (the _generic twins of the ISA loops) ---- */
 
@@ -162,7 +163,13 @@ static int cmp_double(const void *a, const void *b) {
 
 ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
                             ciot_bw_result *out) {
-    if (!p || !buf || !out || reps < 1 || (unsigned)kind >= CIOT_BW_N_KINDS) return CIOT_E_ARG;
+    return ciot_bw_measure_for(p, kind, buf, bytes, reps, DEFAULT_MIN_REP_SECONDS, out);
+}
+
+ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
+                                double min_rep_seconds, ciot_bw_result *out) {
+    if (!p || !buf || !out || reps < 1 || (unsigned)kind >= CIOT_BW_N_KINDS || !(min_rep_seconds >= 0))
+        return CIOT_E_ARG;
     size_t span = kind == CIOT_BW_COPY ? bytes / 2 : bytes;
     size_t pages = span / PAGE;
     if (pages < 1 || pages > (size_t)INT32_MAX) return CIOT_E_ARG;
@@ -184,8 +191,8 @@ ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t b
     ciot_pool_run(p, bw_task, &j);
     uint64_t warm = ciot_now_ns() - t0;
     if (warm == 0) warm = 1;
-    uint64_t passes = (MIN_REP_NS + warm - 1) / warm;
-    j.passes = passes > (1u << 20) ? 1 << 20 : (int)passes;
+    double passes = ceil(min_rep_seconds * 1e9 / (double)warm);
+    j.passes = passes < 1 ? 1 : passes > (1 << 20) ? 1 << 20 : (int)passes;
 
     for (int r = 0; r < reps; r++) {
         t0 = ciot_now_ns();

@@ -14,7 +14,7 @@ typedef struct {
     ciot_bw_kind kind;
     int threads;
     int reps;                   /* timed repetitions, after one warm-up pass */
-    int passes;                 /* passes over the buffer per repetition (so one lasts >= 50 ms) */
+    int passes;                 /* passes over the buffer per repetition (so one lasts long enough) */
     size_t bytes_per_pass;      /* the traffic the kernel declares and the rate counts */
     double min_gbs, median_gbs, max_gbs;    /* 1e9 bytes per second */
     const char *impl;           /* inner loop used: "avx2", "neon" or "generic" */
@@ -35,9 +35,12 @@ ciot_status ciot_bw_buffer_alloc(ciot_pool *p, size_t bytes, int huge, void **ou
 void ciot_bw_buffer_free(void *buf, size_t bytes);
 
 /* Runs the kernel on every thread of p over buf (each thread its static slice; copy reads the first
- * half into the second), one warm-up pass then `reps` timed repetitions. bytes is rounded down to
- * whole 4 KiB pages per half; it must hold at least one page (two for copy). */
+ * half into the second), one warm-up pass then `reps` timed repetitions of at least 50 ms each. bytes is
+ * rounded down to whole 4 KiB pages per half; it must hold at least one page (two for copy). */
 ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
                             ciot_bw_result *out);
+/* The same with the shortest repetition given: whole passes are repeated until one lasts min_rep_seconds. */
+ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
+                                double min_rep_seconds, ciot_bw_result *out);
 
 #endif

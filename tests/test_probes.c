@@ -184,6 +184,11 @@ static void test_bw(void) {
                                      ciot_bw_kind_name(k), r.impl, r.median_gbs);
         }
         ciot_bw_result r;
+        check_int("bw: measure_for with no minimum duration", CIOT_OK,
+                  ciot_bw_measure_for(p, CIOT_BW_READ, buf, bytes, 2, 0.0, &r));
+        check_int("bw: no minimum duration means one pass per repetition", 1, r.passes);
+        check_int("bw: a negative duration is CIOT_E_ARG", CIOT_E_ARG,
+                  ciot_bw_measure_for(p, CIOT_BW_READ, buf, bytes, 2, -1.0, &r));
         check_int("bw: reps 0 is CIOT_E_ARG", CIOT_E_ARG, ciot_bw_measure(p, CIOT_BW_READ, buf, bytes, 0, &r));
         check_int("bw: a buffer under one page is CIOT_E_ARG", CIOT_E_ARG,
                   ciot_bw_measure(p, CIOT_BW_READ, buf, 100, 1, &r));
