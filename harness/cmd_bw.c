@@ -6,6 +6,7 @@
 #include "bigbuf.h"
 #include "cli.h"
 #include "commands.h"
+#include "context.h"
 #include "json.h"
 #include "pool.h"
 #include "probe_bw.h"
@@ -140,6 +141,12 @@ static void write_json(ciot_json *j, const bw_opts *o, const ciot_bw_result *res
 #ifdef CIOT_COMPILER
     ciot_json_kv_string(j, "compiler", CIOT_COMPILER);
 #endif
+    ciot_context ctx;
+    ciot_context_collect(&ctx);
+    ciot_json_key(j, "context");
+    ciot_json_begin_object(j);
+    ciot_context_write(j, &ctx);
+    ciot_json_end_object(j);
     ciot_json_key(j, "results");
     ciot_json_begin_array(j);
     for (int i = 0; i < n_res; i++) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
+#include "context.h"
 #include "json.h"
 #include "pool.h"
 #include "probe_compute.h"
@@ -107,6 +108,12 @@ static void write_json(ciot_json *j, const compute_opts *o, const ciot_compute_r
 #ifdef CIOT_COMPILER
     ciot_json_kv_string(j, "compiler", CIOT_COMPILER);
 #endif
+    ciot_context ctx;
+    ciot_context_collect(&ctx);
+    ciot_json_key(j, "context");
+    ciot_json_begin_object(j);
+    ciot_context_write(j, &ctx);
+    ciot_json_end_object(j);
     ciot_json_key(j, "results");
     ciot_json_begin_array(j);
     for (int i = 0; i < n_res; i++) {
