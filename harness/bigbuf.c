@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 
 enum { HUGE_ALIGN = 2 << 20 };
@@ -30,6 +31,29 @@ void *ciot_bigbuf_alloc(size_t bytes, int huge) {
 
 void ciot_bigbuf_free(void *p, size_t bytes) {
     if (p) munmap(p, round_up(bytes, HUGE_ALIGN));
+}
+
+double ciot_bigbuf_huge_fraction(const void *p) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    int inside = 0;
+    unsigned long long rss = 0, huge = 0, v;
+    int have_rss = 0, have_huge = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long lo, hi;
+        if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            if (inside) break; /* the next mapping began */
+            inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+        } else if (inside && sscanf(line, "Rss: %llu kB", &v) == 1) {
+            rss = v, have_rss = 1;
+        } else if (inside && sscanf(line, "AnonHugePages: %llu kB", &v) == 1) {
+            huge = v, have_huge = 1;
+        }
+    }
+    fclose(f);
+    if (!have_rss || !have_huge || rss == 0) return -1;
+    return (double)huge / (double)rss;
 }
 
 size_t ciot_mem_available(void) {

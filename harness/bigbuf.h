@@ -10,6 +10,9 @@
  * Pages are not touched: the caller decides which thread touches them first. NULL when it fails. */
 void *ciot_bigbuf_alloc(size_t bytes, int huge);
 void ciot_bigbuf_free(void *p, size_t bytes);
+/* The share of the mapping holding p that the kernel backs with huge pages (AnonHugePages / Rss from
+ * /proc/self/smaps), in [0, 1]; -1 when unknown. Call it after the pages were touched. */
+double ciot_bigbuf_huge_fraction(const void *p);
 /* MemAvailable from /proc/meminfo in bytes; 0 when unknown. */
 size_t ciot_mem_available(void);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "bigbuf.h"
 #include "cli.h"
 #include "commands.h"
 #include "cpu.h"
@@ -196,6 +197,23 @@ static void test_bw(void) {
         check_int("bw: NULL buffer is CIOT_E_ARG", CIOT_E_ARG, ciot_bw_measure(p, CIOT_BW_READ, NULL, bytes, 1, &r));
         ciot_bw_buffer_free(buf, bytes);
         ciot_pool_destroy(p);
+    }
+    /* The huge-page share is a fraction, or -1 where smaps cannot tell; forbidding them gives none. */
+    for (int huge = 0; huge <= 1; huge++) {
+        const size_t n = 8 << 20;
+        char *b = ciot_bigbuf_alloc(n, huge);
+        if (!b) {
+            check_int("bigbuf alloc", 1, 0);
+            continue;
+        }
+        memset(b, 1, n);
+        double f = ciot_bigbuf_huge_fraction(b);
+        char what[64], got[32];
+        snprintf(what, sizeof what, "bigbuf huge=%d: huge-page share", huge);
+        snprintf(got, sizeof got, "%.3f", f);
+        check(f == -1 || (f >= 0 && f <= 1 && (huge || f == 0)), what, huge ? "-1 or 0..1" : "-1 or 0", got);
+        if (huge) printf("info: huge-page share of an 8 MiB buffer that asked for them: %.3f\n", f);
+        ciot_bigbuf_free(b, n);
     }
     ciot_bw_kind k;
     check_int("bw kind parse 'copy'", CIOT_OK, ciot_bw_kind_parse("copy", &k));
