@@ -3,7 +3,8 @@
 time they waited at the barrier (means over the threads), slowest ops first, one panel per dispatch
 mode; and tokens/s of each mode against the bound (read ceiling / weight bytes per token).
 
-Ops with the same name are summed (a profile that names ops by kind gets one bar per kind); the
+Ops of the same kind (the name after its last '.', so blk.7.ffn_down is ffn_down) are summed into one
+bar, so a 401-op token reads as a dozen bars; the
 --top slowest get a bar each and the rest one bar together, so the bars add up to the whole token."""
 import argparse
 import statistics
@@ -20,7 +21,8 @@ WORK, WAIT = "#4c72b0", "#dd8452"
 def op_rows(dispatch_run, top):
     by_name = {}
     for op in dispatch_run.ops:
-        r = by_name.setdefault(op.name, dict(what="op", dispatch=dispatch_run.dispatch, name=op.name, count=0,
+        kind = op.name.rsplit(".", 1)[-1]
+        r = by_name.setdefault(kind, dict(what="op", dispatch=dispatch_run.dispatch, name=kind, count=0,
                                              wall_us=0.0, busy_us_mean=0.0, wait_us_mean=0.0, busy_us_max=0.0))
         r["count"] += 1
         r["wall_us"] += op.wall_us

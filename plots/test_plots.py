@@ -193,7 +193,7 @@ def check_profile(run_dir, rows, top):
             bad.append(f"{d['dispatch']} totals")
         sums = {}
         for op in d["ops"]:
-            s = sums.setdefault(op["name"], [0.0, 0.0, 0.0])
+            s = sums.setdefault(op["name"].rsplit(".", 1)[-1], [0.0, 0.0, 0.0])
             s[0] += op["wall_us"]
             s[1] += statistics.fmean(t["busy_us"] for t in op["threads"])
             s[2] += statistics.fmean(t["wait_us"] for t in op["threads"])
