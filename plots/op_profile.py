@@ -91,13 +91,15 @@ def plot(run, base, top):
     ax.set_xlabel("dispatch mode")
     ax.grid(True, axis="y", lw=0.3, alpha=0.5)
     ax.legend(loc="upper center", fontsize=8, ncol=2, frameon=False)
-    fig.legend(handles, labels, loc="upper right", fontsize=8, ncol=2, frameon=False, bbox_to_anchor=(0.99, 0.975))
+    # under the two title lines, so it never runs into them
+    fig.legend(handles, labels, loc="upper center", fontsize=8, ncol=2, frameon=False,
+               bbox_to_anchor=(0.5, 1 - 0.5 / fig.get_figheight()))
 
     strag = f", straggler: thread {rp.straggler['thread']} ({rp.straggler['us']:.3g} us)" if rp.straggler else ""
     fig.suptitle(run.title("Profile") + f"\n{rp.model}: {rp.kernel}, {rp.threads} threads, batch {rp.batch}, "
                  f"{rp.memory} memory, {rp.tokens} tokens, timing overhead {rp.overhead_pct:.3g}%{strag}",
                  fontsize=10, y=0.995)
-    fig.subplots_adjust(left=0.1, right=0.98, top=1 - 1.1 / fig.get_figheight(), bottom=0.6 / fig.get_figheight(),
+    fig.subplots_adjust(left=0.1, right=0.98, top=1 - 1.3 / fig.get_figheight(), bottom=0.6 / fig.get_figheight(),
                         wspace=0.55)
     report(PROG, save(fig, base))
     return [r for rows in per_mode for r in rows] + modes
