@@ -1,4 +1,5 @@
-/* ciot kernels: one line per registered kernel, name<TAB>available or name<TAB>unavailable: needs X. */
+/* ciot kernels: one line per registered kernel, name<TAB>available or name<TAB>unavailable: needs X,
+ * then <TAB>source=FORMAT, the file format the kernel reads (through its layout's load-time repack). */
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
@@ -17,9 +18,10 @@ int ciot_cmd_kernels(int argc, char **argv) {
         const unsigned missing = ciot_kernel_missing(k, cpu);
         char buf[128];
         if (missing)
-            printf("%s\tunavailable: needs %s\n", k->name, ciot_feature_list(missing, buf, sizeof buf));
+            printf("%s\tunavailable: needs %s", k->name, ciot_feature_list(missing, buf, sizeof buf));
         else
-            printf("%s\tavailable\n", k->name);
+            printf("%s\tavailable", k->name);
+        printf("\tsource=%s\n", ciot_format_name(k->layout->source));
     }
     return 0;
 }

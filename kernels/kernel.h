@@ -71,6 +71,8 @@ size_t ciot_layout_bytes(const ciot_layout *l, int rows, int K);
 ciot_status ciot_layout_check(const ciot_layout *l, int rows, int K);
 /* Source bytes of a rows x K matrix in the layout's source format. */
 size_t ciot_source_bytes(ciot_format f, int rows, int K);
+/* "pq2_0", "ptq1_0": the name of the file format, as `ciot kernels` prints it (source=NAME). */
+const char *ciot_format_name(ciot_format f);
 /* Packs source blocks into the layout (a copy where the layout is the source). */
 ciot_status ciot_layout_pack(const ciot_layout *l, const void *src, void *dst, int rows, int K);
 double ciot_layout_bits_per_weight(const ciot_layout *l);

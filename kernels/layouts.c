@@ -45,6 +45,14 @@ size_t ciot_source_bytes(ciot_format f, int rows, int K) {
     return (size_t)rows * (size_t)(K / CIOT_QK) * block;
 }
 
+const char *ciot_format_name(ciot_format f) {
+    switch (f) {
+    case CIOT_FMT_PQ2_0: return "pq2_0";
+    case CIOT_FMT_PTQ1_0: return "ptq1_0";
+    }
+    return "unknown";
+}
+
 ciot_status ciot_layout_pack(const ciot_layout *l, const void *src, void *dst, int rows, int K) {
     ciot_status s = ciot_layout_check(l, rows, K);
     if (s != CIOT_OK) return s;

@@ -1,7 +1,7 @@
 # Formats, quantizers, repacks, CPU detection, the oracle and the ciot program.
 ciot_test(test_fp16 ${CMAKE_CURRENT_LIST_DIR}/test_fp16.c)
 ciot_test(test_golden ${CMAKE_CURRENT_LIST_DIR}/test_golden.c)
-target_compile_definitions(test_golden PRIVATE CIOT_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/../shared/data/golden")
+target_compile_definitions(test_golden PRIVATE CIOT_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/tests/data/golden")
 ciot_test(test_ptq1 ${CMAKE_CURRENT_LIST_DIR}/test_ptq1.c)
 ciot_test(test_repack ${CMAKE_CURRENT_LIST_DIR}/test_repack.c)
 ciot_test(test_cpu ${CMAKE_CURRENT_LIST_DIR}/test_cpu.c)
@@ -16,7 +16,8 @@ set_tests_properties(ciot_unknown_command PROPERTIES WILL_FAIL TRUE)
 add_test(NAME ciot_bad_cpu_mask COMMAND ciot kernels)
 set_tests_properties(ciot_bad_cpu_mask PROPERTIES ENVIRONMENT "CIOT_CPU=avx9" WILL_FAIL TRUE)
 add_test(NAME ciot_kernels_lists COMMAND ciot kernels)
-set_tests_properties(ciot_kernels_lists PROPERTIES PASS_REGULAR_EXPRESSION "t2p_gemv_ref\tavailable")
+set_tests_properties(ciot_kernels_lists PROPERTIES
+  PASS_REGULAR_EXPRESSION "t2p_gemv_ref\tavailable\tsource=pq2_0\n.*ptq1_0_gemv_ref\tavailable\tsource=ptq1_0\n")
 add_test(NAME ciot_check_quick COMMAND ciot check --quick)
 set_tests_properties(ciot_check_quick PROPERTIES PASS_REGULAR_EXPRESSION "[1-9][0-9]* passed, 0 failed")
 add_test(NAME ciot_run_no_args COMMAND ciot run)
