@@ -23,6 +23,7 @@ extern "C" {
 #include "cpu.h"
 #include "parallel.h"
 #include "pool.h"
+#include "prefetch.h"
 #include "probe_bw.h"
 #include "registry.h"
 #include "topo.h"
@@ -141,7 +142,7 @@ void run_case(benchmark::State &st, size_t idx) {
     long i = 0;
     double seconds = 0;
     for (auto _ : st) {
-        ciot_mm mm = {ciot_weight_ring_at(ring, i++), x, y.data(), c.rows, c.K, c.batch, c.rows};
+        ciot_mm mm = {ciot_weight_ring_at(ring, i++), x, y.data(), c.rows, c.K, c.batch, c.rows, CIOT_PREFETCH_DEFAULT};
         const uint64_t t0 = ciot_now_ns();
         ciot_run_parallel(p, c.k, &mm, CIOT_SPLIT_STATIC, 0);
         const double dt = double(ciot_now_ns() - t0) * 1e-9;

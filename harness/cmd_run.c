@@ -96,7 +96,7 @@ int ciot_cmd_run(int argc, char **argv) {
     } else {
         for (int s = 0; s < steps; s++) {
             k->act->quantize((const float *)xf + (size_t)s * K, xq, step_batch, K);
-            ciot_mm mm = {w, xq, y + (size_t)s * rows, rows, K, step_batch, rows};
+            ciot_mm mm = {w, xq, y + (size_t)s * rows, rows, K, step_batch, rows, 0};
             k->compute(&mm, 0, rows / k->layout->tile_rows);
         }
         if (ciot_write_atomic(ypath, y, sizeof(float) * (size_t)batch * rows, msg, sizeof msg) != CIOT_OK)

@@ -6,6 +6,7 @@
 #include "cpu.h"
 #include "fp16.h"
 #include "oracle.h"
+#include "prefetch.h"
 #include "registry.h"
 #include "testdata.h"
 
@@ -27,10 +28,12 @@ static int report(FILE *log, const ciot_kernel *k, const ciot_testdata *t, int u
  * every in-slice output against want[b * rows + n] and every other output still holds the sentinel. */
 static int check_slice(const ciot_kernel *k, const ciot_testdata *t, const void *w, const float *want, int unit,
                        ciot_pattern p, const char *what, int first, int count, float *y, FILE *log) {
+    /* the full slice runs with the prefetch policy on, the others with it off: neither may change a bit */
+    const size_t prefetch = strcmp(what, "full") ? 0 : CIOT_PREFETCH_DEFAULT;
     const int ldy = t->rows + 3, tr = k->layout->tile_rows;
     const size_t ny = (size_t)t->batch * ldy;
     for (size_t j = 0; j < ny; j++) memcpy(&y[j], &(uint32_t){SENTINEL}, 4);
-    ciot_mm mm = {w, t->x, y, t->rows, t->K, t->batch, ldy};
+    ciot_mm mm = {w, t->x, y, t->rows, t->K, t->batch, ldy, prefetch};
     k->compute(&mm, first, count);
     int bad = 0;
     for (int b = 0; b < t->batch; b++)
@@ -80,7 +83,7 @@ int ciot_oracle_case(const ciot_kernel *k, int rows, int K, int batch, int patte
             fprintf(log, "FAIL %s: reference '%s' is not registered\n", k->name, k->reference);
             ok = 0;
         } else if (ref != k) {
-            ciot_mm mm = {w, t.x, y, rows, K, batch, rows};
+            ciot_mm mm = {w, t.x, y, rows, K, batch, rows, 0};
             ref->compute(&mm, 0, tiles);
             memcpy(ref_out, y, sizeof(float) * nout);
             ok &= check_slice(k, &t, w, ref_out, unit, pattern, "vs-reference", 0, tiles, y, log);

@@ -10,12 +10,15 @@ typedef enum { CIOT_OP_GEMV, CIOT_OP_GEMM } ciot_op;
 
 /* One matrix product. w: packed weights in the kernel's layout; x: quantized activations in the
  * kernel's activation format (gemm: ceil(batch / 4) Q8_Kx4 groups, the last zero-padded);
- * y[b * ldy + n] receives activation row b, weight row n. A gemv reads batch 1 and y[n]. */
+ * y[b * ldy + n] receives activation row b, weight row n. A gemv reads batch 1 and y[n].
+ * prefetch: bytes ahead the kernel software-prefetches the weights it streams (prefetch.h), 0 for none;
+ * it changes no output bit. */
 typedef struct {
     const void *w;
     const void *x;
     float *y;
     int rows, K, batch, ldy;
+    size_t prefetch;
 } ciot_mm;
 
 /* Computes weight-row tiles [first, first + count) (tile = layout->tile_rows rows). Stateless. */

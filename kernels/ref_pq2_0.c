@@ -2,6 +2,7 @@
  * directly (code - 1) and dotted with its half of a Q8_K block; no activation sums. K % 256 == 0. */
 #include "formats.h"
 #include "kernel.h"
+#include "prefetch.h"
 #include "ref_common.h"
 
 static void pq2_0_gemv_ref(const ciot_mm *mm, int first, int count) {
@@ -11,6 +12,7 @@ static void pq2_0_gemv_ref(const ciot_mm *mm, int first, int count) {
         const block_pq2_0 *w = (const block_pq2_0 *)mm->w + (size_t)r * nb;
         float acc = 0.0f;
         for (int i = 0; i < nb; i++) {
+            ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
             const int8_t *a = x[i >> 1].qs + 128 * (i & 1);
             int32_t isum = 0;
             for (int k = 0; k < CIOT_QK; k++) isum += (ciot_pq2_code(&w[i], k) - 1) * a[k];

@@ -3,6 +3,7 @@
 #include <math.h>
 #include "fp16.h"
 #include "kernel.h"
+#include "prefetch.h"
 #include "quant.h"
 
 static void ptq1_0_gemv_ref(const ciot_mm *mm, int first, int count) {
@@ -12,6 +13,7 @@ static void ptq1_0_gemv_ref(const ciot_mm *mm, int first, int count) {
         const block_ptq1_0 *w = (const block_ptq1_0 *)mm->w + (size_t)r * nb;
         float acc[4] = {0, 0, 0, 0};
         for (int i = 0; i < nb; i++) {
+            ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
             const float dw = ciot_fp16_to_fp32(w[i].d);
             for (int q = 0; q < 4; q++) {
                 const block_q8_0 *y = &x[4 * i + q];

@@ -1,15 +1,17 @@
 /* Loops around the 4-row reference tiles: canonical float order per output, block by block. */
 #include <stdlib.h>
+#include "prefetch.h"
 #include "quant.h"
 #include "ref_common.h"
 #include "ref_tile4.h"
 
 /* T2X4 and T2P share the 136-byte block shape: fp16 d[4], then 128 code bytes. */
 static void tile(const block_t2x4 *w, int nb, const block_q8_K *const *rows, int nrows, float *out, int ldy,
-                 ciot_block_dot4 dot) {
+                 ciot_block_dot4 dot, size_t prefetch) {
     for (int b = 0; b < nrows; b++) {
         float acc[4] = {0, 0, 0, 0};
         for (int i = 0; i < nb; i++) {
+            ciot_prefetch(&w[i], sizeof w[i], prefetch);
             const block_q8_K *y = &rows[b][i >> 1];
             int32_t isum[4];
             dot(w[i].qs, y->qs + 128 * (i & 1), isum);
@@ -23,7 +25,7 @@ void ciot_ref_gemv4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot
     const int nb = mm->K / CIOT_QK;
     const block_q8_K *x = mm->x;
     for (int g = first; g < first + count; g++)
-        tile((const block_t2x4 *)mm->w + (size_t)g * nb, nb, &x, 1, mm->y + 4 * g, 0, dot);
+        tile((const block_t2x4 *)mm->w + (size_t)g * nb, nb, &x, 1, mm->y + 4 * g, 0, dot, mm->prefetch);
 }
 
 void ciot_ref_gemm4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot) {
@@ -40,7 +42,7 @@ void ciot_ref_gemm4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot
         }
         for (int g = first; g < first + count; g++)
             tile((const block_t2x4 *)mm->w + (size_t)g * nb, nb, rp, n, mm->y + (size_t)4 * bg * mm->ldy + 4 * g,
-                 mm->ldy, dot);
+                 mm->ldy, dot, mm->prefetch);
     }
     free(rows);
 }

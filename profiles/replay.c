@@ -343,7 +343,7 @@ uint64_t ciot_replay_token(ciot_replay *r, ciot_pool *p, ciot_dispatch d, ciot_r
     for (int s = 0; s < n; s++) {
         const ciot_replay_step *st = &steps[s];
         if (st->group != group) base = group_base(r, group = st->group);
-        step_job j = {r, {base + st->offset, r->xq, r->y, st->rows, st->K, r->o.batch, st->rows},
+        step_job j = {r, {base + st->offset, r->xq, r->y, st->rows, st->K, r->o.batch, st->rows, r->o.prefetch},
                       st->rows / l->tile_rows, {0}};
         const uint64_t s0 = timing ? ciot_now_ns() : 0;
         if (d == CIOT_DISPATCH_CHUNKS) {

@@ -29,6 +29,7 @@ typedef struct {
     size_t ring_bytes;          /* ring: the region's size (ciot_replay_ring_bytes gives the default) */
     int straggler;              /* thread delayed at every op, -1 for none */
     double straggler_us;
+    size_t prefetch;            /* the kernels' software prefetch, bytes ahead (0: off; ciot_mm.prefetch) */
 } ciot_replay_opts;
 
 /* One matvec as a dispatch runs it: one op, or in fused dispatch a run of fused ops. */

@@ -32,7 +32,7 @@ static void expected(const ciot_kernel *k, const void *src, const float *x, int 
     const int steps = k->op == CIOT_OP_GEMM ? 1 : batch, sb = k->op == CIOT_OP_GEMM ? batch : 1;
     for (int s = 0; s < steps; s++) {
         k->act->quantize(x + (size_t)s * K, q, sb, K);
-        ciot_mm mm = {w, q, y + (size_t)s * rows, rows, K, sb, rows};
+        ciot_mm mm = {w, q, y + (size_t)s * rows, rows, K, sb, rows, 0};
         ref->compute(&mm, 0, rows / ref->layout->tile_rows);
     }
     free(w), free(q);

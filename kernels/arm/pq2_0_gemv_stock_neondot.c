@@ -9,6 +9,7 @@
 #include <math.h>
 #include "formats.h"
 #include "kernel.h"
+#include "prefetch.h"
 #include "neon_helpers.h"
 
 static void pq2_0_gemv_stock_neondot(const ciot_mm *mm, int first, int count) {
@@ -34,6 +35,7 @@ static void pq2_0_gemv_stock_neondot(const ciot_mm *mm, int first, int count) {
         for (int q = 0; q < nb / 2; q++) {
             const block_q8_K *y = &x[q];
             for (int h = 0; h < 2; h++, w++) {
+                ciot_prefetch(w, sizeof *w, mm->prefetch);
                 int32x4_t sum = vdupq_n_s32(0);
                 /* int32 safe: 128 products of at most 2 * 127 (code 3 is +2) */
                 for (int half = 0; half < 2; half++) {

@@ -8,6 +8,7 @@
  * Preconditions: K % 128 == 0, batch 1, tile = 1 row. */
 #include "formats.h"
 #include "kernel.h"
+#include "prefetch.h"
 #include "neon_helpers.h"
 
 /* -1, 0, +1 from a byte already multiplied by 3^n: 0..85, 86..170, 171..255, as mask(v < 86) - mask(v >= 171).
@@ -35,6 +36,7 @@ static void ptq1_0_gemv_neondot(const ciot_mm *mm, int first, int count) {
         float32x4_t acc = vdupq_n_f32(0.0f);
         CIOT_MCA_BEGIN("ptq1_0_gemv_neondot");
         for (int i = 0; i < nb; i++, w++, y += 4) {
+            ciot_prefetch(w, sizeof *w, mm->prefetch);
             const uint8x16_t lo = vld1q_u8(w->qs), hi = vld1q_u8(w->qs + 12);
             const uint8x16_t mid = vqtbl1q_u8(hi, i_mid), last = vqtbl1q_u8(hi, i_last);
             const int8x16_t t[8] = {

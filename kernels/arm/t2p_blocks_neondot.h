@@ -10,6 +10,7 @@
 
 #include "formats.h"
 #include "neon_helpers.h"
+#include "prefetch.h"
 
 /* One 128-block: u . y for rows 0..3, u = w + 1 the stored code. */
 static inline int32x4_t ciot_t2p_block_uy(const block_t2p *w, const int8_t *a) {
@@ -38,10 +39,12 @@ static inline int32x4_t ciot_t2p_block_uy(const block_t2p *w, const int8_t *a) {
     return vpaddq_s32(t[0], t[1]);
 }
 
-/* Blocks 0 .. 2 nq - 1 of tile `w` against Q8_K blocks y[0 .. nq - 1]. */
-static inline float32x4_t ciot_t2p_blocks_neondot(const block_t2p *w, const block_q8_K *y, int nq, float32x4_t acc) {
+/* Blocks 0 .. 2 nq - 1 of tile `w` against Q8_K blocks y[0 .. nq - 1], prefetching `prefetch` bytes ahead. */
+static inline float32x4_t ciot_t2p_blocks_neondot(const block_t2p *w, const block_q8_K *y, int nq, float32x4_t acc,
+                                                  size_t prefetch) {
     for (int q = 0; q < nq; q++, y++)
         for (int h = 0; h < 2; h++, w++) {
+            ciot_prefetch(w, sizeof *w, prefetch);
             /* subtracting sum(y) turns u back into w */
             const int32_t ysum = vaddlvq_s16(vld1q_s16(y->bsums + 8 * h));
             const int32x4_t isum = vsubq_s32(ciot_t2p_block_uy(w, y->qs + 128 * h), vdupq_n_s32(ysum));

@@ -41,7 +41,7 @@ static void t2p_gemm_neondot(const ciot_mm *mm, int first, int count) {
                     float *out = mm->y + (size_t)(4 * g + r) * mm->ldy + 4 * t;
                     float32x4_t acc = k0 ? vld1q_f32(out) : vdupq_n_f32(0.0f);
                     CIOT_MCA_BEGIN("t2p_gemm_neondot");
-                    acc = ciot_t2p_blocks_neondot(w, rows[r], kn, acc);
+                    acc = ciot_t2p_blocks_neondot(w, rows[r], kn, acc, mm->prefetch);
                     CIOT_MCA_END();
                     vst1q_f32(out, acc);
                 }

@@ -8,6 +8,7 @@
  * Preconditions: K % 256 == 0, rows % 4 == 0, batch 1. */
 #include "formats.h"
 #include "kernel.h"
+#include "prefetch.h"
 #include "neon_helpers.h"
 
 static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
@@ -22,6 +23,7 @@ static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
         for (int q = 0; q < nb / 2; q++) {
             const block_q8_K *y = &x[q];
             for (int h = 0; h < 2; h++, w++) {
+                ciot_prefetch(w, sizeof *w, mm->prefetch);
                 int8x16_t act[8];
                 for (int j = 0; j < 8; j++) act[j] = vld1q_s8(y->qs + 128 * h + 16 * j);
                 /* per row r: a1 (slots 0 and 3), a4 (slot 1, values 4u), a16 (slot 2, values 16u);

@@ -6,16 +6,6 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-/* Streamed weights are prefetched this far ahead: one thread alone does not keep enough misses in flight
- * for DRAM while it also computes (measured +10..20 points of the read ceiling on Zen 5). */
-enum { CIOT_PREFETCH_AHEAD = 4096 };
-
-/* The two cache lines CIOT_PREFETCH_AHEAD bytes past p (a 136-byte block advances about two lines). */
-static inline void ciot_prefetch_ahead(const void *p) {
-    _mm_prefetch((const char *)p + CIOT_PREFETCH_AHEAD, _MM_HINT_NTA);
-    _mm_prefetch((const char *)p + CIOT_PREFETCH_AHEAD + 64, _MM_HINT_NTA);
-}
-
 /* Four fp16 scales widened exactly (F16C vcvtph2ps; fp16 subnormals become normal fp32). */
 static inline __m128 ciot_fp16x4(const uint16_t *d) { return _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)d)); }
 

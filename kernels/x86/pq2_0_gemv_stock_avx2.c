@@ -9,6 +9,7 @@
 #include "avx2_util.h"
 #include "formats.h"
 #include "kernel.h"
+#include "prefetch.h"
 
 /* Exact dot of one block's 128 weights (code - 1) with a[0..127]. */
 static inline int32_t block_isum(const uint8_t qs[32], const int8_t *a) {
@@ -42,6 +43,7 @@ static void pq2_0_gemv_stock_avx2(const ciot_mm *mm, int first, int count) {
         const block_pq2_0 *w = (const block_pq2_0 *)mm->w + (size_t)r * nb;
         __m128 acc = _mm_setzero_ps();
         for (int i = 0; i < nb; i++) {
+            ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
             const block_q8_K *y = &x[i >> 1];
             const int32_t isum = block_isum(w[i].qs, y->qs + 128 * (i & 1));
             const __m128 scale = _mm_mul_ss(_mm_set_ss(_cvtsh_ss(w[i].d)), _mm_set_ss(y->d));

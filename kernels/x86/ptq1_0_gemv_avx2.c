@@ -11,6 +11,7 @@
 #include "avx2_util.h"
 #include "formats.h"
 #include "kernel.h"
+#include "prefetch.h"
 
 /* Weights w = trit - 1 of 16 lanes: b (zero-extended bytes) times per-lane 3^n << 8 in p. */
 static inline __m256i trits_minus1(__m256i b, __m256i p) {
@@ -53,6 +54,7 @@ static void ptq1_0_gemv_avx2(const ciot_mm *mm, int first, int count) {
         const block_ptq1_0 *w = (const block_ptq1_0 *)mm->w + (size_t)r * nb;
         __m128 acc = _mm_setzero_ps();
         for (int i = 0; i < nb; i++) {
+            ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
             const block_q8_0 *y = &x[4 * i];
             const __m128 dy = _mm_cvtph_ps(_mm_setr_epi16((short)y[0].d, (short)y[1].d, (short)y[2].d, (short)y[3].d, 0, 0, 0, 0));
             const __m128 scale = _mm_mul_ps(dy, _mm_set1_ps(_cvtsh_ss(w[i].d)));

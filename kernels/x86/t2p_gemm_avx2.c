@@ -8,6 +8,7 @@
  * full tile (its padding rows are zero); only real rows are written. Needs K % 256 == 0; F16C. */
 #include "formats.h"
 #include "kernel.h"
+#include "prefetch.h"
 #include "tile4x4_avx2.h"
 
 /* One 128-block (half h of the Q8_Kx4 block xb): 4 * (u . y) for the 16 (weight row, activation row)
@@ -48,6 +49,7 @@ static void t2p_gemm_avx2(const ciot_mm *mm, int first, int count) {
             const block_q8_Kx4 *xg = x + (size_t)bg * nbk;
             __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
             for (int i = 0; i < nb; i++) {
+                ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
                 __m256i s01, s23;
                 block_dot4x4(w[i].qs, &xg[i >> 1], i & 1, &s01, &s23);
                 ciot_tile4x4_step(acc, s01, s23, &xg[i >> 1], i & 1, w[i].d);

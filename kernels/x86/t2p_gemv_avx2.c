@@ -9,6 +9,7 @@
  * Per row, isum is exact, then fmaf((float) isum, fp32(d) * d_y, acc). K % 256 == 0; F16C scales. */
 #include "act_t2p_avx2.h"
 #include "kernel.h"
+#include "prefetch.h"
 
 /* 4 * (u . y) of the four rows of one block, u the codes 0..3, as [r0 r1 r2 r3]. */
 static inline __m128i block_dot4x(const uint8_t *qs, const ciot_t2p_act *a) {
@@ -47,7 +48,7 @@ static void t2p_gemv_avx2(const ciot_mm *mm, int first, int count) {
             for (int t = 0; t < nt; t++) {
                 const block_t2p *w = (const block_t2p *)mm->w + (size_t)(t0 + t) * nb + i0;
                 for (int i = 0; i < n; i++) {
-                    ciot_prefetch_ahead(&w[i]);
+                    ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
                     /* 4 * (u.y - sum y) = 4 * isum exactly; the shift divides it back */
                     const __m128i isum = _mm_srai_epi32(_mm_sub_epi32(block_dot4x(w[i].qs, &act[i]), act[i].ysum4), 2);
                     const __m128 scale = _mm_mul_ps(ciot_fp16x4(w[i].d), _mm_set1_ps(act[i].d));

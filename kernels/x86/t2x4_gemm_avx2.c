@@ -8,6 +8,7 @@
  * rows are zero); only real rows are written. Needs K % 256 == 0; F16C. */
 #include "formats.h"
 #include "kernel.h"
+#include "prefetch.h"
 #include "tile4x4_avx2.h"
 
 /* Slot s of a T2X4 ymm as 4u (bits 2..3 of each byte; 16-bit shifts never carry into bits 2..3). */
@@ -59,6 +60,7 @@ static void t2x4_gemm_avx2(const ciot_mm *mm, int first, int count) {
             const block_q8_Kx4 *xg = x + (size_t)bg * nbk;
             __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
             for (int i = 0; i < nb; i++) {
+                ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
                 __m256i s01, s23;
                 block_dot4x4(w[i].qs, &xg[i >> 1], i & 1, &s01, &s23);
                 ciot_tile4x4_step(acc, s01, s23, &xg[i >> 1], i & 1, w[i].d);

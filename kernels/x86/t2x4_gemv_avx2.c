@@ -9,6 +9,7 @@
 #include "avx2_util.h"
 #include "formats.h"
 #include "kernel.h"
+#include "prefetch.h"
 
 /* 4 * (u . y) of rows r, r + 1 (u the codes 0..3): int32 [r x4 | r+1 x4]. */
 static inline __m256i rowpair_dot4x(const uint8_t *qs, int r, const __m256i a[2][4]) {
@@ -35,7 +36,7 @@ static void t2x4_gemv_avx2(const ciot_mm *mm, int first, int count) {
         const block_t2x4 *w = (const block_t2x4 *)mm->w + (size_t)tile * nb;
         __m128 acc = _mm_setzero_ps();
         for (int i = 0; i < nb; i++) {
-            ciot_prefetch_ahead(&w[i]);
+            ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
             const block_q8_K *y = &x[i >> 1];
             const int8_t *q = y->qs + 128 * (i & 1);
             __m256i a[2][4];
