@@ -1,10 +1,12 @@
-// ciot bench: registers Google Benchmark cases from the kernel registry. Each case times one pooled
-// call (manual time, wall clock) over rotating weight copies so every call starts cold, and reports
-// Gweights/s, GB/s of packed weights, GMAC/s (gemm) and the share of the read ceiling measured by the
-// DRAM probe at the same thread count in this process.
+// ciot bench: registers Google Benchmark cases from the kernel registry. Each repetition of a case is one
+// read-probe sample and the kernel's timed calls, on the same pool, alternating which goes first
+// (measure.h); the kernel's calls rotate through copies of the weights in a region of at least
+// max(4 x LLC, 1 GiB) so every call starts cold. Counters per repetition: Gweights/s, GB/s of packed
+// weights, GMAC/s (gemm), the paired probe's GB/s and the ratio; bench_report.cc prints and writes them.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,65 +16,46 @@
 #include <tuple>
 #include <vector>
 
+#include <regex.h>
 #include <unistd.h>
+
+#include "bench_run.h"
 
 extern "C" {
 #include "bench.h"
 #include "bigbuf.h"
-#include "context.h"
+#include "cli.h"
 #include "cpu.h"
 #include "parallel.h"
-#include "pool.h"
-#include "prefetch.h"
-#include "probe_bw.h"
 #include "registry.h"
 #include "topo.h"
-#include "topology.h"
-#include "weights.h"
 }
+
+using namespace ciot_bench;
 
 namespace {
 
-struct Options {
-    int gemv_rows = 32768, gemv_k = 8192, gemm_rows = 17408, gemm_k = 5120;
-    std::vector<int> batches{4, 64};
-    std::vector<int> threads;
-    std::vector<std::string> kernels;   // substrings; empty = all available
-    int refs = 1;                       // 0 none, 1 gemv references only, 2 all
-    bool spawn = true, pin = true;
-    size_t working_set = 0;             // 0 = max(4 x LLC, 1 GiB)
-    size_t ceiling_bytes = size_t(1) << 30;
-};
-
-struct Case {
-    const ciot_kernel *k;
-    int rows, K, batch, threads;
-    ciot_pool_kind kind;
-    std::string name;
-    std::vector<double> gw, gbs, gmacs;   // per repetition, filled by the reporter
-    std::map<std::string, std::map<std::string, double>> aggregates;   // "median" -> counter -> value
-    double ceiling = 0;
-    int reps = 0;
-};
-
-// State shared by the cases, built lazily so nothing long happens before a case runs.
-struct Shared {
+// State shared by the cases of this run.
+struct Run {
     Options opt;
     std::vector<Case> cases;
+    std::vector<Overhead> overheads;
     ciot_pool *pool = nullptr;
     ciot_pool_kind kind = CIOT_POOL_PERSISTENT;
     int pool_threads = 0;
+    ciot_pool_info info{};
     ciot_weight_region region{};
+    ciot_ruler ruler{};
     std::map<std::tuple<const ciot_layout *, int, int>, ciot_weight_ring> rings;
     std::map<std::tuple<const ciot_act_format *, int, int>, std::vector<unsigned char>> acts;
-    std::map<int, double> ceiling;   // threads -> median read GB/s
-    std::string pool_note;
-    ~Shared() {
+    int done = 0, total = 0;          // progress over every case repetition
+    ~Run() {
         if (pool) ciot_pool_destroy(pool);
         ciot_weight_region_free(&region);
+        ciot_ruler_free(&ruler);
     }
 };
-Shared *g;
+Run *g;
 
 // One pool alive at a time: idle spinning workers of a second pool would steal the cores.
 ciot_pool *acquire_pool(ciot_pool_kind kind, int threads) {
@@ -82,32 +65,14 @@ ciot_pool *acquire_pool(ciot_pool_kind kind, int threads) {
     ciot_pool_opts o = {threads, g->opt.pin ? 1 : 0, 0, 0};
     if (ciot_pool_create(kind, &o, &g->pool) != CIOT_OK) return nullptr;
     g->kind = kind, g->pool_threads = threads;
-    ciot_pool_info info;
-    ciot_pool_get_info(g->pool, &info);
-    g->pool_note = std::string(info.pinned ? "pinned" : "not pinned") + ", " + info.priority;
+    ciot_pool_get_info(g->pool, &g->info);
     return g->pool;
-}
-
-double read_ceiling(int threads) {
-    auto it = g->ceiling.find(threads);
-    if (it != g->ceiling.end()) return it->second;
-    ciot_pool *p = acquire_pool(CIOT_POOL_PERSISTENT, threads);
-    void *buf = nullptr;
-    double gbs = 0;
-    if (p && ciot_bw_buffer_alloc(p, g->opt.ceiling_bytes, 1, &buf) == CIOT_OK) {
-        ciot_bw_result r;
-        if (ciot_bw_measure(p, CIOT_BW_READ, buf, g->opt.ceiling_bytes, 5, &r) == CIOT_OK) gbs = r.median_gbs;
-        ciot_bw_buffer_free(buf, g->opt.ceiling_bytes);
-    }
-    g->ceiling[threads] = gbs;
-    return gbs;
 }
 
 const ciot_weight_ring *ring_for(const ciot_layout *l, int rows, int K) {
     auto key = std::make_tuple(l, rows, K);
     auto it = g->rings.find(key);
     if (it != g->rings.end()) return &it->second;
-    if (!g->region.base && ciot_weight_region_make(g->opt.working_set, &g->region) != CIOT_OK) return nullptr;
     ciot_weight_ring r;
     if (ciot_weight_ring_view(&g->region, l, rows, K, &r) != CIOT_OK) return nullptr;
     return &(g->rings[key] = r);
@@ -124,217 +89,158 @@ const void *acts_for(const ciot_act_format *a, int batch, int K) {
     return (g->acts[key] = std::move(q)).data();
 }
 
+// One pooled call of the case's kernel on the next cold copy of its weights; seconds.
+double call(Case &c, ciot_pool *p) {
+    ciot_mm mm = {ciot_weight_ring_next(&g->region, c.ring), c.x, c.y.data(), c.rows, c.K, c.batch, c.rows,
+                  g->opt.prefetch};
+    const uint64_t t0 = ciot_now_ns();
+    ciot_run_parallel(p, c.k, &mm, CIOT_SPLIT_STATIC, 0);
+    return double(ciot_now_ns() - t0) * 1e-9;
+}
+
 void run_case(benchmark::State &st, size_t idx) {
     Case &c = g->cases[idx];
-    const double ceiling = read_ceiling(c.threads);
-    const ciot_weight_ring *ring = ring_for(c.k->layout, c.rows, c.K);
-    if (!ring) {
-        st.SkipWithError("the weight region does not fit in memory (lower --working-set)");
-        return;
-    }
-    const void *x = acts_for(c.k->act, c.batch, c.K);
-    std::vector<float> y(size_t(c.batch) * c.rows);
     ciot_pool *p = acquire_pool(c.kind, c.threads);
     if (!p) {
         st.SkipWithError("cannot create the thread pool");
         return;
     }
-    long i = 0;
-    double seconds = 0;
+    const bool probe_first = ciot_probe_first(int(c.reps.size()));
+    double probe = 0, seconds = 0;
+    if (probe_first && ciot_ruler_sample(&g->ruler, p, &probe) != CIOT_OK) {
+        st.SkipWithError("the read probe failed");
+        return;
+    }
     for (auto _ : st) {
-        ciot_mm mm = {ciot_weight_ring_at(ring, i++), x, y.data(), c.rows, c.K, c.batch, c.rows, CIOT_PREFETCH_DEFAULT};
-        const uint64_t t0 = ciot_now_ns();
-        ciot_run_parallel(p, c.k, &mm, CIOT_SPLIT_STATIC, 0);
-        const double dt = double(ciot_now_ns() - t0) * 1e-9;
+        const double dt = call(c, p);
         st.SetIterationTime(dt);
         seconds += dt;
     }
-    benchmark::DoNotOptimize(y.data());
-    const double weights = double(c.rows) * c.K * c.batch * double(st.iterations());
-    const double bytes = double(ring->bytes) * double(st.iterations());
+    if (!probe_first && ciot_ruler_sample(&g->ruler, p, &probe) != CIOT_OK) {
+        st.SkipWithError("the read probe failed");
+        return;
+    }
+    const double calls = double(st.iterations()), weights = double(c.rows) * c.K * c.batch * calls;
+    const double kernel_gbs = double(c.ring->bytes) * calls / seconds * 1e-9;
+    const ciot_pair pair = ciot_pair_of(kernel_gbs, probe, probe_first);
+    c.reps.push_back(Rep{seconds, weights / seconds * 1e-9, kernel_gbs, probe, pair.ratio, probe_first});
     st.counters["Gweights/s"] = weights / seconds * 1e-9;
-    st.counters["GB/s"] = bytes / seconds * 1e-9;
+    st.counters["GB/s"] = kernel_gbs;
     if (c.k->op == CIOT_OP_GEMM) st.counters["GMAC/s"] = weights / seconds * 1e-9;
-    st.counters["ceiling_GB/s"] = ceiling;
-    st.counters["pct_ceiling"] = ceiling > 0 ? 100.0 * bytes / seconds * 1e-9 / ceiling : 0;
-    st.SetLabel(std::string(c.kind == CIOT_POOL_PERSISTENT ? "persistent" : "spawn") + " pool, " +
-                std::to_string(ring->copies) + " rotating weight copies");
+    st.counters["probe_GB/s"] = probe;
+    st.counters["pct_ceiling"] = 100 * pair.ratio;
+    std::string label = std::string(pool_name(c.kind)) + " pool";
+    if (pair.ratio > 1) label += " [ratio > 100%: " CIOT_RATIO_FLAG "]";
+    if (ciot_cache_resident(g->region.bytes)) label += " [" CIOT_CACHE_FLAG "]";
+    st.SetLabel(label);
+    fprintf(stderr, "ciot bench: [%d/%d] %s rep %zu: %.1f Gweights/s, %.2f GB/s, probe %.2f GB/s, %.0f%%%s\n",
+            ++g->done, g->total, c.name.c_str(), c.reps.size(), weights / seconds * 1e-9, kernel_gbs, probe,
+            100 * pair.ratio, pair.ratio > 1 ? " (flagged: > 100%)" : "");
 }
 
 void empty_task(void *, int, int) {}
 
 // The cost of one pooled call with no work: publish, wake, run nothing, barrier (persistent), or
 // create and join the threads (spawn).
-void run_empty_job(benchmark::State &st, ciot_pool_kind kind, int threads) {
-    ciot_pool *p = acquire_pool(kind, threads);
+void run_empty_job(benchmark::State &st, size_t idx) {
+    Overhead &o = g->overheads[idx];
+    ciot_pool *p = acquire_pool(o.kind, o.threads);
     if (!p) {
         st.SkipWithError("cannot create the thread pool");
         return;
     }
+    double seconds = 0;
     for (auto _ : st) {
         const uint64_t t0 = ciot_now_ns();
         ciot_pool_run(p, empty_task, nullptr);
-        st.SetIterationTime(double(ciot_now_ns() - t0) * 1e-9);
+        const double dt = double(ciot_now_ns() - t0) * 1e-9;
+        st.SetIterationTime(dt);
+        seconds += dt;
     }
-    st.SetLabel(kind == CIOT_POOL_PERSISTENT ? "persistent pool" : "spawn pool");
-}
-
-// Forwards to the display reporter and keeps each repetition's counters (or, when the display shows
-// aggregates only, the median / min / max aggregates) for the summary.
-class Collector : public benchmark::BenchmarkReporter {
-  public:
-    explicit Collector(benchmark::BenchmarkReporter *out) : out_(out) {}
-    bool ReportContext(const Context &c) override { return out_->ReportContext(c); }
-    void ReportRuns(const std::vector<Run> &runs) override {
-        for (const Run &r : runs) {
-            if (r.error_occurred) continue;
-            for (Case &c : g->cases) {
-                if (c.name != r.run_name.function_name) continue;
-                auto get = [&](const char *k) { auto it = r.counters.find(k); return it == r.counters.end() ? 0.0 : double(it->second); };
-                if (r.run_type == Run::RT_Aggregate) {
-                    for (auto &kv : r.counters) c.aggregates[r.aggregate_name][kv.first] = double(kv.second);
-                    c.reps = int(r.repetitions);
-                    continue;
-                }
-                c.gw.push_back(get("Gweights/s"));
-                c.gbs.push_back(get("GB/s"));
-                c.gmacs.push_back(get("GMAC/s"));
-                c.ceiling = get("ceiling_GB/s");
-            }
-        }
-        out_->ReportRuns(runs);
-    }
-    void Finalize() override { out_->Finalize(); }
-
-  private:
-    benchmark::BenchmarkReporter *out_;
-};
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-int usage(FILE *f, int code) {
-    fprintf(f,
-            "usage: ciot bench [options] [Google Benchmark flags]\n"
-            "  --shape RxK          gemv matrix (default 32768x8192)\n"
-            "  --gemm-shape RxK     gemm matrix (default 17408x5120)\n"
-            "  --batches LIST       gemm activation rows (default 4,64)\n"
-            "  --threads LIST       thread counts (default 1 .. cores)\n"
-            "  --kernels LIST       kernels whose name contains one of these (default: every available one)\n"
-            "  --refs none|gemv|all scalar references to include (default gemv)\n"
-            "  --no-spawn           leave out the spawn-per-call pool comparison\n"
-            "  --no-pin             do not pin threads\n"
-            "  --working-set BYTES  the weight region the copies rotate through (default max(4 x LLC, 1G),\n"
-            "                       at most 40%% of available memory)\n"
-            "  --ceiling-size BYTES buffer of the read-ceiling probe (default 1G)\n"
-            "  --json FILE          shorthand for --benchmark_out=FILE --benchmark_out_format=json\n"
-            "Defaults given to Google Benchmark unless set: --benchmark_repetitions=5,\n"
-            "--benchmark_enable_random_interleaving=true, --benchmark_display_aggregates_only=true.\n"
-            "Results files are written to a temporary name and renamed when the run completes.\n");
-    return code;
-}
-
-bool parse_size(const char *s, size_t *out) {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || v <= 0) return false;
-    switch (*end) {
-    case 'k': case 'K': v *= 1024, end++; break;
-    case 'm': case 'M': v *= 1048576, end++; break;
-    case 'g': case 'G': v *= 1073741824.0, end++; break;
-    default: break;
-    }
-    if (*end == 'i' || *end == 'B') end++;
-    if (*end == 'B') end++;
-    if (*end) return false;
-    *out = size_t(v);
-    return true;
-}
-
-bool parse_shape(const char *s, int *r, int *k) {
-    char x;
-    return sscanf(s, "%d%c%d", r, &x, k) == 3 && (x == 'x' || x == 'X') && *r > 0 && *k > 0;
-}
-
-bool parse_list(const char *s, std::vector<int> *out) {
-    out->clear();
-    for (const char *p = s; *p;) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v <= 0 || v > 4096) return false;
-        out->push_back(int(v));
-        p = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return false;
-    }
-    return !out->empty();
+    o.us.push_back(seconds / double(st.iterations()) * 1e6);
+    st.SetLabel(std::string(pool_name(o.kind)) + " pool");
 }
 
 bool is_ref(const ciot_kernel *k) { return k->features == 0 && !strcmp(k->name, k->reference); }
 
-}  // namespace
-
-extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int max, int *n) {
-    if (n) *n = 0;
-    std::unique_ptr<Shared> shared(new Shared);
-    g = shared.get();
-    Options &o = g->opt;
-    std::vector<std::string> passthrough{"ciot bench"};
-    std::string out_path, out_tmp;
-    bool have_reps = false, have_interleave = false, have_aggr = false;
-    for (int i = 1; i < argc; i++) {
-        const std::string a = argv[i];
-        auto value = [&](const char *opt) -> const char * {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "ciot bench: %s needs a value\n", opt);
-                return nullptr;
-            }
-            return argv[++i];
-        };
-        const char *v = nullptr;
-        if (a == "--help" || a == "-h") return usage(stdout, 0);
-        else if (a == "--shape") { if (!(v = value("--shape")) || !parse_shape(v, &o.gemv_rows, &o.gemv_k)) return fprintf(stderr, "ciot bench: --shape takes RxK, e.g. 32768x8192\n"), 2; }
-        else if (a == "--gemm-shape") { if (!(v = value("--gemm-shape")) || !parse_shape(v, &o.gemm_rows, &o.gemm_k)) return fprintf(stderr, "ciot bench: --gemm-shape takes RxK\n"), 2; }
-        else if (a == "--batches") { if (!(v = value("--batches")) || !parse_list(v, &o.batches)) return fprintf(stderr, "ciot bench: --batches takes positive numbers, e.g. 4,64\n"), 2; }
-        else if (a == "--threads") { if (!(v = value("--threads")) || !parse_list(v, &o.threads)) return fprintf(stderr, "ciot bench: --threads takes thread counts of at least 1, e.g. 1,2\n"), 2; }
-        else if (a == "--kernels") {
-            if (!(v = value("--kernels"))) return 2;
-            for (const char *p = v; *p;) { const char *e = strchr(p, ','); o.kernels.emplace_back(p, e ? size_t(e - p) : strlen(p)); p = e ? e + 1 : p + strlen(p); }
-        } else if (a == "--refs") {
-            if (!(v = value("--refs"))) return 2;
-            if (!strcmp(v, "none")) o.refs = 0; else if (!strcmp(v, "gemv")) o.refs = 1; else if (!strcmp(v, "all")) o.refs = 2;
-            else return fprintf(stderr, "ciot bench: --refs takes none, gemv or all\n"), 2;
-        } else if (a == "--no-spawn") o.spawn = false;
-        else if (a == "--no-pin") o.pin = false;
-        else if (a == "--working-set") { if (!(v = value("--working-set")) || !parse_size(v, &o.working_set)) return fprintf(stderr, "ciot bench: --working-set takes a size such as 2G\n"), 2; }
-        else if (a == "--ceiling-size") { if (!(v = value("--ceiling-size")) || !parse_size(v, &o.ceiling_bytes)) return fprintf(stderr, "ciot bench: --ceiling-size takes a size such as 1G\n"), 2; }
-        else if (a == "--json") { if (!(v = value("--json"))) return 2; out_path = v; passthrough.push_back("--benchmark_out_format=json"); }
-        else if (a.rfind("--benchmark_out=", 0) == 0) out_path = a.substr(16);
-        else {
-            have_reps |= a.rfind("--benchmark_repetitions", 0) == 0;
-            have_interleave |= a.rfind("--benchmark_enable_random_interleaving", 0) == 0;
-            have_aggr |= a.rfind("--benchmark_display_aggregates_only", 0) == 0 || a.rfind("--benchmark_report_aggregates_only", 0) == 0;
-            if (a.rfind("--benchmark_", 0) != 0) {
-                fprintf(stderr, "ciot bench: unknown option '%s'\n", argv[i]);
-                return usage(stderr, 2);
-            }
-            passthrough.push_back(a);
+// Options; returns -1 when the run should go on, else the exit code. GB flags are collected in passthrough.
+int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &passthrough) {
+    const char *kernels = nullptr, *json = nullptr;
+    int refs = 1, no_spawn = 0, no_pin = 0, prefetch_off = 0, pages_small = 0, rep_ms = 100;
+    ciot_int_list batches{}, threads{};
+    const ciot_opt opts[] = {
+        {"--shape", CIOT_OPT_SHAPE, &o.gemv, 1, 1 << 28, nullptr, "RxK", "gemv matrix (default 32768x8192)", nullptr},
+        {"--gemm-shape", CIOT_OPT_SHAPE, &o.gemm, 1, 1 << 28, nullptr, "RxK", "gemm matrix (default 17408x5120)", nullptr},
+        {"--batches", CIOT_OPT_INT_LIST, &batches, 1, 4096, nullptr, "LIST", "gemm activation rows (default 4,64)", nullptr},
+        {"--threads", CIOT_OPT_INT_LIST, &threads, 1, 1024, nullptr, "LIST", "thread counts, e.g. 1,2 or 1-4 (default 1 .. cores)", nullptr},
+        {"--kernels", CIOT_OPT_STRING, &kernels, 0, 0, nullptr, "LIST",
+         "kernels whose name contains one of these comma-separated words (default: every\navailable one)", nullptr},
+        {"--refs", CIOT_OPT_CHOICE, &refs, 0, 0, "none|gemv|all", "none|gemv|all",
+         "scalar references to include when --kernels is not given (default gemv)", nullptr},
+        {"--reps", CIOT_OPT_INT, &o.reps, 1, 1000, nullptr, "N", "repetitions, each paired with a probe sample (default 5)", nullptr},
+        {"--rep-ms", CIOT_OPT_INT, &rep_ms, 1, 60000, nullptr, "MS",
+         "a kernel repetition lasts at least MS (calls sized in a warm-up; default 100)", nullptr},
+        {"--prefetch", CIOT_OPT_CHOICE, &prefetch_off, 0, 0, "on|off", "on|off",
+         "software prefetch of the weights, for every kernel and the probe alike (default on,\n4 KiB ahead)", nullptr},
+        {"--pages", CIOT_OPT_CHOICE, &pages_small, 0, 0, "huge|small", "huge|small",
+         "page policy of the weights and the probe buffer alike (default huge: transparent\nhuge pages requested)", nullptr},
+        {"--working-set", CIOT_OPT_SIZE, &o.working_set, 1 << 20, 1e18, nullptr, "BYTES",
+         "the weight region the copies rotate through (default max(4 x LLC, 1G)); below\n4 x LLC the cases are labelled cache-resident", nullptr},
+        {"--ceiling-size", CIOT_OPT_SIZE, &o.ceiling_bytes, 1 << 20, 1e18, nullptr, "BYTES",
+         "the probe buffer (default and minimum max(4 x LLC, 1G))", nullptr},
+        {"--no-spawn", CIOT_OPT_FLAG, &no_spawn, 0, 0, nullptr, nullptr, "leave out the spawn-per-call pool comparison", nullptr},
+        {"--no-pin", CIOT_OPT_FLAG, &no_pin, 0, 0, nullptr, nullptr, "do not pin threads", nullptr},
+        {"--json", CIOT_OPT_STRING, &json, 0, 0, nullptr, "FILE", "every case and repetition as JSON (results/SCHEMA.md)", nullptr},
+    };
+    const ciot_cmdline c = {
+        "bench", "[options] [Google Benchmark flags]",
+        "Google Benchmark runs of every available kernel: gemv, and gemm per batch, per thread count, on the\n"
+        "persistent pool and (gemv) the spawn-per-call pool. Every repetition pairs the kernel with a read-probe\n"
+        "sample on the same pool; the ratio is taken per repetition. Google Benchmark flags pass through, except\n"
+        "those ciot sets itself (--benchmark_repetitions: use --reps; --benchmark_min_time: use --rep-ms).\n",
+        opts, int(sizeof opts / sizeof opts[0]), "--benchmark_", 0};
+    std::vector<char *> rest(size_t(argc) + 1);
+    int n_rest = 0;
+    int rc = ciot_opts_parse(&c, argc, argv, rest.data(), &n_rest);
+    if (rc >= 0) return rc;
+    for (int i = 0; i < n_rest; i++) {
+        const std::string a = rest[size_t(i)];
+        for (const char *own : {"--benchmark_repetitions", "--benchmark_min_time", "--benchmark_min_warmup_time"})
+            if (a.rfind(own, 0) == 0)
+                return ciot_opts_fail(&c, "%s is set by ciot bench itself (use --reps and --rep-ms)", own);
+        passthrough.push_back(a);
+    }
+    if (kernels)
+        for (const char *p = kernels; *p;) {
+            const char *e = strchr(p, ',');
+            const std::string word(p, e ? size_t(e - p) : strlen(p));
+            if (word.empty()) return ciot_opts_fail(&c, "--kernels '%s' has an empty name", kernels);
+            o.kernels.push_back(word);
+            p = e ? e + 1 : p + strlen(p);
         }
-    }
-    ciot_topology topo;
-    ciot_topology_read(&topo);
-    if (o.threads.empty())
-        for (int t = 1; t <= topo.cores; t++) o.threads.push_back(t);
-    if (!o.working_set) {
-        int level;
-        o.working_set = std::max(4 * ciot_topo_llc_bytes(&level), size_t(1) << 30);
-        const size_t avail = ciot_mem_available();
-        if (avail) o.working_set = std::min(o.working_set, avail / 10 * 4);
-    }
+    if (batches.n) o.batches = batches;
+    else o.batches.v[0] = 4, o.batches.v[1] = 64, o.batches.n = 2;
+    o.threads = threads;
+    o.refs = refs, o.spawn = !no_spawn, o.pin = !no_pin, o.huge = !pages_small;
+    o.prefetch = prefetch_off ? 0 : CIOT_PREFETCH_DEFAULT;
+    o.rep_seconds = rep_ms * 1e-3;
+    if (json) o.json = json;
+    const size_t cold = ciot_cold_bytes();
+    char b1[32];
+    if (o.ceiling_bytes && o.ceiling_bytes < cold)
+        return ciot_opts_fail(&c, "--ceiling-size must be at least max(4 x LLC, 1G) = %s: a smaller probe buffer "
+                                  "would measure the cache", ciot_format_bytes(cold, b1, sizeof b1));
+    return -1;
+}
 
-    // Cases from the registry; every refusal is reported before any long work starts.
+// Cases from the registry, filtered; returns -1 when fine, else the exit code (message printed).
+int make_cases(const std::string &filter) {
+    Options &o = g->opt;
+    regex_t re;
+    if (!filter.empty() && regcomp(&re, filter.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
+        fprintf(stderr, "ciot bench: --benchmark_filter '%s' is not a regular expression\n", filter.c_str());
+        return 2;
+    }
     const unsigned cpu = ciot_cpu_features();
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *k = ciot_kernel_at(i);
@@ -343,44 +249,137 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
         if (!wanted || ciot_kernel_missing(k, cpu)) continue;
         if (o.kernels.empty() && is_ref(k) && (o.refs == 0 || (o.refs == 1 && k->op == CIOT_OP_GEMM))) continue;
         const bool gemm = k->op == CIOT_OP_GEMM;
-        const int R = gemm ? o.gemm_rows : o.gemv_rows, K = gemm ? o.gemm_k : o.gemv_k;
-        if (ciot_layout_check(k->layout, R, K) != CIOT_OK) {
-            fprintf(stderr, "ciot bench: %s cannot take %dx%d (rows must be a multiple of %d, K of %d)\n", k->name, R, K,
-                    k->layout->tile_rows, k->layout->k_multiple);
+        const ciot_shape s = gemm ? o.gemm : o.gemv;
+        if (ciot_layout_check(k->layout, s.rows, s.K) != CIOT_OK) {
+            fprintf(stderr, "ciot bench: %s cannot take %dx%d (rows must be a multiple of %d, K of %d)\n", k->name, s.rows,
+                    s.K, k->layout->tile_rows, k->layout->k_multiple);
+            if (!filter.empty()) regfree(&re);
             return 2;
         }
-        for (int b : gemm ? o.batches : std::vector<int>{1})
-            for (int t : o.threads)
+        const std::vector<int> batches = gemm ? std::vector<int>(o.batches.v, o.batches.v + o.batches.n) : std::vector<int>{1};
+        for (int b : batches)
+            for (int ti = 0; ti < o.threads.n; ti++)
                 for (int pk = 0; pk < (o.spawn && !gemm ? 2 : 1); pk++) {
-                    Case c{k, R, K, b, t, pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT, "", {}, {}, {}, {}, 0, 0};
-                    c.name = std::string(k->name) + "/" + std::to_string(R) + "x" + std::to_string(K) +
-                             (gemm ? "/batch:" + std::to_string(b) : "") + "/threads:" + std::to_string(t) +
-                             (pk ? "/spawn" : "/persistent");
-                    g->cases.push_back(c);
+                    Case c{};
+                    c.k = k, c.rows = s.rows, c.K = s.K, c.batch = b, c.threads = o.threads.v[ti];
+                    c.kind = pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT;
+                    c.name = std::string(k->name) + "/" + std::to_string(s.rows) + "x" + std::to_string(s.K) +
+                             (gemm ? "/batch:" + std::to_string(b) : "") + "/threads:" + std::to_string(c.threads) +
+                             "/" + pool_name(c.kind);
+                    if (filter.empty() || regexec(&re, c.name.c_str(), 0, nullptr, 0) == 0) g->cases.push_back(c);
                 }
     }
+    for (int ti = 0; ti < o.threads.n; ti++)
+        for (int pk = 0; pk < (o.spawn ? 2 : 1); pk++) {
+            const ciot_pool_kind kind = pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT;
+            Overhead ov{o.threads.v[ti], kind, "pool_empty_job/threads:" + std::to_string(o.threads.v[ti]) + "/" + pool_name(kind), {}};
+            if (filter.empty() || regexec(&re, ov.name.c_str(), 0, nullptr, 0) == 0) g->overheads.push_back(ov);
+        }
+    if (!filter.empty()) regfree(&re);
     if (g->cases.empty()) {
-        fprintf(stderr, "ciot bench: no available kernel matches --kernels (ciot kernels lists them)\n");
+        fprintf(stderr, "ciot bench: no available kernel matches --kernels%s (ciot kernels lists them)\n",
+                filter.empty() ? "" : " and --benchmark_filter");
         return 2;
     }
-    // Memory: the shared weight region (at least one copy of the largest matrix) and the probe buffer.
+    return -1;
+}
+
+// Memory for the weight region and the probe buffer; returns -1 when it fits, else the exit code.
+int settle_memory() {
+    Options &o = g->opt;
+    const size_t cold = ciot_cold_bytes();
+    if (!o.working_set) o.working_set = cold;
+    if (!o.ceiling_bytes) o.ceiling_bytes = cold;
     for (auto &c : g->cases) o.working_set = std::max(o.working_set, ciot_layout_bytes(c.k->layout, c.rows, c.K));
-    const size_t total = o.ceiling_bytes + o.working_set;
-    const size_t avail = ciot_mem_available();
+    const size_t total = o.ceiling_bytes + o.working_set, avail = ciot_mem_available();
     if (avail && total > avail / 10 * 9) {
-        fprintf(stderr, "ciot bench: needs %.1f GiB (weight copies and probe buffer) but %.1f GiB is available; lower "
-                        "--working-set or --ceiling-size, or select fewer --kernels\n",
+        fprintf(stderr, "ciot bench: needs %.1f GiB (weight region and probe buffer) but %.1f GiB is available; lower "
+                        "--working-set, or select fewer or smaller --kernels/--shape\n",
                 double(total) / (1 << 30), double(avail) / (1 << 30));
         return 2;
     }
+    return -1;
+}
 
-    if (!have_reps) passthrough.push_back("--benchmark_repetitions=5");
+// Allocates and first-touches the weights and the probe buffer on the pool of the most threads, then
+// warms every case up and sizes its repetition; returns -1 when fine, else the exit code.
+int prepare() {
+    Options &o = g->opt;
+    char b1[32], b2[32];
+    ciot_pool *p = acquire_pool(CIOT_POOL_PERSISTENT, *std::max_element(o.threads.v, o.threads.v + o.threads.n));
+    if (!p) {
+        fprintf(stderr, "ciot bench: cannot create the thread pool\n");
+        return 1;
+    }
+    fprintf(stderr, "ciot bench: filling %s of weights and touching the %s probe buffer (%s pages)\n",
+            ciot_format_bytes(o.working_set, b1, sizeof b1), ciot_format_bytes(o.ceiling_bytes, b2, sizeof b2),
+            o.huge ? "huge" : "small");
+    if (ciot_weight_region_make(p, o.working_set, o.huge, &g->region) != CIOT_OK ||
+        ciot_ruler_init(&g->ruler, p, o.ceiling_bytes, o.huge, o.prefetch, o.probe_seconds, 0) != CIOT_OK) {
+        fprintf(stderr, "ciot bench: cannot allocate the weight region and the probe buffer\n");
+        return 1;
+    }
+    // Warm-up in pool order, so pools are not recreated for every case.
+    std::vector<size_t> order(g->cases.size());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [](size_t a, size_t b) {
+        return std::make_tuple(g->cases[a].kind, g->cases[a].threads) < std::make_tuple(g->cases[b].kind, g->cases[b].threads);
+    });
+    int step = 0;
+    for (size_t i : order) {
+        Case &c = g->cases[i];
+        c.ring = ring_for(c.k->layout, c.rows, c.K);
+        c.x = acts_for(c.k->act, c.batch, c.K);
+        c.y.assign(size_t(c.batch) * size_t(c.rows), 0.0f);
+        ciot_pool *cp = acquire_pool(c.kind, c.threads);
+        if (!c.ring || !cp) {
+            fprintf(stderr, "ciot bench: %s: cannot %s\n", c.name.c_str(), cp ? "view the weight region" : "create the pool");
+            return 1;
+        }
+        char note[128];
+        c.pinning = ciot_pinning_note(o.pin, g->info.pinned, c.threads, note, sizeof note);
+        c.priority = g->info.priority;
+        fprintf(stderr, "\rciot bench: warming up and sizing %d/%zu", ++step, g->cases.size());
+        call(c, cp);                                // page walks, pool wake-up, caches of the code
+        c.warmup_seconds = call(c, cp);
+        c.iterations = long(std::min(1e6, std::max(1.0, std::ceil(o.rep_seconds / std::max(c.warmup_seconds, 1e-9)))));
+    }
+    fprintf(stderr, "\n");
+    return -1;
+}
+
+// GB's --benchmark_out is written to a temporary name and renamed when the run completes.
+struct GbOut {
+    std::string path, tmp;
+};
+
+}  // namespace
+
+extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int max, int *n) {
+    if (n) *n = 0;
+    std::unique_ptr<Run> run(new Run);
+    g = run.get();
+    Options &o = g->opt;
+    std::vector<std::string> passthrough{"ciot bench"};
+    std::vector<std::string> gb_flags;
+    int rc = parse_args(argc, argv, o, gb_flags);
+    if (rc >= 0) return rc;
+    bool have_interleave = false, have_aggr = false, other_format = false;
+    GbOut gb_out;
+    for (auto &a : gb_flags) {
+        have_interleave |= a.rfind("--benchmark_enable_random_interleaving", 0) == 0;
+        have_aggr |= a.rfind("--benchmark_display_aggregates_only", 0) == 0 || a.rfind("--benchmark_report_aggregates_only", 0) == 0;
+        other_format |= a.rfind("--benchmark_format=", 0) == 0 && a != "--benchmark_format=console";
+        if (a.rfind("--benchmark_out=", 0) == 0) {
+            gb_out.path = a.substr(16);
+            gb_out.tmp = gb_out.path + ".tmp." + std::to_string(long(getpid()));
+            passthrough.push_back("--benchmark_out=" + gb_out.tmp);
+        } else {
+            passthrough.push_back(a);
+        }
+    }
     if (!have_interleave) passthrough.push_back("--benchmark_enable_random_interleaving=true");
     if (!have_aggr) passthrough.push_back("--benchmark_display_aggregates_only=true");
-    if (!out_path.empty()) {
-        out_tmp = out_path + ".tmp." + std::to_string(long(getpid()));
-        passthrough.push_back("--benchmark_out=" + out_tmp);
-    }
     std::vector<char *> bargv;
     for (auto &s : passthrough) bargv.push_back(&s[0]);
     int bargc = int(bargv.size());
@@ -388,75 +387,94 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
     benchmark::Initialize(&bargc, bargv.data());
     if (benchmark::ReportUnrecognizedArguments(bargc, bargv.data())) return 2;
 
-    for (size_t i = 0; i < g->cases.size(); i++) {
-        auto *b = benchmark::RegisterBenchmark(g->cases[i].name.c_str(), run_case, i);
-        b->UseManualTime()->Unit(benchmark::kMillisecond);
-        b->ComputeStatistics("min", [](const std::vector<double> &v) { return *std::min_element(v.begin(), v.end()); });
-        b->ComputeStatistics("max", [](const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()); });
-    }
-    for (int t : o.threads)
-        for (int pk = 0; pk < (o.spawn ? 2 : 1); pk++) {
-            const ciot_pool_kind kind = pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT;
-            const std::string name = "pool_empty_job/threads:" + std::to_string(t) + (pk ? "/spawn" : "/persistent");
-            benchmark::RegisterBenchmark(name.c_str(), run_empty_job, kind, t)
-                ->UseManualTime()
-                ->Unit(benchmark::kMicrosecond)
-                ->ComputeStatistics("min", [](const std::vector<double> &v) { return *std::min_element(v.begin(), v.end()); })
-                ->ComputeStatistics("max", [](const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()); });
-        }
-    ciot_context ctx;
-    ciot_context_collect(&ctx);
-    benchmark::AddCustomContext("ciot_host", ctx.host);
-    benchmark::AddCustomContext("ciot_cpu", ctx.cpu);
-    benchmark::AddCustomContext("ciot_features", ctx.features);
-    benchmark::AddCustomContext("ciot_compiler", ctx.compiler);
-    benchmark::AddCustomContext("ciot_flags", ctx.flags);
-    benchmark::AddCustomContext("ciot_commit", std::string(ctx.commit) + (ctx.dirty > 0 ? " (dirty)" : ""));
-    benchmark::AddCustomContext("ciot_date", ctx.date);
-    benchmark::AddCustomContext("ciot_cores", std::to_string(topo.cores));
-    benchmark::AddCustomContext("ciot_llc_bytes", std::to_string(topo.llc_bytes));
-    benchmark::AddCustomContext("ciot_pinning", o.pin ? "on (hwloc, one thread per core)" : "off");
-    benchmark::AddCustomContext("ciot_working_set_bytes", std::to_string(o.working_set));
-    benchmark::AddCustomContext("ciot_ceiling", "read probe median at the same thread count, this process, " +
-                                                    std::to_string(o.ceiling_bytes) + "-byte buffer (counter ceiling_GB/s)");
-
-    benchmark::ConsoleReporter console(isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
-                                                              : benchmark::ConsoleReporter::OO_Tabular);
-    Collector collect(&console);
-    const size_t ran = benchmark::RunSpecifiedBenchmarks(&collect);
-    g->pool_note.clear();
-    if (ran == 0) {
-        if (!out_tmp.empty()) remove(out_tmp.c_str());
-        fprintf(stderr, "ciot bench: --benchmark_filter matched no benchmark\n");
+    if (!o.threads.n)
+        for (int t = 1; t <= ciot_topo_cores() && t <= CIOT_INT_LIST_MAX; t++) o.threads.v[o.threads.n++] = t;
+    for (int i = 0; i < o.threads.n; i++)
+        if (ciot_warn_oversubscribed("bench", o.threads.v[i])) break;
+    if ((rc = make_cases(benchmark::GetBenchmarkFilter())) >= 0) return rc;
+    if ((rc = settle_memory()) >= 0) return rc;
+    // Output paths are checked before the long work: the temporary files are created now.
+    ciot_json *json = nullptr;
+    if (!o.json.empty() && ciot_json_open(o.json.c_str(), &json) != CIOT_OK) {
+        fprintf(stderr, "ciot bench: cannot write '%s' (--json)\n", o.json.c_str());
         return 2;
     }
-    if (!out_tmp.empty() && rename(out_tmp.c_str(), out_path.c_str()) != 0) {
-        fprintf(stderr, "ciot bench: cannot write %s\n", out_path.c_str());
-        return 1;
+    if (!gb_out.tmp.empty()) {
+        FILE *f = fopen(gb_out.tmp.c_str(), "w");
+        if (!f) {
+            fprintf(stderr, "ciot bench: cannot write '%s' (--benchmark_out)\n", gb_out.path.c_str());
+            ciot_json_discard(json);
+            return 2;
+        }
+        fclose(f);
+    }
+    auto discard = [&]() {
+        if (json) ciot_json_discard(json);
+        if (!gb_out.tmp.empty()) remove(gb_out.tmp.c_str());
+    };
+    ciot_context ctx;
+    ciot_context_collect(&ctx);
+    if (ciot_cache_resident(o.working_set))
+        fprintf(stderr, "ciot bench: warning: the weight region is below 4 x LLC (%s): every case is labelled "
+                        "cache-resident\n", ctx.llc_source);
+    if ((rc = prepare()) >= 0) {
+        discard();
+        return rc;
+    }
+
+    for (size_t i = 0; i < g->cases.size(); i++)
+        benchmark::RegisterBenchmark(g->cases[i].name.c_str(), run_case, i)
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond)
+            ->Iterations(g->cases[i].iterations)
+            ->Repetitions(o.reps)
+            ->ComputeStatistics("min", [](const std::vector<double> &v) { return *std::min_element(v.begin(), v.end()); })
+            ->ComputeStatistics("max", [](const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()); });
+    for (size_t i = 0; i < g->overheads.size(); i++)
+        benchmark::RegisterBenchmark(g->overheads[i].name.c_str(), run_empty_job, i)
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->Repetitions(o.reps)
+            ->ComputeStatistics("min", [](const std::vector<double> &v) { return *std::min_element(v.begin(), v.end()); })
+            ->ComputeStatistics("max", [](const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()); });
+    g->total = int(g->cases.size()) * o.reps;
+    benchmark::AddCustomContext("ciot_commit", std::string(ctx.commit) + (ctx.dirty > 0 ? " (dirty)" : ""));
+    benchmark::AddCustomContext("ciot_protocol", "each repetition paired with a read-probe sample on the same pool "
+                                                 "(counters probe_GB/s, pct_ceiling); ciot bench --json has them all");
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+
+    ciot_context_finish(&ctx);
+    print_summary(other_format ? stderr : stdout, o, g->cases, g->ruler, g->region);
+    rc = 0;
+    if (!gb_out.tmp.empty() && rename(gb_out.tmp.c_str(), gb_out.path.c_str()) != 0) {
+        fprintf(stderr, "ciot bench: cannot write %s\n", gb_out.path.c_str());
+        remove(gb_out.tmp.c_str());
+        rc = 1;
+    }
+    if (json) {
+        const ciot_status st = write_json(json, o, g->cases, g->overheads, &ctx, g->ruler, g->region);
+        if (st != CIOT_OK) {
+            fprintf(stderr, "ciot bench: could not write '%s': %s\n", o.json.c_str(), ciot_status_str(st));
+            rc = 1;
+        }
     }
     for (auto &c : g->cases) {
-        const bool aggr = c.aggregates.count("median") && c.aggregates.count("min") && c.aggregates.count("max");
-        if (!rows || !n || *n >= max || (c.gw.empty() && !aggr)) continue;
+        if (!rows || !n || *n >= max || c.reps.empty()) continue;
+        const Summary s = summarize(c);
         ciot_bench_row &r = rows[(*n)++];
         memset(&r, 0, sizeof r);
         snprintf(r.kernel, sizeof r.kernel, "%s", c.k->name);
-        snprintf(r.pool, sizeof r.pool, "%s", c.kind == CIOT_POOL_PERSISTENT ? "persistent" : "spawn");
-        r.threads = c.threads, r.batch = c.batch, r.rows = c.rows, r.K = c.K;
-        if (aggr) {  // the repetitions' statistics, as Google Benchmark computed them
-            auto &md = c.aggregates["median"];
-            r.gw_min = c.aggregates["min"]["Gweights/s"], r.gw_max = c.aggregates["max"]["Gweights/s"];
-            r.gw_median = md["Gweights/s"], r.gbs_median = md["GB/s"], r.gmacs_median = md["GMAC/s"];
-            r.ceiling_gbs = md["ceiling_GB/s"];
-            r.reps = c.reps;
-        } else {
-            r.reps = int(c.gw.size());
-            r.gw_min = *std::min_element(c.gw.begin(), c.gw.end());
-            r.gw_max = *std::max_element(c.gw.begin(), c.gw.end());
-            r.gw_median = median(c.gw), r.gbs_median = median(c.gbs), r.gmacs_median = median(c.gmacs);
-            r.ceiling_gbs = c.ceiling;
-        }
+        snprintf(r.pool, sizeof r.pool, "%s", pool_name(c.kind));
+        r.threads = c.threads, r.batch = c.batch, r.rows = c.rows, r.K = c.K, r.reps = int(c.reps.size());
+        r.gw_min = s.gw.min, r.gw_median = s.gw.median, r.gw_max = s.gw.max;
+        r.gbs_median = s.gbs.median, r.gmacs_median = c.k->op == CIOT_OP_GEMM ? s.gw.median : 0;
+        r.probe_min = s.probe.min, r.probe_median = s.probe.median, r.probe_max = s.probe.max;
+        r.ratio_min = s.ratio.min, r.ratio_median = s.ratio.median, r.ratio_max = s.ratio.max;
+        r.ratio_above_1 = s.ratio_above_1;
+        r.cache_resident = ciot_cache_resident(g->region.bytes);
     }
-    return 0;
+    return rc;
 }
 
 extern "C" int ciot_cmd_bench(int argc, char **argv) { return ciot_bench_main(argc, argv, nullptr, 0, nullptr); }

@@ -1,4 +1,5 @@
-/* ciot bench: Google Benchmark runs of every available kernel on the persistent and spawn pools. */
+/* ciot bench: Google Benchmark runs of every available kernel, each repetition paired with a read-probe
+ * sample on the same pool (measure.h). */
 #ifndef CIOT_BENCH_H
 #define CIOT_BENCH_H
 
@@ -6,15 +7,18 @@
 extern "C" {
 #endif
 
-/* One row of the summary: medians over the repetitions of one benchmark. */
+/* One row of the summary: one benchmark case over its repetitions. */
 typedef struct {
     char kernel[64], pool[16];
     int threads, batch, rows, K;
     int reps;
-    double gw_min, gw_median, gw_max;   /* Gweights/s */
-    double gbs_median;                  /* GB/s of packed weight bytes */
-    double gmacs_median;                /* gemm only, else 0 */
-    double ceiling_gbs;                 /* read ceiling at this thread count, same process */
+    double gw_min, gw_median, gw_max;           /* Gweights/s */
+    double gbs_median;                          /* GB/s of packed weight bytes */
+    double gmacs_median;                        /* gemm only, else 0 */
+    double probe_min, probe_median, probe_max;  /* the paired probe samples, GB/s */
+    double ratio_min, ratio_median, ratio_max;  /* per-repetition kernel GB/s / probe GB/s */
+    int ratio_above_1;                          /* some repetition's ratio exceeds 1: flagged */
+    int cache_resident;                         /* the weights' working set is below 4 x LLC */
 } ciot_bench_row;
 
 /* Runs `ciot bench` with argv; when rows is not NULL, fills up to max rows of summary (count in *n). */

@@ -9,25 +9,27 @@
 
 enum { CIOT_BW_BLOCK = 256 }; /* bytes per loop iteration: 8 independent 32-byte streams of work */
 
-/* Reads every byte; returns a value that depends on all of them, so the loads cannot be dropped. */
-typedef uint64_t (*ciot_bw_read_fn)(const void *src, size_t bytes);
+/* Reads every byte; returns a value that depends on all of them, so the loads cannot be dropped. With
+ * ahead > 0 it also software-prefetches (streaming) every line `ahead` bytes in front, as the kernels do
+ * under the same policy (kernels/prefetch.h), so the ceiling is measured the way the kernels read. */
+typedef uint64_t (*ciot_bw_read_fn)(const void *src, size_t bytes, size_t ahead);
 /* Stores `bytes` bytes of a pattern derived from value. */
 typedef void (*ciot_bw_write_fn)(void *dst, size_t bytes, uint64_t value);
 /* Copies bytes from src to dst (no overlap). */
 typedef void (*ciot_bw_copy_fn)(void *dst, const void *src, size_t bytes);
 
-uint64_t ciot_bw_read_generic(const void *src, size_t bytes);
+uint64_t ciot_bw_read_generic(const void *src, size_t bytes, size_t ahead);
 void ciot_bw_write_generic(void *dst, size_t bytes, uint64_t value);
 void ciot_bw_copy_generic(void *dst, const void *src, size_t bytes);
 
 #if defined(__x86_64__)
-uint64_t ciot_bw_read_avx2(const void *src, size_t bytes);
+uint64_t ciot_bw_read_avx2(const void *src, size_t bytes, size_t ahead);
 void ciot_bw_write_avx2(void *dst, size_t bytes, uint64_t value);
 void ciot_bw_copy_avx2(void *dst, const void *src, size_t bytes);
 #endif
 
 #if defined(__aarch64__)
-uint64_t ciot_bw_read_neon(const void *src, size_t bytes);
+uint64_t ciot_bw_read_neon(const void *src, size_t bytes, size_t ahead);
 void ciot_bw_write_neon(void *dst, size_t bytes, uint64_t value);
 void ciot_bw_copy_neon(void *dst, const void *src, size_t bytes);
 #endif

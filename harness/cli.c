@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +66,28 @@ ciot_status ciot_parse_int_list(const char *s, int lo, int hi, int *vals, int ca
         if (*p == 0) return CIOT_OK;
         if (*p++ != ',') return CIOT_E_ARG;
     }
+}
+
+ciot_status ciot_parse_double(const char *s, double *out) {
+    if (!s || !*s || isspace((unsigned char)*s)) return CIOT_E_ARG;
+    errno = 0;
+    char *end;
+    const double v = strtod(s, &end);
+    /* strtod also reads "nan", "inf" and hex floats; only plain finite decimals are numbers here */
+    for (const char *c = s; c < end; c++)
+        if (!strchr("0123456789+-.eE", *c)) return CIOT_E_ARG;
+    if (end == s || *end || errno == ERANGE || !isfinite(v)) return CIOT_E_ARG;
+    *out = v;
+    return CIOT_OK;
+}
+
+ciot_status ciot_parse_shape(const char *s, int lo, int hi, int *rows, int *K) {
+    const char *p;
+    int r, k;
+    if (!s || parse_prefix(s, lo, hi, &r, &p) != CIOT_OK || (*p != 'x' && *p != 'X')) return CIOT_E_ARG;
+    if (parse_prefix(p + 1, lo, hi, &k, &p) != CIOT_OK || *p) return CIOT_E_ARG;
+    *rows = r, *K = k;
+    return CIOT_OK;
 }
 
 const char *ciot_format_bytes(size_t bytes, char *buf, size_t len) {

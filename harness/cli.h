@@ -12,6 +12,10 @@ ciot_status ciot_parse_size(const char *s, size_t *out);
 ciot_status ciot_parse_int(const char *s, int lo, int hi, int *out);
 /* Comma-separated numbers or ranges a-b, each in [lo, hi], at most cap values in the order given. */
 ciot_status ciot_parse_int_list(const char *s, int lo, int hi, int *vals, int cap, int *n);
+/* A finite decimal number ("0.5", "1e-3"); NaN, Inf, overflow, empty and trailing junk are errors. */
+ciot_status ciot_parse_double(const char *s, double *out);
+/* "RxK" (or "RXK"): two whole numbers, each in [lo, hi]. */
+ciot_status ciot_parse_shape(const char *s, int lo, int hi, int *rows, int *K);
 /* "1.00 GiB", "64.0 MiB", "512 KiB", "123 B" into buf. */
 const char *ciot_format_bytes(size_t bytes, char *buf, size_t len);
 

@@ -8,114 +8,79 @@
 #include "commands.h"
 #include "context.h"
 #include "json.h"
+#include "measure.h"
+#include "opts.h"
 #include "pool.h"
+#include "prefetch.h"
 #include "probe_bw.h"
 #include "topo.h"
-
-enum { MAX_THREAD_COUNTS = 256, MAX_THREADS = 1024 };
-static const size_t DEFAULT_SIZE = (size_t)1 << 30;
-static const size_t MIN_SIZE = (size_t)64 << 10;
 
 typedef struct {
     size_t size;
     int size_given;
-    int threads[MAX_THREAD_COUNTS], n_threads;
-    int reps;
-    double min_rep_seconds;
+    ciot_int_list threads;
+    int reps, ms;
     int kinds[CIOT_BW_N_KINDS], n_kinds;
-    int pin, huge, priority;
-    const char *json_path;
+    int no_pin, no_huge, priority, prefetch_off;
+    size_t prefetch;
+    const char *kernels, *json_path;
 } bw_opts;
 
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: ciot bw [options]\n"
-            "  --size BYTES      buffer size, suffixes K/M/G/T are binary (1G = 2^30); default 1G or 4x the\n"
-            "                    last-level cache, whichever is larger, within half the available memory.\n"
-            "                    Copy uses half for each side.\n"
-            "  --threads LIST    thread counts, e.g. 1,2 or 1-4 (default 1..cores)\n"
-            "  --reps N          timed repetitions after a warm-up (default 5; at least 5 recommended)\n"
-            "  --kernels LIST    any of read,write,copy (default all)\n"
-            "  --ms N            shortest repetition in ms: whole passes repeat until it lasts N (default 50)\n"
-            "  --no-pin          do not pin threads to cores\n"
-            "  --no-huge         forbid transparent huge pages on the buffer (default: ask for them; in a VM\n"
-            "                    4 KiB pages can cost a fifth of the read bandwidth in page walks)\n"
-            "  --priority        raise the threads' priority (nice -5) against other processes\n"
-            "  --json FILE       also write the results as JSON (via FILE.tmp.<pid>, then renamed)\n");
-}
-
-static int bad(const char *fmt, const char *arg) {
-    fprintf(stderr, "ciot bw: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (ciot bw --help)\n");
-    return 2;
-}
-
-static int parse_kernels(const char *list, bw_opts *o) {
-    char *copy = strdup(list), *save = NULL;
+static int parse_kernels(const ciot_cmdline *c, bw_opts *o) {
+    char *copy = strdup(o->kernels), *save = NULL;
+    int rc = copy ? -1 : 1;
     o->n_kinds = 0;
-    int ok = copy != NULL;
-    for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; ok && w; w = strtok_r(NULL, ",", &save)) {
+    for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; rc < 0 && w; w = strtok_r(NULL, ",", &save)) {
         ciot_bw_kind k;
-        if (ciot_bw_kind_parse(w, &k) != CIOT_OK || o->n_kinds == CIOT_BW_N_KINDS) ok = 0;
-        else o->kinds[o->n_kinds++] = (int)k;
+        int dup = 0;
+        for (int i = 0; i < o->n_kinds; i++) dup |= ciot_bw_kind_parse(w, &k) == CIOT_OK && o->kinds[i] == (int)k;
+        if (ciot_bw_kind_parse(w, &k) != CIOT_OK || dup)
+            rc = ciot_opts_fail(c, "--kernels '%s': the kernels are read, write, copy, each at most once", o->kernels);
+        else
+            o->kinds[o->n_kinds++] = (int)k;
     }
     free(copy);
-    return ok && o->n_kinds > 0;
+    if (rc < 0 && o->n_kinds == 0) rc = ciot_opts_fail(c, "--kernels '%s' names no kernel", o->kernels);
+    return rc;
 }
 
 /* Returns -1 when the options are fine, else the exit code. */
 static int parse_args(int argc, char **argv, bw_opts *o) {
-    *o = (bw_opts){.reps = 5, .min_rep_seconds = 0.05, .pin = 1, .huge = 1, .n_kinds = CIOT_BW_N_KINDS, .kinds = {0, 1, 2}};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes_value = !strcmp(a, "--size") || !strcmp(a, "--threads") || !strcmp(a, "--reps") ||
-                          !strcmp(a, "--kernels") || !strcmp(a, "--json") || !strcmp(a, "--ms");
-        if (takes_value && !v) return bad("%s needs a value", a);
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--size")) {
-            if (ciot_parse_size(v, &o->size) != CIOT_OK) return bad("--size '%s' is not a size (e.g. 512M, 1G)", v);
-            o->size_given = 1;
-        } else if (!strcmp(a, "--threads")) {
-            if (ciot_parse_int_list(v, 1, MAX_THREADS, o->threads, MAX_THREAD_COUNTS, &o->n_threads) != CIOT_OK)
-                return bad("--threads '%s' is not a list of thread counts from 1 to 1024 (e.g. 1,2 or 1-4)", v);
-        } else if (!strcmp(a, "--reps")) {
-            if (ciot_parse_int(v, 1, 1000000, &o->reps) != CIOT_OK) return bad("--reps '%s' is not a count >= 1", v);
-        } else if (!strcmp(a, "--ms")) {
-            int ms;
-            if (ciot_parse_int(v, 0, 600000, &ms) != CIOT_OK) return bad("--ms '%s' is not a duration in ms", v);
-            o->min_rep_seconds = ms / 1000.0;
-        } else if (!strcmp(a, "--kernels")) {
-            if (!parse_kernels(v, o)) return bad("--kernels '%s': the kernels are read, write, copy", v);
-        } else if (!strcmp(a, "--json")) {
-            o->json_path = v;
-        } else if (!strcmp(a, "--no-pin")) {
-            o->pin = 0;
-        } else if (!strcmp(a, "--no-huge")) {
-            o->huge = 0;
-        } else if (!strcmp(a, "--priority")) {
-            o->priority = 1;
-        } else {
-            return bad("unknown option '%s'", a);
-        }
-        if (takes_value) i++;
-    }
-    return -1;
+    *o = (bw_opts){.reps = 5, .ms = 50, .n_kinds = CIOT_BW_N_KINDS, .kinds = {0, 1, 2}};
+    const ciot_opt opts[] = {
+        {"--size", CIOT_OPT_SIZE, &o->size, 64 << 10, 1e18, NULL, "BYTES",
+         "buffer size, K/M/G/T binary (1G = 2^30); default max(4 x LLC, 1G) within half the\n"
+         "available memory; copy uses half for each side", &o->size_given},
+        {"--threads", CIOT_OPT_INT_LIST, &o->threads, 1, 1024, NULL, "LIST", "thread counts, e.g. 1,2 or 1-4 (default 1..cores)", NULL},
+        {"--reps", CIOT_OPT_INT, &o->reps, 1, 1000000, NULL, "N", "timed repetitions after a warm-up (default 5; at least 5 recommended)", NULL},
+        {"--kernels", CIOT_OPT_STRING, &o->kernels, 0, 0, NULL, "LIST", "any of read,write,copy (default all)", NULL},
+        {"--ms", CIOT_OPT_INT, &o->ms, 0, 600000, NULL, "N", "shortest repetition in ms: whole passes repeat until it lasts N (default 50)", NULL},
+        {"--prefetch", CIOT_OPT_CHOICE, &o->prefetch_off, 0, 0, "on|off", "on|off",
+         "read: software prefetch as the kernels do under that policy (default on, as ciot bench)", NULL},
+        {"--no-pin", CIOT_OPT_FLAG, &o->no_pin, 0, 0, NULL, NULL, "do not pin threads to cores", NULL},
+        {"--no-huge", CIOT_OPT_FLAG, &o->no_huge, 0, 0, NULL, NULL,
+         "forbid transparent huge pages on the buffer (default: ask for them; in a VM\n"
+         "4 KiB pages can cost a fifth of the read bandwidth in page walks)", NULL},
+        {"--priority", CIOT_OPT_FLAG, &o->priority, 0, 0, NULL, NULL, "raise the threads' priority (nice -5) against other processes", NULL},
+        {"--json", CIOT_OPT_STRING, &o->json_path, 0, 0, NULL, "FILE", "also write the results as JSON", NULL},
+    };
+    const ciot_cmdline c = {"bw", "[options]", "The DRAM probe: read (the ceiling kernels are compared with), write and copy,\n"
+                            "each labelled with the traffic it counts, over a thread sweep on the persistent pool.",
+                            opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
+    int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
+    if (rc < 0 && o->kernels) rc = parse_kernels(&c, o);
+    o->prefetch = o->prefetch_off ? 0 : CIOT_PREFETCH_DEFAULT;
+    return rc;
 }
 
 /* Settles the buffer size against the memory available; returns -1 when fine, else the exit code. */
 static int settle_size(bw_opts *o) {
     char b1[32], b2[32];
     size_t avail = ciot_mem_available();
-    if (!o->size_given) { /* 1 GiB, or 4x the last-level cache when that is more, within half of memory */
-        size_t llc = ciot_topo_llc_bytes(NULL);
-        o->size = 4 * llc > DEFAULT_SIZE ? (4 * llc + (2u << 20) - 1) / (2u << 20) * (2u << 20) : DEFAULT_SIZE;
+    if (!o->size_given) { /* max(4 x LLC, 1 GiB), within half of memory */
+        o->size = ciot_cold_bytes();
         if (avail && o->size > avail / 2) o->size = avail / 2 / (2u << 20) * (2u << 20);
     }
-    if (o->size < MIN_SIZE) return bad("--size %s is too small (the minimum is 64K)",
-                                       ciot_format_bytes(o->size, b1, sizeof b1));
     /* Leave a tenth of the available memory to everything else. */
     if (avail && o->size > avail / 10 * 9) {
         fprintf(stderr, "ciot bw: --size %s does not fit: %s available (MemAvailable)\n",
@@ -126,30 +91,29 @@ static int settle_size(bw_opts *o) {
 }
 
 static void write_json(ciot_json *j, const bw_opts *o, const ciot_bw_result *res, int n_res,
-                       const ciot_pool_info *infos, size_t llc, int llc_level, double huge_fraction) {
+                       const ciot_pool_info *infos, ciot_context *ctx, double huge_fraction) {
+    char note[128];
     ciot_json_begin_object(j);
     ciot_json_kv_string(j, "probe", "bw");
-    ciot_json_kv_int(j, "schema", 1);
+    ciot_json_kv_int(j, "schema", 2);
     ciot_json_kv_string(j, "rate_unit", "GB/s = 1e9 bytes per second of declared traffic");
     ciot_json_kv_int(j, "buffer_bytes", (long long)o->size);
-    ciot_json_kv_bool(j, "huge_pages_requested", o->huge);
+    ciot_json_kv_bool(j, "cache_resident", ciot_cache_resident(o->size));
+    ciot_json_kv_bool(j, "huge_pages_requested", !o->no_huge);
     ciot_json_key(j, "huge_page_fraction"); /* share of the buffer the kernel backed with huge pages */
     if (huge_fraction >= 0) ciot_json_fixed(j, huge_fraction, 3);
     else ciot_json_null(j);
-    ciot_json_kv_int(j, "llc_bytes_total", (long long)llc);
-    ciot_json_kv_int(j, "llc_level", llc_level);
+    ciot_json_kv_int(j, "prefetch_bytes", (long long)o->prefetch);
+    ciot_json_kv_int(j, "llc_bytes_total", (long long)ctx->llc_bytes);
+    ciot_json_kv_int(j, "llc_level", ctx->llc_level);
     ciot_json_kv_int(j, "cores", ciot_topo_cores());
-    ciot_json_kv_bool(j, "pin_requested", o->pin);
+    ciot_json_kv_bool(j, "pin_requested", !o->no_pin);
     ciot_json_kv_int(j, "reps", o->reps);
     ciot_json_kv_string(j, "impl", ciot_bw_impl_name());
-#ifdef CIOT_COMPILER
-    ciot_json_kv_string(j, "compiler", CIOT_COMPILER);
-#endif
-    ciot_context ctx;
-    ciot_context_collect(&ctx);
     ciot_json_key(j, "context");
     ciot_json_begin_object(j);
-    ciot_context_write(j, &ctx);
+    ciot_context_finish(ctx);
+    ciot_context_write(j, ctx);
     ciot_json_end_object(j);
     ciot_json_key(j, "results");
     ciot_json_begin_array(j);
@@ -162,10 +126,12 @@ static void write_json(ciot_json *j, const bw_opts *o, const ciot_bw_result *res
         ciot_json_kv_int(j, "bytes_per_pass", (long long)r->bytes_per_pass);
         ciot_json_kv_int(j, "passes_per_rep", r->passes);
         ciot_json_kv_int(j, "reps", r->reps);
+        ciot_json_kv_int(j, "prefetch_bytes", (long long)r->prefetch);
         ciot_json_kv_fixed(j, "min_gbs", r->min_gbs, 3);
         ciot_json_kv_fixed(j, "median_gbs", r->median_gbs, 3);
         ciot_json_kv_fixed(j, "max_gbs", r->max_gbs, 3);
         ciot_json_kv_bool(j, "pinned", infos[i].pinned);
+        ciot_json_kv_string(j, "pinning", ciot_pinning_note(!o->no_pin, infos[i].pinned, r->threads, note, sizeof note));
         ciot_json_kv_string(j, "priority", infos[i].priority);
         ciot_json_end_object(j);
     }
@@ -177,9 +143,9 @@ static void write_json(ciot_json *j, const bw_opts *o, const ciot_bw_result *res
 static int measure_sweep(const bw_opts *o, ciot_bw_result *res, ciot_pool_info *infos, double *huge_fraction) {
     char b1[32];
     void *buf = NULL;
-    int step = 0, n_res = o->n_threads * o->n_kinds, rc = 0;
-    for (int ti = 0; ti < o->n_threads && rc == 0; ti++) {
-        ciot_pool_opts po = {.threads = o->threads[ti], .pin = o->pin, .raise_priority = o->priority};
+    int step = 0, n_res = o->threads.n * o->n_kinds, rc = 0;
+    for (int ti = 0; ti < o->threads.n && rc == 0; ti++) {
+        ciot_pool_opts po = {.threads = o->threads.v[ti], .pin = !o->no_pin, .raise_priority = o->priority};
         ciot_pool *pool;
         ciot_status st = ciot_pool_create(CIOT_POOL_PERSISTENT, &po, &pool);
         if (st != CIOT_OK) {
@@ -188,7 +154,7 @@ static int measure_sweep(const bw_opts *o, ciot_bw_result *res, ciot_pool_info *
             break;
         }
         /* One buffer for the whole sweep, first touched by the first pool's threads. */
-        if (!buf && (st = ciot_bw_buffer_alloc(pool, o->size, o->huge, &buf)) != CIOT_OK) {
+        if (!buf && (st = ciot_bw_buffer_alloc(pool, o->size, !o->no_huge, &buf)) != CIOT_OK) {
             fprintf(stderr, "ciot bw: cannot allocate %s: %s\n", ciot_format_bytes(o->size, b1, sizeof b1),
                     ciot_status_str(st));
             ciot_pool_destroy(pool);
@@ -200,7 +166,7 @@ static int measure_sweep(const bw_opts *o, ciot_bw_result *res, ciot_pool_info *
             ciot_bw_kind kind = (ciot_bw_kind)o->kinds[ki];
             fprintf(stderr, "ciot bw: [%d/%d] %s, %d thread%s\n", step + 1, n_res, ciot_bw_kind_name(kind),
                     po.threads, po.threads > 1 ? "s" : "");
-            st = ciot_bw_measure_for(pool, kind, buf, o->size, o->reps, o->min_rep_seconds, &res[step]);
+            st = ciot_bw_measure_for(pool, kind, buf, o->size, o->reps, o->ms / 1000.0, o->prefetch, &res[step]);
             ciot_pool_get_info(pool, &infos[step]);
             if (st != CIOT_OK) {
                 fprintf(stderr, "ciot bw: measurement failed: %s\n", ciot_status_str(st));
@@ -215,22 +181,23 @@ static int measure_sweep(const bw_opts *o, ciot_bw_result *res, ciot_pool_info *
 
 static void print_table(const bw_opts *o, const ciot_bw_result *res, const ciot_pool_info *infos, int n_res,
                         size_t llc, double huge_fraction) {
-    char b1[32], b2[32], pages[64];
+    char b1[32], b2[32], pages[64], note[128];
     if (huge_fraction >= 0)
-        snprintf(pages, sizeof pages, "huge pages %s, %.0f%% backed", o->huge ? "requested" : "forbidden",
+        snprintf(pages, sizeof pages, "huge pages %s, %.0f%% backed", o->no_huge ? "forbidden" : "requested",
                  100 * huge_fraction);
     else
-        snprintf(pages, sizeof pages, "huge pages %s", o->huge ? "requested" : "forbidden");
-    printf("# buffer %s (%s), LLC %s, inner loop %s, %s, priority %s, %d reps after a warm-up; "
+        snprintf(pages, sizeof pages, "huge pages %s", o->no_huge ? "forbidden" : "requested");
+    printf("# buffer %s (%s%s), LLC %s, inner loop %s, prefetch %s, priority %s, %d reps after a warm-up; "
            "GB/s = 1e9 B/s\n",
-           ciot_format_bytes(o->size, b1, sizeof b1), pages,
+           ciot_format_bytes(o->size, b1, sizeof b1), pages, ciot_cache_resident(o->size) ? "; " CIOT_CACHE_FLAG : "",
            llc ? ciot_format_bytes(llc, b2, sizeof b2) : "unknown", ciot_bw_impl_name(),
-           o->pin ? "pinned" : "not pinned", n_res ? infos[0].priority : "-", o->reps);
-    printf("%-7s %7s %9s %11s %9s  %s\n", "kernel", "threads", "min GB/s", "median GB/s", "max GB/s", "traffic");
+           o->prefetch ? "on (4 KiB ahead)" : "off", n_res ? infos[0].priority : "-", o->reps);
+    printf("%-7s %7s %9s %11s %9s  %-45s %s\n", "kernel", "threads", "min GB/s", "median GB/s", "max GB/s", "traffic",
+           "pinning");
     for (int i = 0; i < n_res; i++)
-        printf("%-7s %7d %9.2f %11.2f %9.2f  %s%s\n", ciot_bw_kind_name(res[i].kind), res[i].threads,
+        printf("%-7s %7d %9.2f %11.2f %9.2f  %-45s %s\n", ciot_bw_kind_name(res[i].kind), res[i].threads,
                res[i].min_gbs, res[i].median_gbs, res[i].max_gbs, res[i].traffic,
-               o->pin && !infos[i].pinned ? " [pinning failed]" : "");
+               ciot_pinning_note(!o->no_pin, infos[i].pinned, res[i].threads, note, sizeof note));
 }
 
 int ciot_cmd_bw(int argc, char **argv) {
@@ -238,23 +205,25 @@ int ciot_cmd_bw(int argc, char **argv) {
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
     if ((rc = settle_size(&o)) >= 0) return rc;
-    if (o.n_threads == 0)
-        for (int t = 1; t <= ciot_topo_cores() && t <= MAX_THREAD_COUNTS; t++) o.threads[o.n_threads++] = t;
+    if (o.threads.n == 0)
+        for (int t = 1; t <= ciot_topo_cores() && t <= CIOT_INT_LIST_MAX; t++) o.threads.v[o.threads.n++] = t;
     ciot_json *json = NULL;
     if (o.json_path && ciot_json_open(o.json_path, &json) != CIOT_OK) {
         fprintf(stderr, "ciot bw: cannot write '%s.tmp.*' for --json\n", o.json_path);
         return 2;
     }
+    ciot_context ctx;
+    ciot_context_collect(&ctx);
     char b1[32], b2[32];
-    int llc_level;
-    size_t llc = ciot_topo_llc_bytes(&llc_level);
-    if (llc && o.size < 4 * llc)
-        fprintf(stderr, "ciot bw: warning: %s is less than 4x the last-level cache (L%d, %s in total, as hwloc "
-                        "reports it); the figures may include cache hits\n",
-                ciot_format_bytes(o.size, b1, sizeof b1), llc_level, ciot_format_bytes(llc, b2, sizeof b2));
+    if (ciot_cache_resident(o.size))
+        fprintf(stderr, "ciot bw: warning: %s is less than 4x the last-level cache (%s, %s); the figures may "
+                        "include cache hits\n",
+                ciot_format_bytes(o.size, b1, sizeof b1), ctx.llc_source, ciot_format_bytes(ctx.llc_bytes, b2, sizeof b2));
     if (o.reps < 5) fprintf(stderr, "ciot bw: warning: %d reps; at least 5 are recommended\n", o.reps);
+    for (int i = 0; i < o.threads.n; i++)
+        if (ciot_warn_oversubscribed("bw", o.threads.v[i])) break;
 
-    int n_res = o.n_threads * o.n_kinds;
+    int n_res = o.threads.n * o.n_kinds;
     double huge_fraction = -1;
     ciot_bw_result *res = calloc((size_t)n_res, sizeof *res);
     ciot_pool_info *infos = calloc((size_t)n_res, sizeof *infos);
@@ -264,10 +233,10 @@ int ciot_cmd_bw(int argc, char **argv) {
     } else {
         rc = measure_sweep(&o, res, infos, &huge_fraction);
     }
-    if (rc == 0) print_table(&o, res, infos, n_res, llc, huge_fraction);
+    if (rc == 0) print_table(&o, res, infos, n_res, ctx.llc_bytes, huge_fraction);
     if (json) {
         if (rc == 0) {
-            write_json(json, &o, res, n_res, infos, llc, llc_level, huge_fraction);
+            write_json(json, &o, res, n_res, infos, &ctx, huge_fraction);
             if (ciot_json_close(json) != CIOT_OK) {
                 fprintf(stderr, "ciot bw: could not write '%s'\n", o.json_path);
                 rc = 1;

@@ -59,7 +59,7 @@ static void summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_conte
         if (s && r->batch == 1) snprintf(speed, sizeof speed, "%.2f", r->gw_median / s->gw_median);
         fprintf(f, "| %s | %d | %s | %d | %.1f (%.1f - %.1f) | %.1f | %.0f%% | %s |\n", r->kernel, r->threads, r->pool,
                 r->batch, r->gw_median, r->gw_min, r->gw_max, r->gbs_median,
-                r->ceiling_gbs > 0 ? 100 * r->gbs_median / r->ceiling_gbs : 0, speed);
+                100 * r->ratio_median, speed);
     }
     fprintf(f, "\nGB/s counts packed weight bytes (scales included). Ceiling: read-probe median at the same thread "
                "count, measured in the same process. Gemm rows are GMAC/s = Gweights/s x batch.\n");

@@ -6,6 +6,9 @@
 #include <unistd.h>
 #include "context.h"
 #include "cpu.h"
+#include "measure.h"
+#include "registry.h"
+#include "topo.h"
 
 static void first_line(const char *cmd, char *out, size_t n) {
     out[0] = 0;
@@ -33,7 +36,12 @@ void ciot_context_collect(ciot_context *c) {
     if (uname(&u) == 0) snprintf(c->os, sizeof c->os, "%s %s %s", u.sysname, u.release, u.machine);
     read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", c->governor, sizeof c->governor);
     snprintf(c->compiler, sizeof c->compiler, "%s", CIOT_COMPILER);
+    snprintf(c->build_type, sizeof c->build_type, "%s", CIOT_BUILD_TYPE);
     snprintf(c->flags, sizeof c->flags, "%s", CIOT_CFLAGS);
+    ciot_loadavg(c->loadavg_before, sizeof c->loadavg_before);
+    snprintf(c->loadavg_after, sizeof c->loadavg_after, "not recorded");
+    c->llc_bytes = ciot_topo_llc_bytes(&c->llc_level);
+    ciot_topo_llc_source(c->llc_source, sizeof c->llc_source);
     first_line("git -C '" CIOT_SOURCE_DIR "' rev-parse --short=12 HEAD 2>/dev/null", c->commit, sizeof c->commit);
     if (!c->commit[0]) {
         snprintf(c->commit, sizeof c->commit, "unknown");
@@ -49,6 +57,51 @@ void ciot_context_collect(ciot_context *c) {
     ciot_topology_read(&c->topo);
 }
 
+const char *ciot_pinning_note(int pin_requested, int pinned, int threads, char *buf, size_t len) {
+    const int cores = ciot_topo_cores();
+    if (!pin_requested) snprintf(buf, len, "not pinned");
+    else if (!pinned) snprintf(buf, len, "pinning failed");
+    else if (threads > cores) snprintf(buf, len, "%d threads on %d cores: cores shared (round-robin)", threads, cores);
+    else snprintf(buf, len, "one thread per core (hwloc)");
+    return buf;
+}
+
+int ciot_warn_oversubscribed(const char *cmd, int threads) {
+    const int cores = ciot_topo_cores();
+    if (threads <= cores) return 0;
+    fprintf(stderr, "ciot %s: warning: %d threads on %d cores: threads share cores, so the figures include "
+                    "time-sharing\n", cmd, threads, cores);
+    return 1;
+}
+
+void ciot_context_finish(ciot_context *c) { ciot_loadavg(c->loadavg_after, sizeof c->loadavg_after); }
+
+const char *ciot_kernel_flags(const ciot_kernel *k, char *buf, size_t len) {
+    /* CIOT_ISA_FLAGS: "suffix=flags|suffix=flags|..."; a kernel's ISA is its name's last token */
+    const char *suffix = strrchr(k->name, '_'), *isa = "";
+    size_t isa_len = 0;
+    for (const char *p = CIOT_ISA_FLAGS; suffix && *p;) {
+        const char *eq = strchr(p, '='), *bar = strchr(p, '|');
+        if (!eq || !bar) break;
+        if ((size_t)(eq - p) == strlen(suffix + 1) && !strncmp(p, suffix + 1, (size_t)(eq - p)))
+            isa = eq + 1, isa_len = (size_t)(bar - eq - 1);
+        p = bar + 1;
+    }
+    snprintf(buf, len, "%s%s%.*s", CIOT_CFLAGS, isa_len ? " " : "", (int)isa_len, isa);
+    return buf;
+}
+
+void ciot_context_write_kernel_flags(ciot_json *j, const ciot_kernel *const *kernels, int n) {
+    char buf[768];
+    ciot_json_key(j, "kernel_flags");
+    ciot_json_begin_object(j);
+    for (int i = 0; i < (kernels ? n : ciot_kernel_count()); i++) {
+        const ciot_kernel *k = kernels ? kernels[i] : ciot_kernel_at(i);
+        ciot_json_kv_string(j, k->name, ciot_kernel_flags(k, buf, sizeof buf));
+    }
+    ciot_json_end_object(j);
+}
+
 void ciot_context_write(ciot_json *j, const ciot_context *c) {
     ciot_json_kv_string(j, "host", c->host);
     ciot_json_kv_string(j, "cpu", c->cpu);
@@ -57,6 +110,7 @@ void ciot_context_write(ciot_json *j, const ciot_context *c) {
     ciot_json_kv_string(j, "os", c->os);
     ciot_json_kv_string(j, "governor", c->governor);
     ciot_json_kv_string(j, "compiler", c->compiler);
+    ciot_json_kv_string(j, "build_type", c->build_type);
     ciot_json_kv_string(j, "flags", c->flags);
     ciot_json_kv_string(j, "commit", c->commit);
     if (c->dirty < 0) {
@@ -65,6 +119,14 @@ void ciot_context_write(ciot_json *j, const ciot_context *c) {
     } else
         ciot_json_kv_bool(j, "dirty", c->dirty);
     ciot_json_kv_string(j, "date", c->date);
+    ciot_json_kv_string(j, "loadavg_before", c->loadavg_before);
+    ciot_json_kv_string(j, "loadavg_after", c->loadavg_after);
+    ciot_json_key(j, "llc");
+    ciot_json_begin_object(j);
+    ciot_json_kv_int(j, "bytes", (long long)c->llc_bytes);
+    ciot_json_kv_int(j, "level", c->llc_level);
+    ciot_json_kv_string(j, "source", c->llc_source);
+    ciot_json_end_object(j);
     ciot_json_key(j, "topology");
     ciot_json_begin_object(j);
     ciot_json_kv_int(j, "cores", c->topo.cores);

@@ -23,12 +23,14 @@ static const double DEFAULT_MIN_REP_SECONDS = 0.05;
 #define OPAQUE(p) ((void)(p))
 #endif
 
-uint64_t ciot_bw_read_generic(const void *src, size_t bytes) {
+uint64_t ciot_bw_read_generic(const void *src, size_t bytes, size_t ahead) {
     const uint64_t *p = src;
     size_t n = bytes / sizeof *p;
     uint64_t a[8] = {0};
-    for (size_t i = 0; i < n; i += 8)
+    for (size_t i = 0; i < n; i += 8) {
+        if (ahead) __builtin_prefetch((const char *)(p + i) + ahead, 0, 0); /* one 64-byte line per step */
         for (int k = 0; k < 8; k++) a[k] += p[i + k];
+    }
     return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
 }
 
@@ -118,6 +120,7 @@ typedef struct {
     char *src, *dst;                /* dst only for copy */
     int pages;                      /* pages split among the threads */
     int passes;
+    size_t prefetch;                /* read: software prefetch distance (0: none) */
     padded_sink *sink;
 } bw_job;
 
@@ -130,7 +133,7 @@ static void bw_task(void *arg, int t, int n) {
     if (len == 0) return;
     for (int pass = 0; pass < j->passes; pass++) {
         switch (j->kind) {
-        case CIOT_BW_READ: acc += j->impl->read(j->src + off, len); break;
+        case CIOT_BW_READ: acc += j->impl->read(j->src + off, len, j->prefetch); break;
         case CIOT_BW_WRITE: j->impl->write(j->src + off, len, (uint64_t)pass); break;
         case CIOT_BW_COPY: j->impl->copy(j->dst + off, j->src + off, len); break;
         }
@@ -161,53 +164,78 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
-                            ciot_bw_result *out) {
-    return ciot_bw_measure_for(p, kind, buf, bytes, reps, DEFAULT_MIN_REP_SECONDS, out);
-}
-
-ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
-                                double min_rep_seconds, ciot_bw_result *out) {
-    if (!p || !buf || !out || reps < 1 || (unsigned)kind >= CIOT_BW_N_KINDS || !(min_rep_seconds >= 0))
-        return CIOT_E_ARG;
+/* The job for `passes` passes of kind over the first bytes of buf (rounded down to whole pages per
+ * half for copy) and the traffic one pass declares; CIOT_E_ARG when not even one page fits. */
+static ciot_status make_job(ciot_bw_kind kind, void *buf, size_t bytes, size_t prefetch, padded_sink *sink,
+                            bw_job *j, size_t *per_pass) {
     size_t span = kind == CIOT_BW_COPY ? bytes / 2 : bytes;
     size_t pages = span / PAGE;
     if (pages < 1 || pages > (size_t)INT32_MAX) return CIOT_E_ARG;
-    int n = ciot_pool_threads(p);
+    *j = (bw_job){.impl = pick_impl(), .kind = kind, .src = buf, .dst = (char *)buf + pages * PAGE,
+                  .pages = (int)pages, .passes = 1, .prefetch = kind == CIOT_BW_READ ? prefetch : 0, .sink = sink};
+    /* Declared traffic per pass: copy moves its bytes twice (read + store); write-allocate not counted. */
+    *per_pass = pages * PAGE * (kind == CIOT_BW_COPY ? 2 : 1);
+    return CIOT_OK;
+}
+
+static uint64_t timed_run(ciot_pool *p, bw_job *j) {
+    const uint64_t t0 = ciot_now_ns();
+    ciot_pool_run(p, bw_task, j);
+    const uint64_t dt = ciot_now_ns() - t0;
+    return dt ? dt : 1;
+}
+
+ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
+                            ciot_bw_result *out) {
+    return ciot_bw_measure_for(p, kind, buf, bytes, reps, DEFAULT_MIN_REP_SECONDS, 0, out);
+}
+
+ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
+                                double min_rep_seconds, size_t prefetch, ciot_bw_result *out) {
+    if (!p || !buf || !out || reps < 1 || (unsigned)kind >= CIOT_BW_N_KINDS || !(min_rep_seconds >= 0))
+        return CIOT_E_ARG;
+    const int n = ciot_pool_threads(p);
     padded_sink *sink = aligned_alloc(64, (size_t)n * sizeof *sink);
     double *rates = malloc((size_t)reps * sizeof *rates);
-    if (!sink || !rates) {
+    bw_job j;
+    size_t per_pass;
+    ciot_status st = sink && rates ? make_job(kind, buf, bytes, prefetch, sink, &j, &per_pass) : CIOT_E_NOMEM;
+    if (st != CIOT_OK) {
         free(sink);
         free(rates);
-        return CIOT_E_NOMEM;
+        return st;
     }
-    bw_job j = {.impl = pick_impl(), .kind = kind, .src = buf, .dst = (char *)buf + pages * PAGE,
-                .pages = (int)pages, .passes = 1, .sink = sink};
-    /* Declared traffic per pass: copy moves its bytes twice (read + store); write-allocate not counted. */
-    size_t per_pass = pages * PAGE * (kind == CIOT_BW_COPY ? 2 : 1);
-
     /* Warm-up pass (faults pages in, wakes the workers), which also sizes a repetition. */
-    uint64_t t0 = ciot_now_ns();
-    ciot_pool_run(p, bw_task, &j);
-    uint64_t warm = ciot_now_ns() - t0;
-    if (warm == 0) warm = 1;
-    double passes = ceil(min_rep_seconds * 1e9 / (double)warm);
+    const double passes = ceil(min_rep_seconds * 1e9 / (double)timed_run(p, &j));
     j.passes = passes < 1 ? 1 : passes > (1 << 20) ? 1 << 20 : (int)passes;
-
-    for (int r = 0; r < reps; r++) {
-        t0 = ciot_now_ns();
-        ciot_pool_run(p, bw_task, &j);
-        uint64_t dt = ciot_now_ns() - t0;
-        rates[r] = (double)per_pass * j.passes / (double)(dt ? dt : 1); /* bytes per ns = GB/s */
-    }
+    for (int r = 0; r < reps; r++) rates[r] = (double)per_pass * j.passes / (double)timed_run(p, &j); /* B/ns = GB/s */
     qsort(rates, (size_t)reps, sizeof *rates, cmp_double);
     *out = (ciot_bw_result){
         .kind = kind, .threads = n, .reps = reps, .passes = j.passes, .bytes_per_pass = per_pass,
         .min_gbs = rates[0], .max_gbs = rates[reps - 1],
         .median_gbs = reps % 2 ? rates[reps / 2] : (rates[reps / 2 - 1] + rates[reps / 2]) / 2,
-        .impl = j.impl->name, .traffic = ciot_bw_traffic(kind),
+        .impl = j.impl->name, .traffic = ciot_bw_traffic(kind), .prefetch = j.prefetch,
     };
     free(sink);
     free(rates);
     return CIOT_OK;
+}
+
+ciot_status ciot_bw_sample(ciot_pool *p, void *buf, size_t bytes, double min_seconds, size_t prefetch,
+                           double *gbs, int *passes) {
+    if (!p || !buf || !gbs || !(min_seconds >= 0)) return CIOT_E_ARG;
+    padded_sink *sink = aligned_alloc(64, (size_t)ciot_pool_threads(p) * sizeof *sink);
+    bw_job j;
+    size_t per_pass;
+    ciot_status st = sink ? make_job(CIOT_BW_READ, buf, bytes, prefetch, sink, &j, &per_pass) : CIOT_E_NOMEM;
+    if (st == CIOT_OK) {
+        uint64_t ns = 0;
+        int n = 0;
+        do ns += timed_run(p, &j), n++;     /* whole passes until the sample lasts min_seconds */
+        while ((double)ns < min_seconds * 1e9 && n < (1 << 20));
+        *gbs = (double)per_pass * n / (double)ns;
+        if (passes) *passes = n;
+    }
+    free(sink);
+    return st;
 }

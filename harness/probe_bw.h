@@ -19,6 +19,7 @@ typedef struct {
     double min_gbs, median_gbs, max_gbs;    /* 1e9 bytes per second */
     const char *impl;           /* inner loop used: "avx2", "neon" or "generic" */
     const char *traffic;        /* what bytes_per_pass counts, e.g. write-allocate or not */
+    size_t prefetch;            /* read: the software prefetch distance it read with (0: none) */
 } ciot_bw_result;
 
 /* "read", "write", "copy". */
@@ -39,8 +40,13 @@ void ciot_bw_buffer_free(void *buf, size_t bytes);
  * rounded down to whole 4 KiB pages per half; it must hold at least one page (two for copy). */
 ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
                             ciot_bw_result *out);
-/* The same with the shortest repetition given: whole passes are repeated until one lasts min_rep_seconds. */
+/* The same with the shortest repetition given (whole passes are repeated until one lasts
+ * min_rep_seconds) and, for read, a software prefetch distance in bytes (0: none; kernels/prefetch.h). */
 ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
-                                double min_rep_seconds, ciot_bw_result *out);
+                                double min_rep_seconds, size_t prefetch, ciot_bw_result *out);
+/* One read sample for pairing with a kernel measurement: no warm-up (the buffer is touched and the pool
+ * running), whole passes until the sample lasts min_seconds; GB/s into *gbs, passes into *passes. */
+ciot_status ciot_bw_sample(ciot_pool *p, void *buf, size_t bytes, double min_seconds, size_t prefetch,
+                           double *gbs, int *passes);
 
 #endif

@@ -3,24 +3,47 @@
 #include <stdint.h>
 #include <string.h>
 #include "bigbuf.h"
+#include "split.h"
 #include "weights.h"
 
-ciot_status ciot_weight_region_make(size_t bytes, ciot_weight_region *out) {
+enum { PAGE = 4096 };
+
+/* Eight bytes of word i: a hash of i (so any split fills the same values), 5 bits of each byte (0..31),
+ * plus 0x20, with 0x3c..0x3f folded down by 4. */
+static uint64_t word(uint64_t i) {
+    uint64_t z = i * 0x9e3779b97f4a7c15ull + 0x5eed;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    uint64_t v = ((z >> 3) & 0x1f1f1f1f1f1f1f1full) + 0x2020202020202020ull;
+    return v - (((v + 0x0404040404040404ull) & 0x4040404040404040ull) >> 4);
+}
+
+typedef struct {
+    uint64_t *w;
+    int pages;
+} fill_job;
+
+static void fill_task(void *arg, int t, int n) {
+    const fill_job *j = arg;
+    int first, count;
+    ciot_split_static(j->pages, t, n, &first, &count);
+    for (size_t i = (size_t)first * (PAGE / 8); i < (size_t)(first + count) * (PAGE / 8); i++) j->w[i] = word(i);
+}
+
+ciot_status ciot_weight_region_make(ciot_pool *p, size_t bytes, int huge, ciot_weight_region *out) {
     memset(out, 0, sizeof *out);
     const size_t avail = ciot_mem_available();
-    if (bytes == 0 || (avail && bytes > avail / 10 * 9)) return CIOT_E_NOMEM;
-    out->base = ciot_bigbuf_alloc(bytes, 1);
+    if (bytes == 0 || bytes / PAGE >= INT32_MAX || (avail && bytes > avail / 10 * 9)) return CIOT_E_NOMEM;
+    bytes = (bytes + PAGE - 1) / PAGE * PAGE;
+    out->base = ciot_bigbuf_alloc(bytes, huge);
     if (!out->base) return CIOT_E_NOMEM;
     out->bytes = bytes;
-    uint64_t s = 0x5eed;
-    uint64_t *w = (uint64_t *)out->base;
-    for (size_t i = 0; i < bytes / 8; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        /* eight bytes at once: keep 5 bits of each (0..31), add 0x20, clamp 0x3c..0x3f down by 4 */
-        uint64_t v = ((s >> 3) & 0x1f1f1f1f1f1f1f1full) + 0x2020202020202020ull;
-        v -= ((v + 0x0404040404040404ull) & 0x4040404040404040ull) >> 4;
-        w[i] = v;
-    }
+    out->huge = huge;
+    fill_job j = {(uint64_t *)out->base, (int)(bytes / PAGE)};
+    if (p) ciot_pool_run(p, fill_task, &j);
+    else fill_task(&j, 0, 1);
+    out->huge_fraction = ciot_bigbuf_huge_fraction(out->base);
     return CIOT_OK;
 }
 
@@ -39,4 +62,11 @@ ciot_status ciot_weight_ring_view(const ciot_weight_region *r, const ciot_layout
     out->copies = (long)((r->bytes - out->bytes) / out->stride) + 1;
     out->base = r->base;
     return CIOT_OK;
+}
+
+const void *ciot_weight_ring_next(ciot_weight_region *region, const ciot_weight_ring *ring) {
+    long i = (long)((region->cursor + ring->stride - 1) / ring->stride);
+    if (i >= ring->copies) i = 0;
+    region->cursor = (size_t)i * ring->stride + ring->bytes;
+    return ciot_weight_ring_at(ring, i);
 }

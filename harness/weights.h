@@ -7,10 +7,14 @@
 
 #include <stddef.h>
 #include "kernel.h"
+#include "pool.h"
 
 typedef struct {
     unsigned char *base;
     size_t bytes;
+    int huge;                   /* huge pages requested */
+    double huge_fraction;       /* share backed by huge pages after the fill; -1 unknown */
+    size_t cursor;              /* where the least recently read bytes start (ciot_weight_ring_next) */
 } ciot_weight_region;
 
 typedef struct {
@@ -20,8 +24,10 @@ typedef struct {
     long copies;
 } ciot_weight_ring;
 
-/* Allocates and fills `bytes` (rounded up to 2 MiB); CIOT_E_NOMEM when it does not fit in memory. */
-ciot_status ciot_weight_region_make(size_t bytes, ciot_weight_region *out);
+/* Allocates `bytes` (rounded up to 2 MiB) and fills it; with a pool, the pool's threads first-touch and
+ * fill it in the same static page split as the probe's buffer (the values do not depend on the split).
+ * CIOT_E_NOMEM when it does not fit in memory. */
+ciot_status ciot_weight_region_make(ciot_pool *p, size_t bytes, int huge, ciot_weight_region *out);
 void ciot_weight_region_free(ciot_weight_region *r);
 /* Copies of a rows x K matrix of layout l side by side in the region (at least one; CIOT_E_NOMEM when
  * not even one fits, CIOT_E_SHAPE when the layout cannot take the shape). */
@@ -29,5 +35,8 @@ ciot_status ciot_weight_ring_view(const ciot_weight_region *r, const ciot_layout
 static inline const void *ciot_weight_ring_at(const ciot_weight_ring *r, long i) {
     return r->base + (size_t)(i % r->copies) * r->stride;
 }
+/* The copy of ring that starts at or after the region's cursor (wrapping), and the cursor moved past it:
+ * whatever ring was read last, every call reads the region's least recently read bytes. */
+const void *ciot_weight_ring_next(ciot_weight_region *region, const ciot_weight_ring *ring);
 
 #endif

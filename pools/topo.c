@@ -2,6 +2,7 @@
 #include "topo.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <unistd.h>
 
 static hwloc_topology_t topology;
@@ -33,6 +34,33 @@ int ciot_topo_cores(void) {
     }
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     return online >= 1 ? (int)online : 1;
+}
+
+/* The last cache level hwloc knows with a non-zero size: its type and instance count (0 when none). */
+static int llc_level_objects(hwloc_obj_type_t *type) {
+    static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE,
+                                              HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE};
+    hwloc_topology_t t;
+    if (ciot_topo_get(&t) != CIOT_OK) return 0;
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        const int n = hwloc_get_nbobjs_by_type(t, levels[i]);
+        hwloc_obj_t o = n > 0 ? hwloc_get_obj_by_type(t, levels[i], 0) : NULL;
+        if (o && o->attr && o->attr->cache.size) {
+            *type = levels[i];
+            return n;
+        }
+    }
+    return 0;
+}
+
+const char *ciot_topo_llc_source(char *buf, size_t len) {
+    hwloc_obj_type_t type;
+    const int n = llc_level_objects(&type);
+    int level;
+    const size_t total = ciot_topo_llc_bytes(&level);
+    if (!n || !total) snprintf(buf, len, "hwloc reports no cache");
+    else snprintf(buf, len, "hwloc: L%d, %d x %.1f MiB", level, n, (double)total / n / (1 << 20));
+    return buf;
 }
 
 size_t ciot_topo_llc_bytes(int *level) {

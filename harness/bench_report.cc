@@ -1,0 +1,198 @@
+// What `ciot bench` reports: per case the median (min - max) of the per-repetition figures, the paired
+// probe samples and the per-repetition ratio, with flags where the ruler broke (ratio above 100%) or the
+// weights fit in the cache; and the JSON document with every repetition (results/SCHEMA.md).
+#include <algorithm>
+#include <cstring>
+
+#include "bench_run.h"
+
+extern "C" {
+#include "bigbuf.h"
+#include "cli.h"
+#include "json.h"
+#include "registry.h"
+}
+
+namespace ciot_bench {
+
+Summary summarize(const Case &c) {
+    std::vector<double> gw, gbs, probe, ratio;
+    bool above = false;
+    for (const Rep &r : c.reps) {
+        gw.push_back(r.gweights), gbs.push_back(r.kernel_gbs), probe.push_back(r.probe_gbs), ratio.push_back(r.ratio);
+        above |= r.ratio > 1;
+    }
+    const int n = int(c.reps.size());
+    return Summary{ciot_spread_of(gw.data(), n), ciot_spread_of(gbs.data(), n), ciot_spread_of(gw.data(), n),
+                   ciot_spread_of(probe.data(), n), ciot_spread_of(ratio.data(), n), above};
+}
+
+void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, const ciot_ruler &ruler,
+                   const ciot_weight_region &region) {
+    char b1[32], b2[32];
+    const bool cache = ciot_cache_resident(region.bytes);
+    fprintf(f, "\n# ciot bench: median (min - max) over %d repetitions; each repetition paired with a read-probe "
+               "sample on the same pool\n",
+            o.reps);
+    fprintf(f, "# weights %s (%s, %.0f%% huge pages)%s, probe buffer %s (%.0f%% huge pages), prefetch %s\n",
+            ciot_format_bytes(region.bytes, b1, sizeof b1), o.huge ? "huge pages requested" : "small pages",
+            100 * (region.huge_fraction < 0 ? 0 : region.huge_fraction), cache ? " [" CIOT_CACHE_FLAG "]" : "",
+            ciot_format_bytes(ruler.bytes, b2, sizeof b2), 100 * (ruler.huge_fraction < 0 ? 0 : ruler.huge_fraction),
+            o.prefetch ? "on (4 KiB ahead, kernels and probe)" : "off");
+    int w = 4;
+    for (const Case &c : cases) w = std::max(w, int(c.name.size()));
+    fprintf(f, "%-*s %-24s %8s %-23s %-20s %s\n", w, "case", "Gweights/s", "GB/s", "probe GB/s", "% of paired ceiling",
+            "flags");
+    bool flagged = false;
+    for (const Case &c : cases) {
+        if (c.reps.empty()) continue;
+        const Summary s = summarize(c);
+        char gw[64], pr[64], ra[64];
+        snprintf(gw, sizeof gw, "%.1f (%.1f - %.1f)", s.gw.median, s.gw.min, s.gw.max);
+        snprintf(pr, sizeof pr, "%.2f (%.2f - %.2f)", s.probe.median, s.probe.min, s.probe.max);
+        snprintf(ra, sizeof ra, "%.0f%% (%.0f - %.0f%%)", 100 * s.ratio.median, 100 * s.ratio.min, 100 * s.ratio.max);
+        std::string flags = s.ratio_above_1 ? "RATIO>100%" : "";
+        if (cache) flags += flags.empty() ? "CACHE" : " CACHE";
+        flagged |= !flags.empty();
+        fprintf(f, "%-*s %-24s %8.2f %-23s %-20s %s\n", w, c.name.c_str(), gw, s.gbs.median, pr, ra, flags.c_str());
+    }
+    fprintf(f, "GB/s counts packed weight bytes (scales included); gemm rows are GMAC/s = rows x K x batch / s.\n");
+    if (flagged)
+        fprintf(f, "RATIO>100%%: %s; the ratio is a finding, not a result. CACHE: %s.\n", CIOT_RATIO_FLAG, CIOT_CACHE_FLAG);
+}
+
+static void spread(ciot_json *j, const char *key, const ciot_spread &s, int decimals) {
+    ciot_json_key(j, key);
+    ciot_json_begin_object(j);
+    ciot_json_kv_fixed(j, "min", s.min, decimals);
+    ciot_json_kv_fixed(j, "median", s.median, decimals);
+    ciot_json_kv_fixed(j, "max", s.max, decimals);
+    ciot_json_end_object(j);
+}
+
+static void buffer(ciot_json *j, const char *key, size_t bytes, bool huge, double huge_fraction) {
+    ciot_json_key(j, key);
+    ciot_json_begin_object(j);
+    ciot_json_kv_int(j, "bytes", (long long)bytes);
+    ciot_json_kv_bool(j, "cache_resident", ciot_cache_resident(bytes));
+    ciot_json_kv_bool(j, "huge_pages_requested", huge);
+    ciot_json_key(j, "huge_page_fraction");
+    if (huge_fraction >= 0) ciot_json_fixed(j, huge_fraction, 3);
+    else ciot_json_null(j);
+    ciot_json_kv_string(j, "first_touch", "the persistent pool of the most threads, static page split");
+    ciot_json_end_object(j);
+}
+
+static void protocol(ciot_json *j, const Options &o, const ciot_ruler &ruler, const ciot_weight_region &region) {
+    ciot_json_key(j, "protocol");
+    ciot_json_begin_object(j);
+    ciot_json_kv_int(j, "reps", o.reps);
+    ciot_json_kv_number(j, "rep_seconds", o.rep_seconds);
+    ciot_json_kv_number(j, "probe_seconds", o.probe_seconds);
+    ciot_json_kv_string(j, "pairing", "each repetition: one read-probe sample and the kernel's calls on the same pool "
+                                      "and thread count; the probe goes first on even repetitions");
+    ciot_json_kv_string(j, "ratio", "kernel GB/s / probe GB/s of the same repetition");
+    ciot_json_kv_int(j, "cold_bytes_rule", (long long)ciot_cold_bytes());
+    ciot_json_kv_string(j, "prefetch", o.prefetch ? "on" : "off");
+    ciot_json_kv_int(j, "prefetch_bytes", (long long)o.prefetch);
+    ciot_json_kv_string(j, "pages", o.huge ? "huge" : "small");
+    buffer(j, "weights", region.bytes, region.huge, region.huge_fraction);
+    buffer(j, "probe", ruler.bytes, ruler.huge, ruler.huge_fraction);
+    ciot_json_key(j, "flags");
+    ciot_json_begin_object(j);
+    ciot_json_kv_string(j, "ratio_above_1", CIOT_RATIO_FLAG);
+    ciot_json_kv_string(j, "cache_resident", CIOT_CACHE_FLAG);
+    ciot_json_end_object(j);
+    ciot_json_end_object(j);
+}
+
+static void one_case(ciot_json *j, const Case &c, bool cache) {
+    const Summary s = summarize(c);
+    ciot_json_begin_object(j);
+    ciot_json_kv_string(j, "name", c.name.c_str());
+    ciot_json_kv_string(j, "kernel", c.k->name);
+    ciot_json_kv_string(j, "layout", c.k->layout->name);
+    ciot_json_kv_string(j, "source", ciot_format_name(c.k->layout->source));
+    ciot_json_kv_string(j, "op", c.k->op == CIOT_OP_GEMM ? "gemm" : "gemv");
+    ciot_json_kv_int(j, "rows", c.rows);
+    ciot_json_kv_int(j, "K", c.K);
+    ciot_json_kv_int(j, "batch", c.batch);
+    ciot_json_kv_int(j, "threads", c.threads);
+    ciot_json_kv_string(j, "pool", pool_name(c.kind));
+    ciot_json_kv_string(j, "pinning", c.pinning.c_str());
+    ciot_json_kv_string(j, "priority", c.priority.c_str());
+    ciot_json_kv_number(j, "bits_per_weight", ciot_layout_bits_per_weight(c.k->layout));
+    ciot_json_kv_int(j, "matrix_bytes", (long long)c.ring->bytes);
+    ciot_json_kv_int(j, "copies", c.ring->copies);
+    ciot_json_kv_int(j, "calls_per_rep", c.iterations);
+    ciot_json_kv_bool(j, "cache_resident", cache);
+    ciot_json_key(j, "repetitions");
+    ciot_json_begin_array(j);
+    for (const Rep &r : c.reps) {
+        ciot_json_begin_object(j);
+        ciot_json_kv_number(j, "seconds", r.seconds);
+        ciot_json_kv_fixed(j, "gweights_s", r.gweights, 3);
+        ciot_json_kv_fixed(j, "kernel_gbs", r.kernel_gbs, 3);
+        ciot_json_kv_fixed(j, "probe_gbs", r.probe_gbs, 3);
+        ciot_json_kv_fixed(j, "ratio", r.ratio, 4);
+        ciot_json_kv_bool(j, "probe_first", r.probe_first);
+        ciot_json_kv_bool(j, "ratio_above_1", r.ratio > 1);
+        ciot_json_end_object(j);
+    }
+    ciot_json_end_array(j);
+    ciot_json_key(j, "summary");
+    ciot_json_begin_object(j);
+    spread(j, "gweights_s", s.gw, 3);
+    spread(j, "kernel_gbs", s.gbs, 3);
+    if (c.k->op == CIOT_OP_GEMM) spread(j, "gmacs_s", s.gmacs, 3);
+    spread(j, "probe_gbs", s.probe, 3);
+    spread(j, "ratio", s.ratio, 4);
+    ciot_json_kv_bool(j, "ratio_above_1", s.ratio_above_1);
+    ciot_json_key(j, "flags");
+    ciot_json_begin_array(j);
+    if (s.ratio_above_1) ciot_json_string(j, "ratio_above_1");
+    if (cache) ciot_json_string(j, "cache_resident");
+    ciot_json_end_array(j);
+    ciot_json_end_object(j);
+    ciot_json_end_object(j);
+}
+
+ciot_status write_json(ciot_json *j, const Options &o, const std::vector<Case> &cases,
+                       const std::vector<Overhead> &overheads, ciot_context *ctx, const ciot_ruler &ruler,
+                       const ciot_weight_region &region) {
+    const bool cache = ciot_cache_resident(region.bytes);
+    ciot_json_begin_object(j);
+    ciot_json_kv_string(j, "bench", "ciot");
+    ciot_json_kv_int(j, "schema", 2);
+    ciot_json_kv_string(j, "units", "Gweights/s = rows x K x batch / s / 1e9 (gemm: = GMAC/s); GB/s = packed weight "
+                                    "bytes (scales included) / s / 1e9; ratio = kernel GB/s / paired probe GB/s");
+    ciot_json_key(j, "context");
+    ciot_json_begin_object(j);
+    ciot_context_write(j, ctx);
+    std::vector<const ciot_kernel *> ks;
+    for (const Case &c : cases)
+        if (std::find(ks.begin(), ks.end(), c.k) == ks.end()) ks.push_back(c.k);
+    ciot_context_write_kernel_flags(j, ks.data(), int(ks.size()));
+    ciot_json_end_object(j);
+    protocol(j, o, ruler, region);
+    ciot_json_key(j, "cases");
+    ciot_json_begin_array(j);
+    for (const Case &c : cases)
+        if (!c.reps.empty()) one_case(j, c, cache);
+    ciot_json_end_array(j);
+    ciot_json_key(j, "pool_empty_job");
+    ciot_json_begin_array(j);
+    for (const Overhead &ov : overheads) {
+        if (ov.us.empty()) continue;
+        ciot_json_begin_object(j);
+        ciot_json_kv_int(j, "threads", ov.threads);
+        ciot_json_kv_string(j, "pool", pool_name(ov.kind));
+        spread(j, "us_per_call", ciot_spread_of(ov.us.data(), int(ov.us.size())), 3);
+        ciot_json_end_object(j);
+    }
+    ciot_json_end_array(j);
+    ciot_json_end_object(j);
+    return ciot_json_close(j);
+}
+
+}  // namespace ciot_bench

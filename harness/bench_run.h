@@ -1,0 +1,82 @@
+// The state of one `ciot bench` run, shared by the runner (bench.cc) and its report (bench_report.cc).
+#ifndef CIOT_BENCH_RUN_H
+#define CIOT_BENCH_RUN_H
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "context.h"
+#include "kernel.h"
+#include "measure.h"
+#include "opts.h"
+#include "pool.h"
+#include "prefetch.h"
+#include "weights.h"
+}
+
+namespace ciot_bench {
+
+struct Options {
+    ciot_shape gemv{32768, 8192}, gemm{17408, 5120};
+    ciot_int_list batches{}, threads{};
+    std::vector<std::string> kernels;   // substrings; empty = every available kernel
+    int refs = 1;                       // 0 none, 1 gemv references only, 2 all
+    bool spawn = true, pin = true, huge = true;
+    size_t prefetch = CIOT_PREFETCH_DEFAULT;
+    size_t working_set = 0;             // weight region; 0 = ciot_cold_bytes()
+    size_t ceiling_bytes = 0;           // probe buffer; 0 = ciot_cold_bytes()
+    int reps = 5;
+    double rep_seconds = 0.1;           // a kernel repetition lasts at least this long
+    double probe_seconds = 0.05;        // a probe sample lasts at least this long (whole passes)
+    std::string json;
+};
+
+// One repetition: the kernel's timed calls and the probe sample paired with them.
+struct Rep {
+    double seconds, gweights, kernel_gbs, probe_gbs, ratio;
+    bool probe_first;
+};
+
+struct Case {
+    const ciot_kernel *k;
+    int rows, K, batch, threads;
+    ciot_pool_kind kind;
+    std::string name;
+    long iterations = 1;                // calls per repetition, sized in the warm-up
+    double warmup_seconds = 0;          // the timed warm-up call
+    const ciot_weight_ring *ring = nullptr;
+    const void *x = nullptr;
+    std::vector<float> y;
+    std::string pinning, priority;
+    std::vector<Rep> reps;
+};
+
+// The cost of one pooled call with no work (per pool kind and thread count), microseconds per repetition.
+struct Overhead {
+    int threads;
+    ciot_pool_kind kind;
+    std::string name;
+    std::vector<double> us;
+};
+
+struct Summary {
+    ciot_spread gw, gbs, gmacs, probe, ratio;
+    bool ratio_above_1;
+};
+Summary summarize(const Case &c);
+
+inline const char *pool_name(ciot_pool_kind k) { return k == CIOT_POOL_PERSISTENT ? "persistent" : "spawn"; }
+
+// The table of every case (median (min - max) Gweights/s, GB/s, paired probe, ratio, flags) on f.
+void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, const ciot_ruler &ruler,
+                   const ciot_weight_region &region);
+// The JSON document: context, protocol, every case with every repetition's pair. Returns CIOT_E_IO on failure.
+ciot_status write_json(ciot_json *j, const Options &o, const std::vector<Case> &cases,
+                       const std::vector<Overhead> &overheads, ciot_context *ctx, const ciot_ruler &ruler,
+                       const ciot_weight_region &region);
+
+}  // namespace ciot_bench
+
+#endif
