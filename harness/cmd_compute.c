@@ -7,112 +7,80 @@
 #include "commands.h"
 #include "context.h"
 #include "json.h"
+#include "opts.h"
 #include "pool.h"
 #include "probe_compute.h"
 #include "topo.h"
 
-enum { MAX_THREAD_COUNTS = 256, MAX_THREADS = 1024 };
-
 typedef struct {
-    int threads[MAX_THREAD_COUNTS], n_threads;
-    int reps;
-    int pin, priority;
+    ciot_int_list threads;
+    int reps, ms;
+    int no_pin, priority;
     int families[CIOT_COMPUTE_N_FAMILIES], n_families;
-    double seconds;
-    const char *json_path;
+    const char *families_arg, *json_path;
 } compute_opts;
 
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: ciot compute [options]\n"
-            "  --threads LIST    thread counts, e.g. 1,2 or 1-4 (default 1..cores)\n"
-            "  --reps N          timed repetitions after a warm-up (default 5; at least 5 recommended)\n"
-            "  --families LIST   any of avx2,avxvnni,avx512vnni,neondot,i8mm (default: all this CPU has)\n"
-            "  --ms N            milliseconds per repetition (default 200)\n"
-            "  --no-pin          do not pin threads to cores\n"
-            "  --priority        raise the threads' priority (nice -5) against other processes\n"
-            "  --json FILE       also write the results as JSON (via FILE.tmp.<pid>, then renamed)\n");
-}
-
-static int bad(const char *fmt, const char *arg) {
-    fprintf(stderr, "ciot compute: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (ciot compute --help)\n");
-    return 2;
-}
-
 /* Returns -1 when the list is fine, else the exit code. */
-static int parse_families(const char *list, compute_opts *o) {
-    char *copy = strdup(list), *save = NULL;
+static int parse_families(const ciot_cmdline *c, compute_opts *o) {
+    char *copy = strdup(o->families_arg), *save = NULL;
     int rc = copy ? -1 : 1;
     o->n_families = 0;
     for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; rc < 0 && w; w = strtok_r(NULL, ",", &save)) {
         ciot_compute_family f;
-        if (ciot_compute_family_parse(w, &f) != CIOT_OK || o->n_families == CIOT_COMPUTE_N_FAMILIES)
-            rc = bad("--families: unknown family '%s' (avx2, avxvnni, avx512vnni, neondot, i8mm)", w);
+        int dup = 0;
+        for (int i = 0; i < o->n_families; i++)
+            dup |= ciot_compute_family_parse(w, &f) == CIOT_OK && o->families[i] == (int)f;
+        if (ciot_compute_family_parse(w, &f) != CIOT_OK || dup)
+            rc = ciot_opts_fail(c, "--families: '%s' is not one of avx2, avxvnni, avx512vnni, neondot, i8mm (each once)", w);
         else if (!ciot_compute_available(f))
-            rc = bad("--families: this CPU (or this build) has no '%s'", w);
+            rc = ciot_opts_fail(c, "--families: this CPU (or this build) has no '%s'", w);
         else
             o->families[o->n_families++] = (int)f;
     }
     free(copy);
-    if (rc < 0 && o->n_families == 0) rc = bad("--families '%s' names no family", list);
+    if (rc < 0 && o->n_families == 0) rc = ciot_opts_fail(c, "--families '%s' names no family", o->families_arg);
     return rc;
 }
 
 static int parse_args(int argc, char **argv, compute_opts *o) {
-    *o = (compute_opts){.reps = 5, .pin = 1, .seconds = 0.2};
+    *o = (compute_opts){.reps = 5, .ms = 200};
     for (int f = 0; f < CIOT_COMPUTE_N_FAMILIES; f++)
         if (ciot_compute_available((ciot_compute_family)f)) o->families[o->n_families++] = f;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int ms, rc, takes_value = !strcmp(a, "--threads") || !strcmp(a, "--reps") || !strcmp(a, "--families") ||
-                                  !strcmp(a, "--ms") || !strcmp(a, "--json");
-        if (takes_value && !v) return bad("%s needs a value", a);
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--threads")) {
-            if (ciot_parse_int_list(v, 1, MAX_THREADS, o->threads, MAX_THREAD_COUNTS, &o->n_threads) != CIOT_OK)
-                return bad("--threads '%s' is not a list of thread counts from 1 to 1024 (e.g. 1,2 or 1-4)", v);
-        } else if (!strcmp(a, "--reps")) {
-            if (ciot_parse_int(v, 1, 1000000, &o->reps) != CIOT_OK) return bad("--reps '%s' is not a count >= 1", v);
-        } else if (!strcmp(a, "--ms")) {
-            if (ciot_parse_int(v, 1, 600000, &ms) != CIOT_OK) return bad("--ms '%s' is not a duration in ms", v);
-            o->seconds = ms / 1000.0;
-        } else if (!strcmp(a, "--families")) {
-            if ((rc = parse_families(v, o)) >= 0) return rc;
-        } else if (!strcmp(a, "--json")) {
-            o->json_path = v;
-        } else if (!strcmp(a, "--no-pin")) {
-            o->pin = 0;
-        } else if (!strcmp(a, "--priority")) {
-            o->priority = 1;
-        } else {
-            return bad("unknown option '%s'", a);
-        }
-        if (takes_value) i++;
-    }
-    return -1;
+    const ciot_opt opts[] = {
+        {"--threads", CIOT_OPT_INT_LIST, &o->threads, 1, 1024, NULL, "LIST", "thread counts, e.g. 1,2 or 1-4 (default 1..cores)", NULL},
+        {"--reps", CIOT_OPT_INT, &o->reps, 1, 1000000, NULL, "N", "timed repetitions after a warm-up (default 5; at least 5 recommended)", NULL},
+        {"--families", CIOT_OPT_STRING, &o->families_arg, 0, 0, NULL, "LIST",
+         "any of avx2,avxvnni,avx512vnni,neondot,i8mm (default: all this CPU has)", NULL},
+        {"--ms", CIOT_OPT_INT, &o->ms, 1, 600000, NULL, "N", "milliseconds per repetition (default 200)", NULL},
+        {"--no-pin", CIOT_OPT_FLAG, &o->no_pin, 0, 0, NULL, NULL, "do not pin threads to cores", NULL},
+        {"--priority", CIOT_OPT_FLAG, &o->priority, 0, 0, NULL, NULL, "raise the threads' priority (nice -5) against other processes", NULL},
+        {"--json", CIOT_OPT_STRING, &o->json_path, 0, 0, NULL, "FILE", "also write the results as JSON", NULL},
+    };
+    const ciot_cmdline c = {"compute", "[options]",
+                            "Peak int8 multiply-accumulate rate per instruction family this CPU has, enough\n"
+                            "independent chains to hide latency, over a thread sweep on the persistent pool.",
+                            opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
+    int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
+    if (rc < 0 && o->families_arg) rc = parse_families(&c, o);
+    return rc;
 }
 
 static void write_json(ciot_json *j, const compute_opts *o, const ciot_compute_result *res, int n_res,
-                       const ciot_pool_info *infos) {
+                       const ciot_pool_info *infos, ciot_context *ctx) {
     ciot_json_begin_object(j);
     ciot_json_kv_string(j, "probe", "compute");
     ciot_json_kv_int(j, "schema", 1);
     ciot_json_kv_string(j, "rate_unit", "GMAC/s = 1e9 int8 multiply-accumulates per second; GOPS = 2 x GMAC/s");
     ciot_json_kv_int(j, "cores", ciot_topo_cores());
-    ciot_json_kv_bool(j, "pin_requested", o->pin);
+    ciot_json_kv_bool(j, "pin_requested", !o->no_pin);
     ciot_json_kv_int(j, "reps", o->reps);
 #ifdef CIOT_COMPILER
     ciot_json_kv_string(j, "compiler", CIOT_COMPILER);
 #endif
-    ciot_context ctx;
-    ciot_context_collect(&ctx);
     ciot_json_key(j, "context");
     ciot_json_begin_object(j);
-    ciot_context_write(j, &ctx);
+    ciot_context_finish(ctx);
+    ciot_context_write(j, ctx);
     ciot_json_end_object(j);
     ciot_json_key(j, "results");
     ciot_json_begin_array(j);
@@ -132,6 +100,8 @@ static void write_json(ciot_json *j, const compute_opts *o, const ciot_compute_r
         ciot_json_kv_fixed(j, "median_gops", 2 * r->median_gmacs, 3);
         ciot_json_kv_fixed(j, "max_gops", 2 * r->max_gmacs, 3);
         ciot_json_kv_bool(j, "pinned", infos[i].pinned);
+        char note[128];
+        ciot_json_kv_string(j, "pinning", ciot_pinning_note(!o->no_pin, infos[i].pinned, r->threads, note, sizeof note));
         ciot_json_kv_string(j, "priority", infos[i].priority);
         ciot_json_end_object(j);
     }
@@ -141,9 +111,9 @@ static void write_json(ciot_json *j, const compute_opts *o, const ciot_compute_r
 
 /* Measures every family at every thread count, one persistent pool per count; returns the exit code. */
 static int measure_sweep(const compute_opts *o, ciot_compute_result *res, ciot_pool_info *infos) {
-    int step = 0, n_res = o->n_threads * o->n_families, rc = 0;
-    for (int ti = 0; ti < o->n_threads && rc == 0; ti++) {
-        ciot_pool_opts po = {.threads = o->threads[ti], .pin = o->pin, .raise_priority = o->priority};
+    int step = 0, n_res = o->threads.n * o->n_families, rc = 0;
+    for (int ti = 0; ti < o->threads.n && rc == 0; ti++) {
+        ciot_pool_opts po = {.threads = o->threads.v[ti], .pin = !o->no_pin, .raise_priority = o->priority};
         ciot_pool *pool;
         ciot_status st = ciot_pool_create(CIOT_POOL_PERSISTENT, &po, &pool);
         if (st != CIOT_OK) {
@@ -155,7 +125,7 @@ static int measure_sweep(const compute_opts *o, ciot_compute_result *res, ciot_p
             ciot_compute_family f = (ciot_compute_family)o->families[fi];
             fprintf(stderr, "ciot compute: [%d/%d] %s, %d thread%s\n", step + 1, n_res,
                     ciot_compute_family_name(f), po.threads, po.threads > 1 ? "s" : "");
-            st = ciot_compute_measure(pool, f, o->seconds, o->reps, &res[step]);
+            st = ciot_compute_measure(pool, f, o->ms / 1000.0, o->reps, &res[step]);
             ciot_pool_get_info(pool, &infos[step]);
             if (st != CIOT_OK) {
                 fprintf(stderr, "ciot compute: measurement failed: %s\n", ciot_status_str(st));
@@ -169,15 +139,16 @@ static int measure_sweep(const compute_opts *o, ciot_compute_result *res, ciot_p
 
 static void print_table(const compute_opts *o, const ciot_compute_result *res, const ciot_pool_info *infos,
                         int n_res) {
-    printf("# int8 multiply-accumulate peak, %s, priority %s, %d reps after a warm-up; GOPS = 2 x GMAC/s\n",
-           o->pin ? "pinned" : "not pinned", n_res ? infos[0].priority : "-", o->reps);
-    printf("%-11s %7s %11s %13s %11s %12s %17s  %s\n", "family", "threads", "min GMAC/s", "median GMAC/s",
-           "max GMAC/s", "median GOPS", "GMAC/s per thread", "instruction");
+    char note[128];
+    printf("# int8 multiply-accumulate peak, priority %s, %d reps after a warm-up; GOPS = 2 x GMAC/s\n",
+           n_res ? infos[0].priority : "-", o->reps);
+    printf("%-11s %7s %11s %13s %11s %12s %17s  %-12s %s\n", "family", "threads", "min GMAC/s", "median GMAC/s",
+           "max GMAC/s", "median GOPS", "GMAC/s per thread", "instruction", "pinning");
     for (int i = 0; i < n_res; i++)
-        printf("%-11s %7d %11.1f %13.1f %11.1f %12.1f %17.1f  %s%s\n", ciot_compute_family_name(res[i].family),
+        printf("%-11s %7d %11.1f %13.1f %11.1f %12.1f %17.1f  %-12s %s\n", ciot_compute_family_name(res[i].family),
                res[i].threads, res[i].min_gmacs, res[i].median_gmacs, res[i].max_gmacs, 2 * res[i].median_gmacs,
                res[i].median_gmacs / res[i].threads, ciot_compute_instruction(res[i].family),
-               o->pin && !infos[i].pinned ? " [pinning failed]" : "");
+               ciot_pinning_note(!o->no_pin, infos[i].pinned, res[i].threads, note, sizeof note));
 }
 
 int ciot_cmd_compute(int argc, char **argv) {
@@ -189,16 +160,20 @@ int ciot_cmd_compute(int argc, char **argv) {
                         "(avx2, avxvnni, avx512vnni, neondot, i8mm)\n");
         return 2;
     }
-    if (o.n_threads == 0)
-        for (int t = 1; t <= ciot_topo_cores() && t <= MAX_THREAD_COUNTS; t++) o.threads[o.n_threads++] = t;
+    if (o.threads.n == 0)
+        for (int t = 1; t <= ciot_topo_cores() && t <= CIOT_INT_LIST_MAX; t++) o.threads.v[o.threads.n++] = t;
+    for (int i = 0; i < o.threads.n; i++)
+        if (ciot_warn_oversubscribed("compute", o.threads.v[i])) break;
     ciot_json *json = NULL;
     if (o.json_path && ciot_json_open(o.json_path, &json) != CIOT_OK) {
         fprintf(stderr, "ciot compute: cannot write '%s.tmp.*' for --json\n", o.json_path);
         return 2;
     }
+    ciot_context ctx;
+    ciot_context_collect(&ctx);
     if (o.reps < 5) fprintf(stderr, "ciot compute: warning: %d reps; at least 5 are recommended\n", o.reps);
 
-    int n_res = o.n_threads * o.n_families;
+    int n_res = o.threads.n * o.n_families;
     ciot_compute_result *res = calloc((size_t)n_res, sizeof *res);
     ciot_pool_info *infos = calloc((size_t)n_res, sizeof *infos);
     if (!res || !infos) {
@@ -210,7 +185,7 @@ int ciot_cmd_compute(int argc, char **argv) {
     if (rc == 0) print_table(&o, res, infos, n_res);
     if (json) {
         if (rc == 0) {
-            write_json(json, &o, res, n_res, infos);
+            write_json(json, &o, res, n_res, infos, &ctx);
             if (ciot_json_close(json) != CIOT_OK) {
                 fprintf(stderr, "ciot compute: could not write '%s'\n", o.json_path);
                 rc = 1;

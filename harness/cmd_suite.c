@@ -1,6 +1,8 @@
 /* ciot suite: the default measurement of this machine into one run folder
  * results/<date>-<host>-<commit>/: DRAM probe, compute probe, kernel benchmarks at 1 and all threads,
- * a short model replay, raw JSON per part, then a markdown summary on stdout and in summary.md. */
+ * a short model replay, raw JSON per part, then a markdown summary on stdout and in summary.md.
+ * The folder holds a file INCOMPLETE until every part finished; an interrupted run keeps the parts that
+ * finished whole. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,20 +13,14 @@
 #include "bench.h"
 #include "commands.h"
 #include "context.h"
+#include "fileio.h"
 #include "json.h"
-#include "registry.h"
+#include "measure.h"
+#include "opts.h"
 
-enum { MAX_ROWS = 512 };
+enum { MAX_ROWS = 1024 };
 
-static int usage(FILE *f, int code) {
-    fprintf(f, "usage: ciot suite [--quick] [--results DIR]\n"
-               "  probe, compute probe, kernel benchmarks at 1 and all threads, and a short replay, into\n"
-               "  DIR/<date>-<host>-<commit>/ (DIR defaults to results/ of the source tree)\n"
-               "  --quick   a one-minute version (smaller shapes, fewer repetitions)\n");
-    return code;
-}
-
-/* argv for a subcommand, built from a printf-style list of words. */
+/* argv for a subcommand, built word by word. */
 typedef struct { char *v[32]; int n; char buf[4096]; size_t used; } args;
 static void arg(args *a, const char *s) {
     size_t len = strlen(s) + 1;
@@ -39,8 +35,8 @@ static void stage(int i, int n, const char *what) {
     fflush(stderr);
 }
 
+/* The stock kernel at the same threads and pool: the fastest pq2_0 gemv measured. */
 static const ciot_bench_row *stock_for(const ciot_bench_row *rows, int n, const ciot_bench_row *r) {
-    /* the stock kernel at the same threads and pool: the fastest pq2_0 gemv measured */
     const ciot_bench_row *best = NULL;
     for (int i = 0; i < n; i++)
         if (!strncmp(rows[i].kernel, "pq2_0_gemv", 10) && rows[i].threads == r->threads && !strcmp(rows[i].pool, r->pool) &&
@@ -49,37 +45,48 @@ static const ciot_bench_row *stock_for(const ciot_bench_row *rows, int n, const 
     return best;
 }
 
-static void summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_context *c) {
-    fprintf(f, "## ciot suite: %s, %s, commit %s%s, %s\n\n", c->host, c->cpu, c->commit, c->dirty > 0 ? " (dirty)" : "", c->date);
-    fprintf(f, "| kernel | threads | pool | batch | Gweights/s median (min - max) | GB/s | %% of ceiling | x stock |\n");
-    fprintf(f, "|---|---|---|---|---|---|---|---|\n");
+static void summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_context *c, int quick) {
+    fprintf(f, "## ciot suite%s: %s, %s, commit %s%s, %s\n\n", quick ? " --quick" : "", c->host, c->cpu, c->commit,
+            c->dirty > 0 ? " (dirty)" : "", c->date);
+    fprintf(f, "| kernel | threads | pool | batch | Gweights/s median (min - max) | GB/s | paired probe GB/s | "
+               "%% of paired ceiling median (min - max) | x stock |\n");
+    fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
+    int above = 0, cache = 0;
     for (int i = 0; i < n; i++) {
         const ciot_bench_row *r = &rows[i], *s = stock_for(rows, n, r);
-        char speed[32] = "-";
+        char speed[32] = "-", flags[64] = "";
         if (s && r->batch == 1) snprintf(speed, sizeof speed, "%.2f", r->gw_median / s->gw_median);
-        fprintf(f, "| %s | %d | %s | %d | %.1f (%.1f - %.1f) | %.1f | %.0f%% | %s |\n", r->kernel, r->threads, r->pool,
-                r->batch, r->gw_median, r->gw_min, r->gw_max, r->gbs_median,
-                100 * r->ratio_median, speed);
+        if (r->ratio_above_1) strcat(flags, " **[1]**"), above = 1;
+        if (r->cache_resident) strcat(flags, " **[2]**"), cache = 1;
+        fprintf(f, "| %s | %d | %s | %d | %.1f (%.1f - %.1f) | %.2f | %.2f | %.0f%% (%.0f - %.0f%%)%s | %s |\n", r->kernel,
+                r->threads, r->pool, r->batch, r->gw_median, r->gw_min, r->gw_max, r->gbs_median, r->probe_median,
+                100 * r->ratio_median, 100 * r->ratio_min, 100 * r->ratio_max, flags, speed);
     }
-    fprintf(f, "\nGB/s counts packed weight bytes (scales included). Ceiling: read-probe median at the same thread "
-               "count, measured in the same process. Gemm rows are GMAC/s = Gweights/s x batch.\n");
+    fprintf(f, "\nGB/s counts packed weight bytes (scales included). Every repetition pairs the kernel with a read-probe "
+               "sample on the same pool and thread count (same pages, prefetch policy and buffer rule); the ratio is taken "
+               "per repetition. Gemm rows: Gweights/s = GMAC/s = rows x K x batch / s. x stock: Gweights/s over the "
+               "fastest pq2_0 gemv at the same threads and pool.\n");
+    if (above) fprintf(f, "\n[1] a repetition read above 100%% of its paired ceiling: %s. A finding, not a result.\n", CIOT_RATIO_FLAG);
+    if (cache) fprintf(f, "\n[2] %s.\n", CIOT_CACHE_FLAG);
 }
 
 int ciot_cmd_suite(int argc, char **argv) {
     int quick = 0;
     const char *results = CIOT_SOURCE_DIR "/results";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--results") && i + 1 < argc) results = argv[++i];
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout, 0);
-        else {
-            fprintf(stderr, "ciot suite: unknown option '%s'\n", argv[i]);
-            return usage(stderr, 2);
-        }
-    }
+    const ciot_opt opts[] = {
+        {"--quick", CIOT_OPT_FLAG, &quick, 0, 0, NULL, NULL,
+         "fewer repetitions and shorter ones (the same memory and shapes), a smaller model replay", NULL},
+        {"--results", CIOT_OPT_STRING, &results, 0, 0, NULL, "DIR", "where the run folder goes (default results/ of the source tree)", NULL},
+    };
+    const ciot_cmdline c = {"suite", "[--quick] [--results DIR]",
+                            "probe, compute probe, kernel benchmarks at 1 and all threads, and a replay, into\n"
+                            "DIR/<date>-<host>-<commit>/ with a summary table (results/SCHEMA.md)",
+                            opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
+    int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
+    if (rc >= 0) return rc;
     ciot_context ctx;
     ciot_context_collect(&ctx);
-    char day[32], dir[2048], path[2200];
+    char day[32], dir[2048], path[2200], why[2400];
     time_t now = time(NULL);
     strftime(day, sizeof day, "%Y%m%d-%H%M%S", gmtime(&now));
     snprintf(dir, sizeof dir, "%s/%s-%s-%s%s", results, day, ctx.host, ctx.commit, quick ? "-quick" : "");
@@ -89,6 +96,13 @@ int ciot_cmd_suite(int argc, char **argv) {
     }
     if (mkdir(dir, 0755) != 0) {
         fprintf(stderr, "ciot suite: cannot create the run folder %s: %s\n", dir, strerror(errno));
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/INCOMPLETE", dir);
+    const char note[] = "ciot suite has not finished this run (still running, interrupted, or a part failed); the "
+                        "other files here are whole\n";
+    if (ciot_write_atomic(path, note, sizeof note - 1, why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot suite: %s\n", why);
         return 2;
     }
     fprintf(stderr, "ciot suite: run folder %s\n", dir);
@@ -102,10 +116,12 @@ int ciot_cmd_suite(int argc, char **argv) {
     ciot_context_write(j, &ctx);
     ciot_json_kv_bool(j, "quick", quick);
     ciot_json_end_object(j);
-    ciot_json_close(j);
+    if (ciot_json_close(j) != CIOT_OK) {
+        fprintf(stderr, "ciot suite: cannot write %s\n", path);
+        return 1;
+    }
 
-    char threads[32];
-    char all_threads[16];
+    char threads[32], all_threads[16];
     snprintf(threads, sizeof threads, ctx.topo.cores > 1 ? "1,%d" : "%d", ctx.topo.cores);
     snprintf(all_threads, sizeof all_threads, "%d", ctx.topo.cores);
     const int stages = 4;
@@ -115,7 +131,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     args a = {0};
     arg(&a, "bw"), arg(&a, "--threads"), arg(&a, threads), arg(&a, "--json");
     snprintf(path, sizeof path, "%s/bw.json", dir), arg(&a, path);
-    if (quick) arg(&a, "--size"), arg(&a, "256M"), arg(&a, "--reps"), arg(&a, "3");
+    if (quick) arg(&a, "--reps"), arg(&a, "3");
     failed |= ciot_cmd_bw(a.n, a.v) != 0;
 
     stage(2, stages, "int8 compute probe (ciot compute)");
@@ -125,38 +141,41 @@ int ciot_cmd_suite(int argc, char **argv) {
     if (quick) arg(&a, "--reps"), arg(&a, "3");
     failed |= ciot_cmd_compute(a.n, a.v) != 0;
 
-    stage(3, stages, "kernel benchmarks (ciot bench)");
+    stage(3, stages, "kernel benchmarks, each repetition paired with a probe sample (ciot bench)");
     a = (args){0};
     arg(&a, "bench"), arg(&a, "--threads"), arg(&a, threads), arg(&a, "--json");
     snprintf(path, sizeof path, "%s/bench.json", dir), arg(&a, path);
-    if (quick) {
-        arg(&a, "--shape"), arg(&a, "8192x8192"), arg(&a, "--gemm-shape"), arg(&a, "4096x5120");
-        arg(&a, "--working-set"), arg(&a, "512M"), arg(&a, "--ceiling-size"), arg(&a, "256M");
-        arg(&a, "--benchmark_min_time=0.05"), arg(&a, "--benchmark_repetitions=3");
-    }
+    if (quick) arg(&a, "--reps"), arg(&a, "3"), arg(&a, "--rep-ms"), arg(&a, "50");
     static ciot_bench_row rows[MAX_ROWS];
     int nrows = 0;
     failed |= ciot_bench_main(a.n, a.v, rows, MAX_ROWS, &nrows) != 0;
 
-    stage(4, stages, "model replay (ciot replay)");
+    stage(4, stages, "model replay, each token paired with a probe sample (ciot replay)");
     a = (args){0};
     arg(&a, "replay"), arg(&a, "--model"), arg(&a, quick ? "tiny-0.6b" : "bonsai-2-27b"), arg(&a, "--threads");
     arg(&a, all_threads), arg(&a, "--dispatch"), arg(&a, "all"), arg(&a, "--tokens");
-    arg(&a, quick ? "2" : "3"), arg(&a, "--json");
+    arg(&a, quick ? "3" : "5"), arg(&a, "--json");
     snprintf(path, sizeof path, "%s/replay.json", dir), arg(&a, path);
     failed |= ciot_cmd_replay(a.n, a.v) != 0;
 
+    /* summary.md through a temporary name, like every other file here */
     snprintf(path, sizeof path, "%s/summary.md", dir);
-    char tmp[2300];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (f) {
-        summary(f, rows, nrows, &ctx);
-        if (fclose(f) == 0) rename(tmp, path);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem) {
+        summary(mem, rows, nrows, &ctx, quick);
+        fclose(mem);
+        if (ciot_write_atomic(path, text, len, why, sizeof why) != CIOT_OK) {
+            fprintf(stderr, "ciot suite: %s\n", why);
+            failed = 1;
+        }
     }
-    printf("\n");
-    summary(stdout, rows, nrows, &ctx);
+    printf("\n%s", text ? text : "");
+    free(text);
     printf("\nrun folder: %s\n", dir);
-    if (failed) fprintf(stderr, "ciot suite: a part failed (see above); what finished is in %s\n", dir);
+    snprintf(path, sizeof path, "%s/INCOMPLETE", dir);
+    if (failed) fprintf(stderr, "ciot suite: a part failed (see above); what finished is in %s, marked INCOMPLETE\n", dir);
+    else if (remove(path) != 0) fprintf(stderr, "ciot suite: cannot remove %s: %s\n", path, strerror(errno)), failed = 1;
     return failed ? 1 : 0;
 }

@@ -162,7 +162,8 @@ ciot_status ciot_replay_create(const ciot_replay_opts *o, int threads, ciot_repl
         size_t full, ring;
         ciot_replay_sizes(o->model, o->n_ops, o->kernel->layout, &full, NULL, &ring);
         if (o->memory == CIOT_MEMORY_RING && o->ring_bytes) ring = o->ring_bytes;
-        st = ciot_weight_region_make(o->memory == CIOT_MEMORY_FULL ? full : ring, &r->region);
+        st = ciot_weight_region_make(o->fill_pool, o->memory == CIOT_MEMORY_FULL ? full : ring, !o->small_pages,
+                                     &r->region);
         /* Every group must fit in the region on its own. */
         for (int g = 0; st == CIOT_OK && g < r->n_groups; g++)
             if (r->group_bytes[g] > r->region.bytes) st = CIOT_E_NOMEM;
@@ -198,6 +199,7 @@ int ciot_replay_steps(const ciot_replay *r, ciot_dispatch d, const ciot_replay_s
 
 size_t ciot_replay_weight_bytes(const ciot_replay *r) { return r->weight_bytes; }
 size_t ciot_replay_memory_bytes(const ciot_replay *r) { return r->region.bytes; }
+double ciot_replay_huge_fraction(const ciot_replay *r) { return r->region.huge_fraction; }
 
 ciot_status ciot_replay_record_alloc(ciot_replay_record *rec, int steps, int threads) {
     memset(rec, 0, sizeof *rec);

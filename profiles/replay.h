@@ -30,6 +30,8 @@ typedef struct {
     int straggler;              /* thread delayed at every op, -1 for none */
     double straggler_us;
     size_t prefetch;            /* the kernels' software prefetch, bytes ahead (0: off; ciot_mm.prefetch) */
+    ciot_pool *fill_pool;       /* first-touches and fills the weights in its static page split (NULL: caller) */
+    int small_pages;            /* 1: no transparent huge pages for the weights */
 } ciot_replay_opts;
 
 /* One matvec as a dispatch runs it: one op, or in fused dispatch a run of fused ops. */
@@ -67,6 +69,7 @@ void ciot_replay_destroy(ciot_replay *r);
 int ciot_replay_steps(const ciot_replay *r, ciot_dispatch d, const ciot_replay_step **steps);
 size_t ciot_replay_weight_bytes(const ciot_replay *r);  /* packed weight bytes one token reads */
 size_t ciot_replay_memory_bytes(const ciot_replay *r);  /* the weight region allocated */
+double ciot_replay_huge_fraction(const ciot_replay *r); /* its share backed by huge pages, -1 unknown */
 
 ciot_status ciot_replay_record_alloc(ciot_replay_record *rec, int steps, int threads);
 void ciot_replay_record_free(ciot_replay_record *rec);

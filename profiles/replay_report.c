@@ -31,11 +31,12 @@ static const char *shape(int rows, int K, char *buf, size_t len) {
     return buf;
 }
 
+/* A percentage above 100 is flagged with "!": the probe read slower than the op (see the footnote). */
 static void print_row(FILE *f, const char *name, int count, const char *shp, double mb, double ms, double gbs,
                       double pct, const double *busy, const double *wait, int threads) {
     char b[160], w[160];
-    fprintf(f, "%-28s %4d %-12s %9.2f %9.3f %7.2f %6.1f  %-20s %s\n", name, count, shp, mb, ms, gbs, pct,
-            per_thread(busy, threads, b, sizeof b), per_thread(wait, threads, w, sizeof w));
+    fprintf(f, "%-28s %4d %-12s %9.2f %9.3f %7.2f %6.1f%s %-20s %s\n", name, count, shp, mb, ms, gbs, pct,
+            pct > 100 ? "!" : " ", per_thread(busy, threads, b, sizeof b), per_thread(wait, threads, w, sizeof w));
 }
 
 static void print_run(FILE *f, const ciot_replay_report *rep, const ciot_run_stats *run, int per_op) {
@@ -53,7 +54,7 @@ static void print_run(FILE *f, const ciot_replay_report *rep, const ciot_run_sta
         }
     } else {
         ciot_kind_stats *k;
-        const int n = ciot_kind_stats_compute(run, rep->ceiling_gbs, &k);
+        const int n = ciot_kind_stats_compute(run, run->ceiling_gbs, &k);
         for (int i = 0; i < n; i++)
             print_row(f, k[i].kind, k[i].count, shape(k[i].rows, k[i].K, s, sizeof s), (double)k[i].bytes * 1e-6,
                       k[i].wall_us * 1e-3, k[i].gbs, k[i].pct_ceiling, k[i].busy_us, k[i].wait_us, run->threads);
@@ -81,20 +82,27 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
     fprintf(f, "# weights %.3f GB per pass; memory %s (%.2f GiB%s); %d tokens after 1 warm-up, interleaved\n", gb,
             rep->memory == CIOT_MEMORY_FULL ? "full" : "ring", (double)rep->memory_bytes / (1 << 30),
             rep->cold ? ", every op starts cold" : ", smaller than 4x the LLC: ops may hit the cache", rep->tokens);
-    char end[64] = "";
-    if (rep->ceiling_end_gbs >= 0) snprintf(end, sizeof end, "; %.2f after the tokens", rep->ceiling_end_gbs);
-    fprintf(f, "# ceiling %.2f GB/s (read probe median, fastest rep %.2f, %d threads, this process, before the "
-               "tokens%s); GB/s = packed weight bytes (scales included) / s\n",
-            rep->ceiling_gbs, rep->ceiling_max_gbs, rep->threads, end);
-    fprintf(f, "\n%-8s %28s %8s %11s %8s %9s %10s\n", "dispatch", "ms/token median (min-max)", "tok/s", "bound tok/s",
-            "GB/s", "%ceiling", "wait share");
+    const ciot_spread probe = ciot_spread_of(rep->probe_gbs, rep->tokens);
+    fprintf(f, "# ceiling: one read-probe sample per token round on the same pool (%s buffer, prefetch %s), median "
+               "%.2f (%.2f - %.2f) GB/s; %% of ceiling per token is paired, per op against the median; GB/s = packed "
+               "weight bytes (scales included) / s\n",
+            rep->ceiling_buffer >= ciot_cold_bytes() ? "DRAM-sized" : "SMALL", rep->prefetch ? "on" : "off",
+            probe.median, probe.min, probe.max);
+    fprintf(f, "\n%-8s %28s %8s %11s %8s %22s %10s\n", "dispatch", "ms/token median (min-max)", "tok/s", "bound tok/s",
+            "GB/s", "%ceiling paired (min-max)", "wait share");
+    int flagged = 0;
     for (int i = 0; i < rep->n_runs; i++) {
         const ciot_run_stats *r = &rep->runs[i];
-        char ms[64];
+        char ms[64], pct[64];
         snprintf(ms, sizeof ms, "%.2f (%.2f-%.2f)", r->ms_median, r->ms_min, r->ms_max);
-        fprintf(f, "%-8s %28s %8.2f %11.2f %8.2f %8.1f%% %9.1f%%\n", ciot_dispatch_name(r->dispatch), ms, r->tok_s,
-                r->bound_tok_s, r->gbs, r->pct_ceiling, 100 * r->wait_share);
+        snprintf(pct, sizeof pct, "%.1f%% (%.0f-%.0f%%)%s", r->pct_ceiling, 100 * r->ratio_min, 100 * r->ratio_max,
+                 r->ratio_above_1 ? "!" : "");
+        flagged |= r->ratio_above_1;
+        fprintf(f, "%-8s %28s %8.2f %11.2f %8.2f %22s %9.1f%%\n", ciot_dispatch_name(r->dispatch), ms, r->tok_s,
+                r->bound_tok_s, r->gbs, pct, 100 * r->wait_share);
     }
+    fprintf(f, "!: above 100%% of the paired ceiling, %s: a finding, not a result%s\n", CIOT_RATIO_FLAG,
+            flagged ? " (present above)" : " (none above; op rows may carry it)");
     if (rep->batch > 1)
         fprintf(f, "(batch %d: a pass replays %d tokens; per-token figures are per pass / %d)\n", rep->batch,
                 rep->batch, rep->batch);
@@ -122,6 +130,7 @@ static void json_op(ciot_json *j, const ciot_run_stats *run, int i) {
     ciot_json_kv_fixed(j, "wall_us", x->wall_us, 3);
     ciot_json_kv_fixed(j, "gbs", x->gbs, 4);
     ciot_json_kv_fixed(j, "pct_ceiling", x->pct_ceiling, 3);
+    ciot_json_kv_bool(j, "ratio_above_1", x->pct_ceiling > 100);
     ciot_json_key(j, "threads");
     ciot_json_begin_array(j);
     for (int t = 0; t < run->threads; t++) {
@@ -149,6 +158,18 @@ static void json_run(ciot_json *j, const ciot_replay_report *rep, const ciot_run
     ciot_json_kv_fixed(j, "bound_tok_s", run->bound_tok_s, 4);
     ciot_json_kv_fixed(j, "gbs", run->gbs, 4);
     ciot_json_kv_fixed(j, "pct_ceiling", run->pct_ceiling, 3);
+    ciot_json_kv_fixed(j, "ceiling_gbs", run->ceiling_gbs, 4);
+    ciot_json_key(j, "ratio");
+    ciot_json_begin_object(j);
+    ciot_json_kv_fixed(j, "min", run->ratio_min, 4);
+    ciot_json_kv_fixed(j, "median", run->pct_ceiling / 100, 4);
+    ciot_json_kv_fixed(j, "max", run->ratio_max, 4);
+    ciot_json_end_object(j);
+    ciot_json_key(j, "ratio_per_token");
+    ciot_json_begin_array(j);
+    for (int k = 0; k < run->tokens; k++) ciot_json_fixed(j, run->ratio[k], 4);
+    ciot_json_end_array(j);
+    ciot_json_kv_bool(j, "ratio_above_1", run->ratio_above_1);
     ciot_json_kv_fixed(j, "wait_share", run->wait_share, 5);
     if (rep->straggler >= 0) {
         ciot_json_kv_fixed(j, "injected_share", run->injected_share, 5);
@@ -191,11 +212,25 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
     ciot_json_kv_int(j, "tokens", rep->tokens);
     ciot_json_kv_int(j, "warmup_tokens", 1);
     ciot_json_kv_fixed(j, "ceiling_gbs", rep->ceiling_gbs, 4);
-    ciot_json_kv_fixed(j, "ceiling_max_gbs", rep->ceiling_max_gbs, 4);
-    ciot_json_key(j, "ceiling_end_gbs");
-    if (rep->ceiling_end_gbs >= 0) ciot_json_fixed(j, rep->ceiling_end_gbs, 4);
-    else ciot_json_null(j);
+    ciot_json_key(j, "probe_gbs_per_token");
+    ciot_json_begin_array(j);
+    for (int k = 0; k < rep->tokens; k++) ciot_json_fixed(j, rep->probe_gbs[k], 4);
+    ciot_json_end_array(j);
+    ciot_json_kv_string(j, "pairing", "one read-probe sample per token round (every dispatch of that token), on the "
+                                      "same pool; the probe goes first on odd tokens");
     ciot_json_kv_int(j, "ceiling_buffer_bytes", (long long)rep->ceiling_buffer);
+    ciot_json_kv_bool(j, "ceiling_buffer_cache_resident", ciot_cache_resident(rep->ceiling_buffer));
+    ciot_json_kv_int(j, "prefetch_bytes", (long long)rep->prefetch);
+    ciot_json_key(j, "huge_page_fraction");
+    ciot_json_begin_object(j);
+    ciot_json_kv_number(j, "weights", rep->weights_huge_fraction);
+    ciot_json_kv_number(j, "probe", rep->probe_huge_fraction);
+    ciot_json_end_object(j);
+    ciot_json_key(j, "flags");
+    ciot_json_begin_object(j);
+    ciot_json_kv_string(j, "ratio_above_1", CIOT_RATIO_FLAG);
+    ciot_json_kv_string(j, "cold_false", "weights smaller than 4 x LLC plus the largest matvec: ops may hit the cache");
+    ciot_json_end_object(j);
     ciot_json_kv_int(j, "weight_bytes_per_token", (long long)rep->weight_bytes);
     ciot_json_key(j, "timing_overhead");
     ciot_json_begin_object(j);

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "context.h"
+#include "measure.h"
 #include "replay_stats.h"
 
 typedef struct {
@@ -15,11 +16,11 @@ typedef struct {
     ciot_memory memory;
     int cold;                   /* 1 when every op's weights start outside the caches */
     size_t memory_bytes, weight_bytes;
-    double ceiling_gbs;         /* read probe median, same threads, this process, before the tokens */
-    double ceiling_max_gbs;     /* its fastest repetition */
-    double ceiling_end_gbs;     /* the same after the tokens; < 0 when not measured */
+    const double *probe_gbs;    /* the read-probe sample paired with each measured token (measure.h) */
+    double ceiling_gbs;         /* their median: the ceiling per op */
     size_t ceiling_buffer;
-    int ceiling_reps;
+    double probe_huge_fraction, weights_huge_fraction;  /* shares backed by huge pages, -1 unknown */
+    size_t prefetch;            /* the kernels' and the probe's software prefetch, bytes ahead (0: off) */
     ciot_dispatch overhead_dispatch;
     double overhead_on_ms, overhead_off_ms;        /* medians over tokens */
     double overhead_on_min_ms, overhead_off_min_ms; /* fastest tokens: less exposed to a busy machine */

@@ -31,7 +31,7 @@ static double cell_median(const ciot_replay_record *recs, int tokens, size_t off
 
 ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *recs, int tokens,
                                    const ciot_replay_step *steps, int n_steps, int threads, int batch,
-                                   size_t weight_bytes, double ceiling_gbs, ciot_run_stats *out) {
+                                   size_t weight_bytes, const double *probe_gbs, ciot_run_stats *out) {
     memset(out, 0, sizeof *out);
     if (tokens < 1 || n_steps < 1 || threads < 1 || batch < 1) return CIOT_E_ARG;
     *out = (ciot_run_stats){.dispatch = d, .n_steps = n_steps, .threads = threads, .tokens = tokens,
@@ -39,11 +39,17 @@ ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *re
     double *tmp = malloc((size_t)tokens * sizeof *tmp);
     double *cells = calloc((size_t)n_steps * (size_t)threads * 4, sizeof *cells);
     out->step = calloc((size_t)n_steps, sizeof *out->step);
-    if (!tmp || !cells || !out->step) {
-        free(tmp), free(cells), free(out->step);
-        out->step = NULL;
+    out->ratio = calloc((size_t)tokens, sizeof *out->ratio);
+    if (!tmp || !cells || !out->step || !out->ratio) {
+        free(tmp), free(cells), free(out->step), free(out->ratio);
+        out->step = NULL, out->ratio = NULL;
         return CIOT_E_NOMEM;
     }
+    if (probe_gbs) {
+        memcpy(tmp, probe_gbs, (size_t)tokens * sizeof *tmp);
+        out->ceiling_gbs = ciot_median(tmp, tokens);
+    }
+    const double ceiling_gbs = out->ceiling_gbs;
     const size_t per = (size_t)n_steps * (size_t)threads;
     for (int s = 0; s < n_steps; s++) {
         ciot_step_stats *st = &out->step[s];
@@ -70,12 +76,21 @@ ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *re
         time += (double)recs[k].token_ns * threads;
         for (size_t c = 0; c < per; c++) wait += (double)recs[k].wait_ns[c], injected += (double)recs[k].injected_ns[c];
     }
+    /* each token against its own probe sample */
+    for (int k = 0; probe_gbs && k < tokens; k++) {
+        const double r = probe_gbs[k] > 0 ? gbs_of(weight_bytes, (double)recs[k].token_ns * 1e-3) / probe_gbs[k] : 0;
+        out->ratio[k] = r;
+        out->ratio_above_1 |= r > 1;
+    }
     out->ms_median = ciot_median(tmp, tokens);
     out->ms_min = tmp[0];
     out->ms_max = tmp[tokens - 1];
     out->tok_s = out->ms_median > 0 ? 1e3 / out->ms_median : 0;
     out->gbs = gbs_of(weight_bytes, out->ms_median * batch * 1e3);
-    out->pct_ceiling = ceiling_gbs > 0 ? 100 * out->gbs / ceiling_gbs : 0;
+    memcpy(tmp, out->ratio, (size_t)tokens * sizeof *tmp);
+    out->pct_ceiling = probe_gbs ? 100 * ciot_median(tmp, tokens) : 0;
+    out->ratio_min = probe_gbs ? tmp[0] : 0;
+    out->ratio_max = probe_gbs ? tmp[tokens - 1] : 0;
     out->bound_tok_s = weight_bytes ? ceiling_gbs * 1e9 / (double)weight_bytes * batch : 0;
     out->wait_share = time > 0 ? wait / time : 0;
     out->injected_share = time > 0 ? injected / time : 0;
@@ -96,6 +111,7 @@ ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *re
 void ciot_run_stats_free(ciot_run_stats *s) {
     if (s->step) free(s->step[0].busy_us);    /* one block holds every step's per-thread cells */
     free(s->step);
+    free(s->ratio);
     memset(s, 0, sizeof *s);
 }
 

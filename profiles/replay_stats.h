@@ -18,17 +18,24 @@ typedef struct {
     int n_steps, threads, tokens, batch;
     const ciot_replay_step *steps;
     double ms_min, ms_median, ms_max;       /* per token: one replayed pass / batch */
-    double tok_s, bound_tok_s, gbs, pct_ceiling;
+    double tok_s, bound_tok_s, gbs;
+    double ceiling_gbs;                     /* median of the paired probe samples */
+    double pct_ceiling;                     /* median over tokens of the token's GB/s / its own probe sample */
+    double ratio_min, ratio_max;            /* the same ratio's extremes (x 100 = %) */
+    int ratio_above_1;                      /* some token read faster than its probe: flagged */
+    double *ratio;                          /* per token, in token order */
     double wait_share;                      /* sum of wait / (threads x token time), all tokens */
     double injected_share;                  /* the straggler's injected time, on the same scale */
     ciot_step_stats *step;
     int slowest[CIOT_SLOWEST], n_slowest;   /* steps with the lowest GB/s */
 } ciot_run_stats;
 
-/* Medians over the measured tokens' records. ceiling_gbs may be 0 (no percentages then). */
+/* Medians over the measured tokens' records. probe_gbs[k] is the read-probe sample paired with token k
+ * (measure.h); per token the ratio is the token's GB/s over its own sample, per op the op's median GB/s
+ * over the median sample. probe_gbs may be NULL (no percentages then). */
 ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *recs, int tokens,
                                    const ciot_replay_step *steps, int n_steps, int threads, int batch,
-                                   size_t weight_bytes, double ceiling_gbs, ciot_run_stats *out);
+                                   size_t weight_bytes, const double *probe_gbs, ciot_run_stats *out);
 void ciot_run_stats_free(ciot_run_stats *s);
 
 /* One op kind of a run (steps whose kind matches), per token: summed step medians, GB/s over them,
