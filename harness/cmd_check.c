@@ -37,6 +37,7 @@ int ciot_cmd_check(int argc, char **argv) {
         fprintf(stderr, "ciot check: no kernel matched%s%s\n", o.filter ? " " : "", o.filter ? o.filter : "");
         return 2;
     }
-    printf("%d kernels checked, %d skipped\n%d passed, %d failed\n", r.kernels_run, r.kernels_skipped, r.passed, r.failed);
+    printf("%d kernels checked, %d skipped\n%d passed, %d failed, %d skipped\n", r.kernels_run, r.kernels_skipped, r.passed,
+           r.failed, r.skipped);
     return r.failed ? 1 : 0;
 }

@@ -97,9 +97,17 @@ int ciot_oracle_case(const ciot_kernel *k, int rows, int K, int batch, int patte
 /* Edge patterns are meaningful with real scales only where the scale is the point (ties, tiny, large). */
 static int pattern_has_unit(ciot_pattern p) { return p != CIOT_PAT_TIES && p != CIOT_PAT_TINY && p != CIOT_PAT_LARGE; }
 
-static void count(ciot_oracle_result *res, int ok) { ok ? res->passed++ : res->failed++; }
+/* One case: run (and count as passed or failed), or only counted as skipped when the CPU cannot run k. */
+static void one_case(const ciot_kernel *k, int rows, int K, int batch, int pattern, int unit, int skip,
+                     ciot_oracle_result *res, FILE *log) {
+    if (skip) res->skipped++;
+    else if (ciot_oracle_case(k, rows, K, batch, pattern, unit, log)) res->passed++;
+    else res->failed++;
+}
 
-static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap, ciot_oracle_result *res, FILE *log) {
+/* Every case of kernel k: its shapes, batches, edge patterns, units; skip: count them as skipped only. */
+static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap, int skip, ciot_oracle_result *res,
+                       FILE *log) {
     static const int gemm_batches[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 64};
     const int before_pass = res->passed, before_fail = res->failed;
     for (size_t ri = 0; ri < sizeof shape_rows / sizeof *shape_rows; ri++)
@@ -111,8 +119,7 @@ static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap
             for (int bi = 0; bi < nb; bi++) {
                 const int batch = k->op == CIOT_OP_GEMM ? (small ? gemm_batches[bi] : 5) : 1;
                 if ((long)rows * K * batch > cap) continue;
-                for (int unit = 1; unit >= 0; unit--)
-                    count(res, ciot_oracle_case(k, rows, K, batch, CIOT_PAT_RANDOM, unit, log));
+                for (int unit = 1; unit >= 0; unit--) one_case(k, rows, K, batch, CIOT_PAT_RANDOM, unit, skip, res, log);
             }
         }
     /* every edge pattern on a small shape (two tiles of rows, two Q8_K blocks), gemm at batch 3 and 5 */
@@ -120,8 +127,8 @@ static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap
     for (int bi = k->op == CIOT_OP_GEMM ? 1 : 0; bi < (k->op == CIOT_OP_GEMM ? 3 : 1); bi++)
         for (int p = CIOT_PAT_ZERO; p < CIOT_PAT_COUNT; p++)
             for (int unit = pattern_has_unit(p); unit >= 0; unit--)
-                count(res, ciot_oracle_case(k, 8, 512, edge_batches[bi], p, unit, log));
-    if (o->verbose)
+                one_case(k, 8, 512, edge_batches[bi], p, unit, skip, res, log);
+    if (o->verbose && !skip)
         fprintf(log, "  %-28s %d passed, %d failed\n", k->name, res->passed - before_pass, res->failed - before_fail);
 }
 
@@ -134,14 +141,16 @@ ciot_status ciot_oracle_run(const ciot_oracle_opts *o, ciot_oracle_result *res) 
         const ciot_kernel *k = ciot_kernel_at(i);
         if (o->filter && !strstr(k->name, o->filter)) continue;
         const unsigned missing = ciot_kernel_missing(k, cpu);
+        const int before = res->skipped;
+        run_kernel(k, o, cap, missing != 0, res, log);
         if (missing) {
             char buf[128];
-            fprintf(log, "  %-28s skipped: this CPU lacks %s\n", k->name, ciot_feature_list(missing, buf, sizeof buf));
+            fprintf(log, "  %-28s skipped (%d cases): this CPU lacks %s\n", k->name, res->skipped - before,
+                    ciot_feature_list(missing, buf, sizeof buf));
             res->kernels_skipped++;
-            continue;
+        } else {
+            res->kernels_run++;
         }
-        run_kernel(k, o, cap, res, log);
-        res->kernels_run++;
     }
     return CIOT_OK;
 }

@@ -15,11 +15,13 @@ typedef struct {
 } ciot_oracle_opts;
 
 typedef struct {
-    int passed, failed, kernels_run, kernels_skipped;
+    int passed, failed, skipped;        /* cases; skipped: the cases of kernels this CPU cannot run */
+    int kernels_run, kernels_skipped;
 } ciot_oracle_result;
 
-/* Runs every kernel this CPU can run (skipped ones are listed with the reason, never counted as
- * passed). Returns CIOT_OK when it could run; failures are counted in `res`. */
+/* Runs every kernel this CPU can run; the cases of the others are counted as skipped and their kernels
+ * listed with the reason, never counted as passed. Returns CIOT_OK when it could run; failures are
+ * counted in `res`. */
 ciot_status ciot_oracle_run(const ciot_oracle_opts *o, ciot_oracle_result *res);
 
 /* One case: kernel k on testdata shape/pattern; compares with the exact dots (unit) or with `ref`

@@ -5,7 +5,15 @@
 
 #define K(name) extern const ciot_kernel ciot_k_##name;
 #define CIOT_KERNELS_PORTABLE(X) \
-    X(pq2_0_gemv_ref) X(t2x4_gemv_ref) X(t2x4_gemm_ref) X(t2p_gemv_ref) X(t2p_gemm_ref) X(ptq1_0_gemv_ref)
+    X(pq2_0_gemv_ref) X(t2x4_gemv_ref) X(t2x4_gemm_ref) X(t2p_gemv_ref) X(t2p_gemm_ref) X(ptq1_0_gemv_ref) \
+    CIOT_KERNELS_TEST(X)
+
+/* The test build's mutant (tests/mutant/): this file compiled once more with CIOT_TEST_MUTANT. */
+#if defined(CIOT_TEST_MUTANT)
+#define CIOT_KERNELS_TEST(X) X(t2p_gemv_mutant_ref)
+#else
+#define CIOT_KERNELS_TEST(X)
+#endif
 
 #if defined(__x86_64__)
 #include "x86/kernels.def"

@@ -1,5 +1,6 @@
 /* The ciot program in-process: `run` reproduces the reference for every registered kernel this CPU runs
  * (files written, run, read back, compared bit for bit), and every bad input exits non-zero. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -8,6 +9,8 @@
 #include "commands.h"
 #include "cpu.h"
 #include "fileio.h"
+#include "fp16.h"
+#include "quant.h"
 #include "registry.h"
 #include "testdata.h"
 
@@ -23,19 +26,39 @@ static int run(const char *kernel, int rows, int K, int batch, const char *w, co
 
 static void path(char *out, const char *name) { snprintf(out, 512, "%s/%s", dir, name); }
 
-/* Expected output of `k`: its reference on the same repacked weights and reference-quantized rows. */
-static void expected(const ciot_kernel *k, const void *src, const float *x, int rows, int K, int batch, float *y) {
-    const ciot_kernel *ref = ciot_kernel_find(k->reference);
-    void *w = malloc(ciot_layout_bytes(k->layout, rows, K));
-    void *q = malloc(ciot_act_bytes(k->act, batch, K));
-    ciot_layout_pack(k->layout, src, w, rows, K);
-    const int steps = k->op == CIOT_OP_GEMM ? 1 : batch, sb = k->op == CIOT_OP_GEMM ? batch : 1;
-    for (int s = 0; s < steps; s++) {
-        k->act->quantize(x + (size_t)s * K, q, sb, K);
-        ciot_mm mm = {w, q, y + (size_t)s * rows, rows, K, sb, rows, 0};
-        ref->compute(&mm, 0, rows / ref->layout->tile_rows);
+/* Expected output of any kernel reading `format`, written here from the format's definition and the
+ * canonical float order of spec/formats.md, not through any kernel: codes decoded from the source
+ * blocks, activations through the reference quantizer (Q8_Kx4 is four Q8_K rows, so Q8_K stands for it). */
+static void expected(ciot_format format, const void *src, const float *x, int rows, int K, int batch, float *y) {
+    const int nb = K / CIOT_QK;
+    block_q8_K *yk = malloc(sizeof(block_q8_K) * (size_t)(K / CIOT_QK_K));
+    block_q8_0 *y0 = malloc(sizeof(block_q8_0) * (size_t)(K / CIOT_QK8_0));
+    for (int b = 0; b < batch; b++) {
+        ciot_quantize_q8_K(x + (size_t)b * K, yk, K);
+        ciot_quantize_q8_0(x + (size_t)b * K, y0, K);
+        for (int n = 0; n < rows; n++) {
+            float acc = 0, lane[4] = {0, 0, 0, 0};
+            for (int i = 0; i < nb; i++) {
+                if (format == CIOT_FMT_PQ2_0) {
+                    const block_pq2_0 *w = (const block_pq2_0 *)src + (size_t)n * nb + i;
+                    const block_q8_K *a = &yk[i / 2];
+                    int32_t isum = 0;
+                    for (int k = 0; k < CIOT_QK; k++) isum += (ciot_pq2_code(w, k) - 1) * a->qs[128 * (i & 1) + k];
+                    acc = fmaf((float)isum, ciot_fp16_to_fp32(w->d) * a->d, acc);
+                } else {
+                    const block_ptq1_0 *w = (const block_ptq1_0 *)src + (size_t)n * nb + i;
+                    for (int q = 0; q < 4; q++) {
+                        const block_q8_0 *a = &y0[4 * i + q];
+                        int32_t isum = 0;
+                        for (int e = 0; e < 32; e++) isum += (ciot_ptq1_code(w, 32 * q + e) - 1) * a->qs[e];
+                        lane[q] = fmaf((float)isum, ciot_fp16_to_fp32(a->d) * ciot_fp16_to_fp32(w->d), lane[q]);
+                    }
+                }
+            }
+            y[(size_t)b * rows + n] = format == CIOT_FMT_PQ2_0 ? acc : (lane[0] + lane[1]) + (lane[2] + lane[3]);
+        }
     }
-    free(w), free(q);
+    free(yk), free(y0);
 }
 
 static void round_trip(const ciot_kernel *k, int rows, int K, int batch) {
@@ -52,7 +75,7 @@ static void round_trip(const ciot_kernel *k, int rows, int K, int batch) {
     CHECK(code == 0, "ciot run --kernel %s %dx%d batch %d exited %d", k->name, rows, K, batch, code);
     void *got = NULL;
     if (ciot_read_exact(yp, sizeof(float) * (size_t)batch * rows, &got, why, sizeof why) == CIOT_OK) {
-        expected(k, t.src, x, rows, K, batch, want);
+        expected(k->layout->source, t.src, x, rows, K, batch, want);
         size_t at = 0;
         while (at < (size_t)batch * rows && !memcmp((float *)got + at, want + at, 4)) at++;
         CHECK(at == (size_t)batch * rows, "%s %dx%d batch %d: output %zu expected %.9g got %.9g", k->name, rows, K, batch,
@@ -70,7 +93,7 @@ int main(void) {
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *k = ciot_kernel_at(i);
         if (ciot_kernel_missing(k, cpu)) {
-            printf("SKIP %s: this CPU lacks a feature it needs (not counted)\n", k->name);
+            SKIP("%s: this CPU lacks a feature it needs", k->name);
             continue;
         }
         round_trip(k, 8, 512, 1);
