@@ -26,6 +26,8 @@ static void read_line(const char *path, char *out, size_t n) {
     fclose(f);
 }
 
+const char *ciot_version(void) { return CIOT_VERSION; }
+
 void ciot_context_collect(ciot_context *c) {
     memset(c, 0, sizeof *c);
     if (gethostname(c->host, sizeof c->host - 1) != 0) snprintf(c->host, sizeof c->host, "unknown");

@@ -18,6 +18,8 @@ typedef struct {
     ciot_topology topo;
 } ciot_context;
 
+/* The project's version (CMake's project VERSION). */
+const char *ciot_version(void);
 void ciot_context_collect(ciot_context *c);
 /* Records what changes during a run: the load average after it (call before writing). */
 void ciot_context_finish(ciot_context *c);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "bench.h"
 #include "commands.h"
+#include "context.h"
 #include "cpu.h"
 
 static const ciot_command commands[] = {
@@ -19,7 +20,7 @@ static const ciot_command commands[] = {
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: ciot <command> [options]   (ciot <command> --help for its options)\n\ncommands:\n");
+    fprintf(f, "usage: ciot <command> [options]   (ciot <command> --help for its options; ciot --version)\n\ncommands:\n");
     for (int i = 0; i < N_COMMANDS; i++) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nCIOT_CPU=feature,... masks the detected CPU features down (for example CIOT_CPU=none).\n");
 }
@@ -31,6 +32,13 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        ciot_context c;
+        ciot_context_collect(&c);
+        printf("ciot %s (commit %s%s, %s, %s)\n", ciot_version(), c.commit, c.dirty > 0 ? ", dirty" : "", c.compiler,
+               c.build_type);
         return 0;
     }
     const char *bad;
