@@ -3,15 +3,15 @@
 #include <string.h>
 #include "commands.h"
 #include "cpu.h"
+#include "opts.h"
 #include "registry.h"
 #include "topology.h"
 
 int ciot_cmd_info(int argc, char **argv) {
-    if (argc > 1) {
-        int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
-        fprintf(help ? stdout : stderr, "usage: ciot info\n%s", help ? "" : "ciot info: takes no options\n");
-        return help ? 0 : 2;
-    }
+    const ciot_cmdline c = {"info", "", "CPU model, detected features, cores and caches (hwloc), the kernels this CPU\n"
+                            "can run and the one chosen per layout.", NULL, 0, NULL, 0};
+    const int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
+    if (rc >= 0) return rc;
     char buf[256];
     const unsigned cpu = ciot_cpu_features(), hw = ciot_cpu_detect();
     printf("cpu          %s\n", ciot_cpu_model(buf, sizeof buf));

@@ -4,14 +4,14 @@
 #include <string.h>
 #include "commands.h"
 #include "cpu.h"
+#include "opts.h"
 #include "registry.h"
 
 int ciot_cmd_kernels(int argc, char **argv) {
-    if (argc > 1) {
-        int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
-        fprintf(help ? stdout : stderr, "usage: ciot kernels\n%s", help ? "" : "ciot kernels: takes no options\n");
-        return help ? 0 : 2;
-    }
+    const ciot_cmdline c = {"kernels", "", "One line per registered kernel: name<TAB>available (or unavailable: needs X)\n"
+                            "<TAB>source=FORMAT, the file format the kernel reads.", NULL, 0, NULL, 0};
+    const int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
+    if (rc >= 0) return rc;
     const unsigned cpu = ciot_cpu_features();
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *k = ciot_kernel_at(i);

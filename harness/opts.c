@@ -141,7 +141,8 @@ int ciot_opts_parse(const ciot_cmdline *c, int argc, char **argv, char **rest, i
 }
 
 void ciot_opts_usage(const ciot_cmdline *c, FILE *f) {
-    fprintf(f, "usage: ciot %s %s\n", c->command, c->synopsis ? c->synopsis : "[options]");
+    const char *syn = c->synopsis ? c->synopsis : "[options]";
+    fprintf(f, "usage: ciot %s%s%s\n", c->command, *syn ? " " : "", syn);
     if (c->about) fprintf(f, "%s\n", c->about);
     for (int i = 0; i < c->n_opts; i++) {
         const ciot_opt *o = &c->opts[i];
