@@ -19,6 +19,16 @@
 
 typedef int64_t ciot_i64_unaligned __attribute__((aligned(1)));
 
+/* p += n, hiding the new p from the optimizer (the asm is empty: no instruction). A pointer that walks a
+ * stream load after load then keeps one increment per load, which clang folds into the load's post-index
+ * addressing; otherwise it computes each address from one base, an ADD per LD1 of several registers
+ * (which has no immediate offset). */
+#define CIOT_NEON_STEP(p, n)         \
+    do {                             \
+        (p) += (n);                  \
+        __asm__("" : "+r"(p));       \
+    } while (0)
+
 /* fp32(h): FCVT widens exactly, subnormals included (Linux leaves FPCR.FZ16 clear). */
 static inline float ciot_neon_h2f(const uint16_t *h) {
     __fp16 v;
