@@ -10,8 +10,15 @@
 #ifndef CIOT_ARM_T2P_BLOCKS_NEONDOT_H
 #define CIOT_ARM_T2P_BLOCKS_NEONDOT_H
 
+#include <stddef.h>
 #include "act_t2p_neon.h"
 #include "prefetch.h"
+
+/* The loop reads both streams front to back with post-indexed loads (CIOT_NEON_STEP): this order. */
+_Static_assert(offsetof(block_t2p, qs) == 8, "T2P: d[4], then qs");
+_Static_assert(offsetof(ciot_t2p_act_neon, ysum) == 256 && offsetof(ciot_t2p_act_neon, d) == 272 &&
+                   sizeof(ciot_t2p_act_neon) == 288,
+               "prepared block: y[16], ysum, d");
 
 /* Blocks 0 .. n - 1 of tile w against a[0 .. n - 1], prefetching `prefetch` bytes ahead. */
 static inline __attribute__((always_inline)) float32x4_t t2p_blocks_run(const block_t2p *w, const ciot_t2p_act_neon *a,
@@ -60,7 +67,7 @@ static inline __attribute__((always_inline)) float32x4_t t2p_blocks_run(const bl
     return acc;
 }
 
-/* The loop above, compiled once with the prefetch and once without, so no block tests the policy. */
+/* The loop above, compiled once with the prefetch and once without, so that no block tests the policy. */
 static inline float32x4_t ciot_t2p_blocks_neondot(const block_t2p *w, const ciot_t2p_act_neon *a, int n,
                                                   float32x4_t acc, size_t prefetch) {
     return prefetch ? t2p_blocks_run(w, a, n, acc, prefetch) : t2p_blocks_run(w, a, n, acc, 0);
