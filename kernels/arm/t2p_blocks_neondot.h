@@ -21,8 +21,9 @@ _Static_assert(offsetof(ciot_t2p_act_neon, ysum) == 256 && offsetof(ciot_t2p_act
                "prepared block: y[16], ysum, d");
 
 /* Blocks 0 .. n - 1 of tile w against a[0 .. n - 1], prefetching `prefetch` bytes ahead. */
-static inline __attribute__((always_inline)) float32x4_t t2p_blocks_run(const block_t2p *w, const ciot_t2p_act_neon *a,
-                                                                         int n, float32x4_t acc, size_t prefetch) {
+static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop(const block_t2p *w,
+                                                                              const ciot_t2p_act_neon *a, int n,
+                                                                              float32x4_t acc, size_t prefetch) {
     const uint8x16_t m03 = vdupq_n_u8(0x03), m0c = vdupq_n_u8(0x0c), m30 = vdupq_n_u8(0x30);
     /* Running sums over the blocks so far, of pair p: c1[p] of u (slots 0 and 3), c4[p] of 4u (slot 1),
      * c16[p] of 16u (slot 2). int32 safe: a lane adds per block 32 products of at most 3 * 127 (c1), 16 of
@@ -70,7 +71,7 @@ static inline __attribute__((always_inline)) float32x4_t t2p_blocks_run(const bl
 /* The loop above, compiled once with the prefetch and once without, so that no block tests the policy. */
 static inline float32x4_t ciot_t2p_blocks_neondot(const block_t2p *w, const ciot_t2p_act_neon *a, int n,
                                                   float32x4_t acc, size_t prefetch) {
-    return prefetch ? t2p_blocks_run(w, a, n, acc, prefetch) : t2p_blocks_run(w, a, n, acc, 0);
+    return prefetch ? ciot_t2p_blocks_loop(w, a, n, acc, prefetch) : ciot_t2p_blocks_loop(w, a, n, acc, 0);
 }
 
 #endif
