@@ -17,7 +17,26 @@
 #define CIOT_MCA_END() __asm__ volatile("// LLVM-MCA-END")
 #endif
 
+/* File scope, for a kernel whose hot loop scripts/neon-cost cannot normalize by its dot instructions (a TBL
+ * lookup kernel, say): how to turn the loop's instructions into a per-block cost. `spec` is space-separated
+ * key=value: weight_rows, activation_rows (the tile), anchor (the loop to measure is the one with the most
+ * of these mnemonics, '+' joining several) and either per_block (anchors per 128-weight block of the
+ * tile) or weights_per_iteration (weights of one weight row per loop iteration, for a loop the compiler
+ * does not unroll). Example: CIOT_MCA_TILE("tl2_gemv_neon", "weight_rows=1 anchor=tbl per_block=8");
+ * An assembler comment only. */
+#define CIOT_MCA_TILE(name, spec) __asm__("// CIOT-MCA-TILE " name " " spec)
+
 typedef int64_t ciot_i64_unaligned __attribute__((aligned(1)));
+
+/* p += n, hiding the new p from the optimizer (the asm is empty: no instruction). A pointer that walks a
+ * stream load after load then keeps one increment per load, which clang folds into the load's post-index
+ * addressing; otherwise it computes each address from one base, an ADD per LD1 of several registers
+ * (which has no immediate offset). */
+#define CIOT_NEON_STEP(p, n)         \
+    do {                             \
+        (p) += (n);                  \
+        __asm__("" : "+r"(p));       \
+    } while (0)
 
 /* fp32(h): FCVT widens exactly, subnormals included (Linux leaves FPCR.FZ16 clear). */
 static inline float ciot_neon_h2f(const uint16_t *h) {

@@ -1,56 +1,77 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "t2p_blocks_neondot.h needs -march=armv8.2-a+dotprod (include it from *_neondot.c only)"
 #endif
-/* The T2P gemv block loop, shared by t2p_gemv_neondot and t2p_gemm_neondot: one 4-row tile against one
- * Q8_K row, continuing the canonical float order from `acc` (lane r = weight row r).
- * Byte j of word w of pair p holds, in slot s, row 2p + (j >= 8), weight 8 (4w + s) + (j & 7): one SDOT
- * of slot s against chunk 4w + s duplicated into both halves gives lanes 0-1 row 2p, lanes 2-3 row 2p+1. */
+/* The T2P block loop shared by t2p_gemv_neondot and t2p_gemm_neondot: one 4-row tile against one
+ * activation row prepared by act_t2p_neon.h, continuing the canonical float order from `acc` (lane r =
+ * weight row r). Byte j of word w of pair p holds, in slot s, row 2p + (j >= 8), weight 8 (4w + s) + (j & 7):
+ * one SDOT of slot s against y[4w + s] gives lanes 0-1 row 2p, lanes 2-3 row 2p + 1.
+ * Per 16-byte word: three ANDs, one shift and four SDOTs. The accumulators run on over the blocks and a
+ * block's sum is the difference of two running totals, so no accumulator is reset per block. */
 #ifndef CIOT_ARM_T2P_BLOCKS_NEONDOT_H
 #define CIOT_ARM_T2P_BLOCKS_NEONDOT_H
 
-#include "formats.h"
-#include "neon_helpers.h"
+#include <stddef.h>
+#include "act_t2p_neon.h"
 #include "prefetch.h"
 
-/* One 128-block: u . y for rows 0..3, u = w + 1 the stored code. */
-static inline int32x4_t ciot_t2p_block_uy(const block_t2p *w, const int8_t *a) {
+/* The loop reads both streams front to back with post-indexed loads (CIOT_NEON_STEP): this order. */
+_Static_assert(offsetof(block_t2p, qs) == 8, "T2P: d[4], then qs");
+_Static_assert(offsetof(ciot_t2p_act_neon, ysum) == 256 && offsetof(ciot_t2p_act_neon, d) == 272 &&
+                   sizeof(ciot_t2p_act_neon) == 288,
+               "prepared block: y[16], ysum, d");
+
+/* Blocks 0 .. n - 1 of tile w against a[0 .. n - 1], prefetching `prefetch` bytes ahead. */
+static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop(const block_t2p *w,
+                                                                              const ciot_t2p_act_neon *a, int n,
+                                                                              float32x4_t acc, size_t prefetch) {
     const uint8x16_t m03 = vdupq_n_u8(0x03), m0c = vdupq_n_u8(0x0c), m30 = vdupq_n_u8(0x30);
-    /* a<s>[p], slot s of pair p: eight independent SDOT chains. int32 safe: a lane sums 16 products of at
-     * most 48 * 127 */
-    int32x4_t a0[2], a1[2], a2[2], a3[2];
-    for (int p = 0; p < 2; p++) a0[p] = a1[p] = a2[p] = a3[p] = vdupq_n_s32(0);
-    for (int wd = 0; wd < 4; wd++) {
-        const int64x2x4_t yc = ciot_neon_dup8x4(a + 32 * wd); /* chunks 4wd .. 4wd+3, each in both halves */
-        const int8x16_t y0 = vreinterpretq_s8_s64(yc.val[0]), y1 = vreinterpretq_s8_s64(yc.val[1]);
-        const int8x16_t y2 = vreinterpretq_s8_s64(yc.val[2]), y3 = vreinterpretq_s8_s64(yc.val[3]);
-        for (int p = 0; p < 2; p++) {
-            const uint8x16_t v = vld1q_u8(w->qs + 64 * p + 16 * wd);
-            a0[p] = vdotq_s32(a0[p], vreinterpretq_s8_u8(vandq_u8(v, m03)), y0);
-            a1[p] = vdotq_s32(a1[p], vreinterpretq_s8_u8(vandq_u8(v, m0c)), y1);
-            a2[p] = vdotq_s32(a2[p], vreinterpretq_s8_u8(vandq_u8(v, m30)), y2);
-            a3[p] = vdotq_s32(a3[p], vreinterpretq_s8_u8(vshrq_n_u8(v, 6)), y3);
+    /* Running sums over the blocks so far, of pair p: c1[p] of u (slots 0 and 3), c4[p] of 4u (slot 1),
+     * c16[p] of 16u (slot 2). int32 safe: a lane adds per block 32 products of at most 3 * 127 (c1), 16 of
+     * at most 12 * 127 (c4) or 16 of at most 48 * 127 (c16), and a pairwise add two lanes: at most 195072
+     * per block, so up to 10000 blocks (callers pass chunks of at most 64). */
+    int32x4_t c1[2], c4[2], c16[2];
+    for (int p = 0; p < 2; p++) c1[p] = c4[p] = c16[p] = vdupq_n_s32(0);
+    int32x4_t prev = vdupq_n_s32(0); /* u . y over the blocks before this one */
+    const uint8_t *wb = (const uint8_t *)w; /* walks the weight bytes: d[4], then qs[128] */
+    const int8_t *ab = (const int8_t *)a;   /* walks the activation blocks: y[16], ysum, d */
+    for (int i = 0; i < n; i++) {
+        ciot_prefetch(&w[i], sizeof *w, prefetch);
+        const float32x4_t dw = ciot_neon_h2f4((const uint16_t *)wb);
+        CIOT_NEON_STEP(wb, 8);
+        const uint8x16x4_t v0 = vld1q_u8_x4(wb); /* pair 0, words 0..3 */
+        CIOT_NEON_STEP(wb, 64);
+        const uint8x16x4_t v1 = vld1q_u8_x4(wb); /* pair 1 */
+        CIOT_NEON_STEP(wb, 64);
+        for (int wd = 0; wd < 4; wd++) {
+            const int8x16x4_t y = vld1q_s8_x4(ab); /* slots 0..3 of word wd */
+            CIOT_NEON_STEP(ab, 64);
+            for (int p = 0; p < 2; p++) {
+                const uint8x16_t b = p ? v1.val[wd] : v0.val[wd];
+                c1[p] = vdotq_s32(c1[p], vreinterpretq_s8_u8(vandq_u8(b, m03)), y.val[0]);
+                c4[p] = vdotq_s32(c4[p], vreinterpretq_s8_u8(vandq_u8(b, m0c)), y.val[1]);
+                c16[p] = vdotq_s32(c16[p], vreinterpretq_s8_u8(vandq_u8(b, m30)), y.val[2]);
+                c1[p] = vdotq_s32(c1[p], vreinterpretq_s8_u8(vshrq_n_u8(b, 6)), y.val[3]);
+            }
         }
+        const int32x4_t ysum = vld1q_s32((const int32_t *)ab);
+        const float32x4_t dy = vld1q_f32((const float *)ab + 4);
+        CIOT_NEON_STEP(ab, 32);
+        /* pairwise adds put rows 0..3 in lanes 0..3; tot = u . y over blocks 0 .. i. Exact: c4 sums multiples
+         * of 4 and c16 multiples of 16, so the arithmetic shifts (SSRA) drop zero bits only. */
+        const int32x4_t tot = vsraq_n_s32(vsraq_n_s32(vpaddq_s32(c1[0], c1[1]), vpaddq_s32(c4[0], c4[1]), 2),
+                                          vpaddq_s32(c16[0], c16[1]), 4);
+        /* block i: u . y - sum(y) = w . y, then fmaf((float) isum, fp32(d[r]) * d_y, acc) */
+        const int32x4_t isum = vsubq_s32(vsubq_s32(tot, prev), ysum);
+        prev = tot;
+        acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_f32(dw, dy));
     }
-    /* t_p = a0 + a3 + a1 / 4 + a2 / 16 = u . y per lane pair. Exact: each lane of a1 sums multiples of 4 and
-     * of a2 multiples of 16, so the arithmetic shifts (SSRA) drop zero bits only. The pairwise add puts
-     * rows 0..3 in lanes 0..3. */
-    int32x4_t t[2];
-    for (int p = 0; p < 2; p++) t[p] = vsraq_n_s32(vsraq_n_s32(vaddq_s32(a0[p], a3[p]), a1[p], 2), a2[p], 4);
-    return vpaddq_s32(t[0], t[1]);
+    return acc;
 }
 
-/* Blocks 0 .. 2 nq - 1 of tile `w` against Q8_K blocks y[0 .. nq - 1], prefetching `prefetch` bytes ahead. */
-static inline float32x4_t ciot_t2p_blocks_neondot(const block_t2p *w, const block_q8_K *y, int nq, float32x4_t acc,
-                                                  size_t prefetch) {
-    for (int q = 0; q < nq; q++, y++)
-        for (int h = 0; h < 2; h++, w++) {
-            ciot_prefetch(w, sizeof *w, prefetch);
-            /* subtracting sum(y) turns u back into w */
-            const int32_t ysum = vaddlvq_s16(vld1q_s16(y->bsums + 8 * h));
-            const int32x4_t isum = vsubq_s32(ciot_t2p_block_uy(w, y->qs + 128 * h), vdupq_n_s32(ysum));
-            acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(ciot_neon_h2f4(w->d), y->d));
-        }
-    return acc;
+/* The loop above, compiled once with the prefetch and once without, so that no block tests the policy. */
+static inline float32x4_t ciot_t2p_blocks_neondot(const block_t2p *w, const ciot_t2p_act_neon *a, int n,
+                                                  float32x4_t acc, size_t prefetch) {
+    return prefetch ? ciot_t2p_blocks_loop(w, a, n, acc, prefetch) : ciot_t2p_blocks_loop(w, a, n, acc, 0);
 }
 
 #endif
