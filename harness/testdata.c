@@ -23,7 +23,7 @@ static int uniform(uint64_t *s, int lo, int hi) { return lo + (int)(next(s) % (u
 static float uniformf(uint64_t *s, float lo, float hi) { return lo + (hi - lo) * (float)(next(s) >> 40) / 16777216.0f; }
 
 static int draw_code(uint64_t *s, ciot_format f, ciot_pattern p, int k) {
-    const int top = f == CIOT_FMT_PQ2_0 ? 3 : 2;
+    const int top = f == CIOT_FMT_PQ2_0 || f == CIOT_FMT_TQ2_0 ? 3 : 2; /* code 3 is legal 2-bit input */
     switch (p) {
     case CIOT_PAT_ZERO: return 1;
     case CIOT_PAT_PLUS: return 2;
@@ -58,21 +58,34 @@ static float draw_act_scale(uint64_t *s, ciot_pattern p, int unit) {
     return uniformf(s, 0.001f, 0.1f);
 }
 
+/* One scale per block of the format (128 or 256 weights). */
 static void build_weights(ciot_testdata *t, const uint8_t *codes, uint64_t *s, ciot_pattern p, int unit) {
-    const int nb = t->K / CIOT_QK;
+    const int bv = ciot_format_block_values(t->format), nb = t->K / bv;
     for (int r = 0; r < t->rows; r++)
         for (int i = 0; i < nb; i++) {
-            const uint8_t *c = codes + (size_t)r * t->K + (size_t)i * CIOT_QK;
+            const uint8_t *c = codes + (size_t)r * t->K + (size_t)i * bv;
             const uint16_t d = draw_weight_scale(s, p, unit);
-            if (t->format == CIOT_FMT_PQ2_0) {
-                block_pq2_0 *b = (block_pq2_0 *)t->src + (size_t)r * nb + i;
+            const size_t at = (size_t)r * nb + i;
+            switch (t->format) {
+            case CIOT_FMT_PQ2_0: {
+                block_pq2_0 *b = (block_pq2_0 *)t->src + at;
                 b->d = d;
                 memset(b->qs, 0, sizeof b->qs);
                 for (int k = 0; k < CIOT_QK; k++) b->qs[k / 4] |= (uint8_t)(c[k] << (2 * (k % 4)));
-            } else {
-                block_ptq1_0 *b = (block_ptq1_0 *)t->src + (size_t)r * nb + i;
-                ciot_ptq1_set_codes(b, c);
-                b->d = d;
+                break;
+            }
+            case CIOT_FMT_PTQ1_0:
+                ciot_ptq1_set_codes((block_ptq1_0 *)t->src + at, c);
+                ((block_ptq1_0 *)t->src)[at].d = d;
+                break;
+            case CIOT_FMT_TQ1_0:
+                ciot_tq1_set_codes((block_tq1_0 *)t->src + at, c);
+                ((block_tq1_0 *)t->src)[at].d = d;
+                break;
+            case CIOT_FMT_TQ2_0:
+                ciot_tq2_set_codes((block_tq2_0 *)t->src + at, c);
+                ((block_tq2_0 *)t->src)[at].d = d;
+                break;
             }
         }
 }
@@ -160,6 +173,19 @@ static float canonical(const ciot_testdata *t, const uint8_t *c, const int8_t *a
             }
         return (acc[0] + acc[1]) + (acc[2] + acc[3]);
     }
+    if (t->format == CIOT_FMT_TQ1_0 || t->format == CIOT_FMT_TQ2_0) {
+        /* one step per 256-block, the scale being the block's only one */
+        const int nq = t->K / CIOT_QK_TQ;
+        float acc = 0;
+        for (int i = 0; i < nq; i++) {
+            const size_t at = (size_t)n * nq + i;
+            const uint16_t dw = t->format == CIOT_FMT_TQ1_0 ? ((const block_tq1_0 *)t->src)[at].d
+                                                             : ((const block_tq2_0 *)t->src)[at].d;
+            const int32_t isum = dot(c + 256 * i, a + 256 * i, 256);
+            acc = fmaf((float)isum, ciot_fp16_to_fp32(dw) * rows_k[(size_t)b * nq + i].d, acc);
+        }
+        return acc;
+    }
     const block_pq2_0 *w = (const block_pq2_0 *)t->src + (size_t)n * nb;
     float acc = 0;
     for (int i = 0; i < nb; i++) {
@@ -191,7 +217,7 @@ ciot_status ciot_testdata_make(ciot_testdata *t, ciot_format f, const ciot_act_f
     }
     for (size_t j = 0; j < nw; j++) {
         codes[j] = (uint8_t)draw_code(&s, f, p, (int)(j % (size_t)K));
-        if (p == CIOT_PAT_CONST && j % CIOT_QK) codes[j] = codes[j - 1];
+        if (p == CIOT_PAT_CONST && j % (size_t)ciot_format_block_values(f)) codes[j] = codes[j - 1];
     }
     for (size_t j = 0; j < na; j++) {
         q[j] = (int8_t)draw_act(&s, p, (int)(j % (size_t)K));
