@@ -13,7 +13,7 @@ static void t2p_gemv_neondot(const ciot_mm *mm, int first, int count) {
     for (int t = first; t < first + count; t++) {
         const block_t2p *w = (const block_t2p *)mm->w + (size_t)t * nb;
         CIOT_MCA_BEGIN("t2p_gemv_neondot");
-        const float32x4_t acc = ciot_t2p_blocks_neondot(w, mm->x, nb / 2, vdupq_n_f32(0.0f), mm->prefetch);
+        const float32x4_t acc = ciot_t2p_blocks_neondot(w, mm->x, nb / 2, vdupq_n_f32(0.0f), mm->prefetch, 1);
         CIOT_MCA_END();
         vst1q_f32(mm->y + 4 * t, acc);
     }
