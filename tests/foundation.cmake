@@ -2,6 +2,8 @@
 ciot_test(test_fp16 ${CMAKE_CURRENT_LIST_DIR}/test_fp16.c)
 ciot_test(test_golden ${CMAKE_CURRENT_LIST_DIR}/test_golden.c)
 target_compile_definitions(test_golden PRIVATE CIOT_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/tests/data/golden")
+ciot_test(test_canonical ${CMAKE_CURRENT_LIST_DIR}/test_canonical.c)
+target_compile_definitions(test_canonical PRIVATE CIOT_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/tests/data/golden")
 ciot_test(test_ptq1 ${CMAKE_CURRENT_LIST_DIR}/test_ptq1.c)
 ciot_test(test_repack ${CMAKE_CURRENT_LIST_DIR}/test_repack.c)
 ciot_test(test_cpu ${CMAKE_CURRENT_LIST_DIR}/test_cpu.c)
