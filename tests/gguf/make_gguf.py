@@ -9,6 +9,7 @@ Good files: a 4-block model (blocks in TQ2_0, TQ1_0, PQ2_0, PTQ1_0), F32 norms, 
 with general.alignment 64. Broken files: one defect each (see BROKEN).
 
 usage: make_gguf.py --out DIR [--seed N]      (writes DIR/*.gguf and DIR/manifest.json)
+       make_gguf.py --out DIR --tiny           (the fuzzer's seed files)
 """
 import argparse
 import json
@@ -176,6 +177,21 @@ def model(seed=1):
     tensors.append(f32_tensor(rng, "output_norm.weight", [EMB]))
     tensors.append(ternary(rng, "output.weight", T_TQ2_0, [EMB, VOCAB]))
     tensors.append(Tensor("rope_freqs.weight", UNKNOWN_TYPE, [32], bytes(range(64))))
+    return meta, tensors
+
+
+def tiny_model(seed=1):
+    """A few hundred bytes: one block of each ternary type, small F32 / F16 tensors, a 3-D tensor, an
+    unknown type, scalar and array metadata. The fuzzer's seeds (tests/fuzz/corpus/gguf)."""
+    rng = random.Random(seed)
+    meta = [("general.architecture", STRING, "bitnet"), ("bitnet.block_count", U32, 1),
+            ("bitnet.embedding_length", U32, 256), ("test.f64", F64, 0.5), ("test.bool", BOOL, False),
+            ("tokenizer.ggml.tokens", ARRAY, (STRING, ["a", "bc"])), ("tokenizer.ggml.scores", ARRAY, (F32, [0.5]))]
+    tensors = [f32_tensor(rng, "blk.0.attn_norm.weight", [8]), f16_tensor(rng, "token_embd.weight", [4, 2])]
+    for t, name in zip(TERNARY, ("attn_q", "attn_k", "attn_v", "ffn_up")):
+        tensors.append(ternary(rng, "blk.0.%s.weight" % name, t, [BLOCK[t][0], 1], code3=True))
+    tensors.append(ternary(rng, "blk.0.ffn_up_exps.weight", T_TQ2_0, [256, 1, 1]))
+    tensors.append(Tensor("rope_freqs.weight", UNKNOWN_TYPE, [4], bytes(8)))
     return meta, tensors
 
 
@@ -351,8 +367,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="directory for the files")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tiny", action="store_true", help="only the tiny seed files (for the fuzzer's corpus)")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
+    if args.tiny:
+        meta, tensors = tiny_model(args.seed)
+        for name, kw in GOOD.items():
+            write(os.path.join(args.out, name.replace("model", "tiny")), meta, tensors, **kw)
+        write(os.path.join(args.out, "tiny-no-tensors.gguf"), meta, [])
+        return 0
     meta, tensors = model(args.seed)
     for name, kw in GOOD.items():
         write(os.path.join(args.out, name), meta, tensors, **kw)
