@@ -38,6 +38,21 @@ static int trit(uint8_t b, int n) {
     return (m >= 86) + (m >= 171);
 }
 
+/* Where the trits of a trit format sit: runs of bytes, byte first + j holding in trit n (0 = most
+ * significant) weight base + stride * n + j. */
+typedef struct {
+    int first, count, trits, base, stride;
+} trit_run;
+static const trit_run ptq1_runs[] = {{0, 16, 5, 0, 16}, {16, 8, 5, 80, 8}, {24, 2, 4, 120, 2}};
+static const trit_run tq1_runs[] = {{0, 32, 5, 0, 32}, {32, 16, 5, 160, 16}, {48, 4, 4, 240, 4}};
+
+static void trit_codes(const uint8_t *b, const trit_run runs[3], uint8_t *c) {
+    for (int r = 0; r < 3; r++)
+        for (int j = 0; j < runs[r].count; j++)
+            for (int n = 0; n < runs[r].trits; n++)
+                c[runs[r].base + runs[r].stride * n + j] = (uint8_t)trit(b[runs[r].first + j], n);
+}
+
 /* One block: its codes (bv of them) and fp16 scale. */
 static uint16_t block_codes(ciot_format f, const uint8_t *b, uint8_t *c) {
     uint16_t d;
@@ -52,22 +67,12 @@ static uint16_t block_codes(ciot_format f, const uint8_t *b, uint8_t *c) {
             for (int s = 0; s < 4; s++) c[128 * (j / 32) + 32 * s + j % 32] = (b[j] >> (2 * s)) & 3;
         memcpy(&d, b + 64, 2);
         return d;
-    case CIOT_FMT_PTQ1_0: /* qs[0..15]: 16n + j; qs[16..23]: 80 + 8n + j - 16; qh[0..1]: 120 + 2n + j; then d */
-        for (int n = 0; n < 5; n++) {
-            for (int j = 0; j < 16; j++) c[16 * n + j] = (uint8_t)trit(b[j], n);
-            for (int j = 16; j < 24; j++) c[80 + 8 * n + j - 16] = (uint8_t)trit(b[j], n);
-        }
-        for (int n = 0; n < 4; n++)
-            for (int j = 0; j < 2; j++) c[120 + 2 * n + j] = (uint8_t)trit(b[24 + j], n);
+    case CIOT_FMT_PTQ1_0: /* 26 trit bytes, then d */
+        trit_codes(b, ptq1_runs, c);
         memcpy(&d, b + 26, 2);
         return d;
-    case CIOT_FMT_TQ1_0: /* qs[0..31]: 32n + j; qs[32..47]: 160 + 16n + j - 32; qh[0..3]: 240 + 4n + j; then d */
-        for (int n = 0; n < 5; n++) {
-            for (int j = 0; j < 32; j++) c[32 * n + j] = (uint8_t)trit(b[j], n);
-            for (int j = 32; j < 48; j++) c[160 + 16 * n + j - 32] = (uint8_t)trit(b[j], n);
-        }
-        for (int n = 0; n < 4; n++)
-            for (int j = 0; j < 4; j++) c[240 + 4 * n + j] = (uint8_t)trit(b[48 + j], n);
+    case CIOT_FMT_TQ1_0: /* 52 trit bytes, then d */
+        trit_codes(b, tq1_runs, c);
         memcpy(&d, b + 52, 2);
         return d;
     }

@@ -145,6 +145,16 @@ static const char *shown(const char *name, char buf[NAME_SHOWN + 4]) {
     return buf;
 }
 
+/* Room for one more element in a table that grows with what was read (doubling); 0 when out of memory. */
+static int grow(void **table, int *cap, int n, size_t elem) {
+    if (n < *cap) return 1;
+    const int c = *cap ? 2 * *cap : 16;
+    void *t = realloc(*table, elem * (size_t)c);
+    if (!t) return 0;
+    *table = t, *cap = c;
+    return 1;
+}
+
 static int mul_ok(uint64_t a, uint64_t b, uint64_t *out) { return !__builtin_mul_overflow(a, b, out); }
 static int add_ok(uint64_t a, uint64_t b, uint64_t *out) { return !__builtin_add_overflow(a, b, out); }
 
@@ -227,12 +237,8 @@ static ciot_status read_kv(cursor *c, ciot_gguf *g, int idx) {
     if (s != CIOT_OK) return s;
     if (len == 0) return failf(c, CIOT_E_FORMAT, "%s is empty", what);
     if (memchr(key, 0, (size_t)len)) return failf(c, CIOT_E_FORMAT, "%s holds a NUL byte", what);
-    if (g->n_kv == g->cap_kv) {
-        const int cap = g->cap_kv ? 2 * g->cap_kv : 16;
-        ciot_gguf_kv *kv = realloc(g->kv, sizeof *kv * (size_t)cap);
-        if (!kv) return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);
-        g->kv = kv, g->cap_kv = cap;
-    }
+    if (!grow((void **)&g->kv, &g->cap_kv, g->n_kv, sizeof *g->kv))
+        return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);
     ciot_gguf_kv *kv = &g->kv[g->n_kv];
     memset(kv, 0, sizeof *kv);
     if (!(kv->key = copy_str(key, len))) return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);
@@ -255,12 +261,8 @@ static ciot_status read_tensor_info(cursor *c, ciot_gguf *g, int idx) {
     if (s != CIOT_OK) return s;
     if (len == 0) return failf(c, CIOT_E_FORMAT, "%s: the tensor name is empty", what);
     if (memchr(name, 0, (size_t)len)) return failf(c, CIOT_E_FORMAT, "%s: the tensor name holds a NUL byte", what);
-    if (g->n_tensors == g->cap_tensors) {
-        const int cap = g->cap_tensors ? 2 * g->cap_tensors : 16;
-        ciot_gguf_tensor *t = realloc(g->tensors, sizeof *t * (size_t)cap);
-        if (!t) return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);
-        g->tensors = t, g->cap_tensors = cap;
-    }
+    if (!grow((void **)&g->tensors, &g->cap_tensors, g->n_tensors, sizeof *g->tensors))
+        return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);
     ciot_gguf_tensor *t = &g->tensors[g->n_tensors];
     memset(t, 0, sizeof *t);
     if (!(t->name = copy_str(name, len))) return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);

@@ -53,18 +53,21 @@ def pack_pq2_0(codes, d):
     return struct.pack("<H", d) + bytes(qs)
 
 
+def pack_trits(codes, runs, nbytes):
+    """Trit formats: runs of bytes (first, count, trits, base, stride); byte first + j holds, in trit n (0 =
+    most significant), weight base + stride * n + j; a four-trit byte gets a zero fifth trit."""
+    u = [[0] * 5 for _ in range(nbytes)]
+    for first, count, trits, base, stride in runs:
+        for j in range(count):
+            for n in range(trits):
+                u[first + j][n] = codes[base + stride * n + j]
+    return bytes(pack5(x) for x in u)
+
+
 def pack_ptq1_0(codes, d):
     """128 trits: k < 80 in byte k & 15 trit k >> 4; k < 120 in byte 16 + (t & 7) trit t >> 3 (t = k - 80);
-    else qh[t & 1] trit t >> 1 (t = k - 120), a zero fifth trit; fp16 d last."""
-    u = [[0] * 5 for _ in range(26)]
-    for k, c in enumerate(codes):
-        if k < 80:
-            u[k & 15][k >> 4] = c
-        elif k < 120:
-            u[16 + ((k - 80) & 7)][(k - 80) >> 3] = c
-        else:
-            u[24 + ((k - 120) & 1)][(k - 120) >> 1] = c
-    return bytes(pack5(x) for x in u) + struct.pack("<H", d)
+    else qh[t & 1] trit t >> 1 (t = k - 120); fp16 d last."""
+    return pack_trits(codes, ((0, 16, 5, 0, 16), (16, 8, 5, 80, 8), (24, 2, 4, 120, 2)), 26) + struct.pack("<H", d)
 
 
 def pack_tq2_0(codes, d):
@@ -78,16 +81,8 @@ def pack_tq2_0(codes, d):
 
 def pack_tq1_0(codes, d):
     """256 trits: k < 160 in qs[k & 31] trit k >> 5; k < 240 in qs[32 + (t & 15)] trit t >> 4 (t = k - 160);
-    else qh[t & 3] trit t >> 2 (t = k - 240), a zero fifth trit; fp16 d last (ggml's TQ1_0)."""
-    u = [[0] * 5 for _ in range(52)]
-    for k, c in enumerate(codes):
-        if k < 160:
-            u[k & 31][k >> 5] = c
-        elif k < 240:
-            u[32 + ((k - 160) & 15)][(k - 160) >> 4] = c
-        else:
-            u[48 + ((k - 240) & 3)][(k - 240) >> 2] = c
-    return bytes(pack5(x) for x in u) + struct.pack("<H", d)
+    else qh[t & 3] trit t >> 2 (t = k - 240); fp16 d last (ggml's TQ1_0)."""
+    return pack_trits(codes, ((0, 32, 5, 0, 32), (32, 16, 5, 160, 16), (48, 4, 4, 240, 4)), 52) + struct.pack("<H", d)
 
 
 PACK = {T_TQ2_0: pack_tq2_0, T_TQ1_0: pack_tq1_0, T_PQ2_0: pack_pq2_0, T_PTQ1_0: pack_ptq1_0}
