@@ -227,22 +227,33 @@ static ciot_status read_value(cursor *c, ciot_gguf_kv *kv, const char *key) {
     return CIOT_OK;
 }
 
+/* A key or tensor name: non-empty, no NUL byte; a copy in *out, and a zeroed new entry of the table. */
+static ciot_status read_name(cursor *c, const char *what, void **table, int *cap, int *n, size_t elem, void **entry,
+                             const char **out) {
+    const uint8_t *name;
+    uint64_t len;
+    ciot_status s = rdstr(c, &name, &len, what);
+    if (s != CIOT_OK) return s;
+    if (len == 0) return failf(c, CIOT_E_FORMAT, "%s: the name is empty", what);
+    if (memchr(name, 0, (size_t)len)) return failf(c, CIOT_E_FORMAT, "%s: the name holds a NUL byte", what);
+    if (!grow(table, cap, *n, elem)) return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);
+    *entry = (char *)*table + elem * (size_t)*n;
+    memset(*entry, 0, elem);
+    if (!(*out = copy_str(name, len))) return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);
+    (*n)++;
+    return CIOT_OK;
+}
+
 static ciot_status read_kv(cursor *c, ciot_gguf *g, int idx) {
     char what[48];
     snprintf(what, sizeof what, "metadata key %d", idx);
-    const uint8_t *key;
-    uint64_t len;
-    uint32_t type;
-    ciot_status s = rdstr(c, &key, &len, what);
+    void *entry;
+    const char *key;
+    ciot_status s = read_name(c, what, (void **)&g->kv, &g->cap_kv, &g->n_kv, sizeof *g->kv, &entry, &key);
     if (s != CIOT_OK) return s;
-    if (len == 0) return failf(c, CIOT_E_FORMAT, "%s is empty", what);
-    if (memchr(key, 0, (size_t)len)) return failf(c, CIOT_E_FORMAT, "%s holds a NUL byte", what);
-    if (!grow((void **)&g->kv, &g->cap_kv, g->n_kv, sizeof *g->kv))
-        return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);
-    ciot_gguf_kv *kv = &g->kv[g->n_kv];
-    memset(kv, 0, sizeof *kv);
-    if (!(kv->key = copy_str(key, len))) return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);
-    g->n_kv++;
+    ciot_gguf_kv *kv = entry;
+    kv->key = key;
+    uint32_t type;
     if ((s = rd32(c, &type, what)) != CIOT_OK) return s;
     char kb[NAME_SHOWN + 4];
     if (type > CIOT_GGUF_F64) return failf(c, CIOT_E_FORMAT, "metadata '%s': unknown value type %u", shown(kv->key, kb), type);
@@ -255,18 +266,13 @@ static ciot_status read_kv(cursor *c, ciot_gguf *g, int idx) {
 static ciot_status read_tensor_info(cursor *c, ciot_gguf *g, int idx) {
     char what[NAME_SHOWN + 48], nb[NAME_SHOWN + 4];
     snprintf(what, sizeof what, "tensor info %d", idx);
-    const uint8_t *name;
-    uint64_t len;
-    ciot_status s = rdstr(c, &name, &len, what);
+    void *entry;
+    const char *name;
+    ciot_status s = read_name(c, what, (void **)&g->tensors, &g->cap_tensors, &g->n_tensors, sizeof *g->tensors, &entry,
+                              &name);
     if (s != CIOT_OK) return s;
-    if (len == 0) return failf(c, CIOT_E_FORMAT, "%s: the tensor name is empty", what);
-    if (memchr(name, 0, (size_t)len)) return failf(c, CIOT_E_FORMAT, "%s: the tensor name holds a NUL byte", what);
-    if (!grow((void **)&g->tensors, &g->cap_tensors, g->n_tensors, sizeof *g->tensors))
-        return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);
-    ciot_gguf_tensor *t = &g->tensors[g->n_tensors];
-    memset(t, 0, sizeof *t);
-    if (!(t->name = copy_str(name, len))) return failf(c, CIOT_E_NOMEM, "out of memory reading %s", what);
-    g->n_tensors++;
+    ciot_gguf_tensor *t = entry;
+    t->name = name;
     snprintf(what, sizeof what, "tensor '%s'", shown(t->name, nb));
     uint32_t n_dims;
     if ((s = rd32(c, &n_dims, what)) != CIOT_OK) return s;
