@@ -6,7 +6,7 @@ the same model in memory and compute expected outputs from the drawn values.
 
 Good files: a 4-block model (blocks in TQ2_0, TQ1_0, PQ2_0, PTQ1_0), F32 norms, an F16 token embedding, a
 3-D ternary tensor, a tensor of a type ciot does not know, every metadata value type; as GGUF v3, v2, and v3
-with general.alignment 64. Broken files: one defect each (see BROKEN).
+with general.alignment 64 and 1. Broken files: one defect each (see BROKEN).
 
 usage: make_gguf.py --out DIR [--seed N]      (writes DIR/*.gguf and DIR/manifest.json)
        make_gguf.py --out DIR --tiny           (the fuzzer's seed files)
@@ -210,13 +210,13 @@ def align(n, a):
     return (n + a - 1) // a * a
 
 
-def write(path, meta, tensors, version=3, alignment=None, fix=None):
+def write(path, meta, tensors, version=3, alignment=None, fix=None, extra=()):
     """Writes a GGUF file and returns its bytes. alignment: written as general.alignment (u32) when given,
     else 32 is used. fix(info) may edit the layout before it is serialized: info holds 'version',
     'n_tensors', 'n_kv', 'meta', 'alignment' and per tensor 'name', 'n_dims', 'ne', 'type', 'offset',
     'data'."""
     a = alignment or 32
-    meta = list(meta) + ([("general.alignment", U32, alignment)] if alignment else [])
+    meta = list(meta) + list(extra) + ([("general.alignment", U32, alignment)] if alignment else [])
     infos, off = [], 0
     for t in tensors:
         infos.append(dict(name=t.name, n_dims=len(t.ne), ne=list(t.ne), type=t.type, offset=off, data=t.data))
@@ -354,8 +354,11 @@ def make_broken(kind, meta, tensors, path):
     return b
 
 
+# align1: the data section starts right after the tensor infos, at an odd byte (test.odd makes the header
+# length odd): tensor bytes are not aligned for the block structs, and the commands must copy them first
 GOOD = {"model-v3.gguf": dict(version=3), "model-v2.gguf": dict(version=2),
-        "model-v3-align64.gguf": dict(version=3, alignment=64)}
+        "model-v3-align64.gguf": dict(version=3, alignment=64),
+        "model-v3-align1.gguf": dict(version=3, alignment=1, extra=[("test.odd", STRING, "x")])}
 
 
 def main(argv=None):
