@@ -256,7 +256,8 @@ static ciot_status read_kv(cursor *c, ciot_gguf *g, int idx) {
     uint32_t type;
     if ((s = rd32(c, &type, what)) != CIOT_OK) return s;
     char kb[NAME_SHOWN + 4];
-    if (type > CIOT_GGUF_F64) return failf(c, CIOT_E_FORMAT, "metadata '%s': unknown value type %u", shown(kv->key, kb), type);
+    if (type > CIOT_GGUF_F64)
+        return failf(c, CIOT_E_FORMAT, "metadata '%s': unknown value type %u", shown(kv->key, kb), type);
     kv->type = (ciot_gguf_vtype)type;
     return read_value(c, kv, kv->key);
 }

@@ -20,6 +20,9 @@ set_tests_properties(ciot_bad_cpu_mask PROPERTIES ENVIRONMENT "CIOT_CPU=avx9" WI
 add_test(NAME ciot_kernels_lists COMMAND ciot kernels)
 set_tests_properties(ciot_kernels_lists PROPERTIES
   PASS_REGULAR_EXPRESSION "t2p_gemv_ref\tavailable\tsource=pq2_0\n.*ptq1_0_gemv_ref\tavailable\tsource=ptq1_0\n")
+add_test(NAME ciot_kernels_lists_tq COMMAND ciot kernels)
+set_tests_properties(ciot_kernels_lists_tq PROPERTIES
+  PASS_REGULAR_EXPRESSION "tq1_0_gemv_ref\tavailable\tsource=tq1_0\ntq2_0_gemv_ref\tavailable\tsource=tq2_0\nt2p_tq2_gemv_ref\tavailable\tsource=tq2_0\n")
 add_test(NAME ciot_check_quick COMMAND ciot check --quick)
 set_tests_properties(ciot_check_quick PROPERTIES PASS_REGULAR_EXPRESSION "[1-9][0-9]* passed, 0 failed")
 add_test(NAME ciot_run_no_args COMMAND ciot run)
