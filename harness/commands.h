@@ -16,5 +16,6 @@ int ciot_cmd_bw(int argc, char **argv);
 int ciot_cmd_compute(int argc, char **argv);
 int ciot_cmd_suite(int argc, char **argv);
 int ciot_cmd_replay(int argc, char **argv);
+int ciot_cmd_gguf(int argc, char **argv);
 
 #endif

@@ -15,37 +15,62 @@
 static const int shape_rows[] = {4, 8, 12, 36, 4096};
 static const int shape_k[] = {256, 512, 1024, 1280, 5120, 17408};
 
-static int report(FILE *log, const ciot_kernel *k, const ciot_testdata *t, int unit, ciot_pattern p, const char *what,
+static int report(FILE *log, const ciot_kernel *k, int rows, int K, int batch, const char *label, const char *what,
                   int first, int count, size_t idx, uint32_t want, uint32_t got) {
-    fprintf(log, "FAIL %s rows=%d K=%d batch=%d %s %s slice=[%d,+%d) %s index %zu (b=%zu n=%zu): expected %.9g (0x%08x) "
+    fprintf(log, "FAIL %s rows=%d K=%d batch=%d %s slice=[%d,+%d) %s index %zu (b=%zu n=%zu): expected %.9g (0x%08x) "
                  "got %.9g (0x%08x)\n",
-            k->name, t->rows, t->K, t->batch, unit ? "unit" : "scaled", ciot_pattern_name(p), first, count, what, idx,
-            idx / (size_t)(t->rows + 3), idx % (size_t)(t->rows + 3), ciot_bits_f32(want), want, ciot_bits_f32(got), got);
+            k->name, rows, K, batch, label, first, count, what, idx, idx / (size_t)(rows + 3), idx % (size_t)(rows + 3),
+            ciot_bits_f32(want), want, ciot_bits_f32(got), got);
     return 0;
 }
 
 /* Runs `k` over tiles [first, first + count) into a sentinel-filled y with ldy = rows + 3, and checks
  * every in-slice output against want[b * rows + n] and every other output still holds the sentinel. */
-static int check_slice(const ciot_kernel *k, const ciot_testdata *t, const void *w, const float *want, int unit,
-                       ciot_pattern p, const char *what, int first, int count, float *y, FILE *log) {
+static int check_slice(const ciot_kernel *k, const ciot_mm *in, const float *want, const char *label, const char *what,
+                       int first, int count, float *y, FILE *log) {
     /* the full slice runs with the prefetch policy on, the others with it off: neither may change a bit */
     const size_t prefetch = strcmp(what, "full") ? 0 : CIOT_PREFETCH_DEFAULT;
-    const int ldy = t->rows + 3, tr = k->layout->tile_rows;
-    const size_t ny = (size_t)t->batch * ldy;
+    const int rows = in->rows, ldy = rows + 3, tr = k->layout->tile_rows;
+    const size_t ny = (size_t)in->batch * ldy;
     for (size_t j = 0; j < ny; j++) memcpy(&y[j], &(uint32_t){SENTINEL}, 4);
-    ciot_mm mm = {w, t->x, y, t->rows, t->K, t->batch, ldy, prefetch};
+    ciot_mm mm = {in->w, in->x, y, rows, in->K, in->batch, ldy, prefetch};
     k->compute(&mm, first, count);
     int bad = 0;
-    for (int b = 0; b < t->batch; b++)
+    for (int b = 0; b < in->batch; b++)
         for (int n = 0; n < ldy; n++) {
             const size_t j = (size_t)b * ldy + n;
-            const int inside = n < t->rows && n >= first * tr && n < (first + count) * tr;
+            const int inside = n < rows && n >= first * tr && n < (first + count) * tr;
             uint32_t got, expect = SENTINEL;
             memcpy(&got, &y[j], 4);
-            if (inside) memcpy(&expect, &want[(size_t)b * t->rows + n], 4);
-            if (got != expect && bad++ < 3) report(log, k, t, unit, p, what, first, count, j, expect, got);
+            if (inside) memcpy(&expect, &want[(size_t)b * rows + n], 4);
+            if (got != expect && bad++ < 3) report(log, k, rows, in->K, in->batch, label, what, first, count, j, expect, got);
         }
     return bad == 0;
+}
+
+int ciot_oracle_slices(const ciot_kernel *k, const void *w, const void *x, int rows, int K, int batch, const float *want,
+                       const char *label, const char *what, FILE *log) {
+    float *y = malloc(sizeof(float) * (size_t)batch * (rows + 3));
+    if (!y) {
+        fprintf(log, "FAIL %s rows=%d K=%d batch=%d: out of memory\n", k->name, rows, K, batch);
+        return 0;
+    }
+    const ciot_mm in = {w, x, NULL, rows, K, batch, rows, 0};
+    const int tiles = rows / k->layout->tile_rows;
+    int ok;
+    if (what) ok = check_slice(k, &in, want, label, what, 0, tiles, y, log);
+    else {
+        /* full, first, last, middle tile, and two halves (a pool of two) */
+        ok = check_slice(k, &in, want, label, "full", 0, tiles, y, log);
+        if (tiles > 1) {
+            ok &= check_slice(k, &in, want, label, "first", 0, 1, y, log);
+            ok &= check_slice(k, &in, want, label, "last", tiles - 1, 1, y, log);
+            ok &= check_slice(k, &in, want, label, "middle", tiles / 3, tiles / 3 ? tiles / 3 : 1, y, log);
+            ok &= check_slice(k, &in, want, label, "half", tiles / 2, tiles - tiles / 2, y, log);
+        }
+    }
+    free(y);
+    return ok;
 }
 
 int ciot_oracle_case(const ciot_kernel *k, int rows, int K, int batch, int pattern, int unit, FILE *log) {
@@ -58,8 +83,7 @@ int ciot_oracle_case(const ciot_kernel *k, int rows, int K, int batch, int patte
     const size_t nout = (size_t)batch * rows;
     void *w = malloc(ciot_layout_bytes(k->layout, rows, K));
     float *want = malloc(sizeof(float) * nout), *ref_out = malloc(sizeof(float) * nout);
-    float *y = malloc(sizeof(float) * (size_t)batch * (rows + 3));
-    int ok = w && want && ref_out && y;
+    int ok = w && want && ref_out;
     if (!ok) fprintf(log, "FAIL %s rows=%d K=%d batch=%d: out of memory\n", k->name, rows, K, batch);
     ciot_status st = ok ? ciot_layout_pack(k->layout, t.src, w, rows, K) : CIOT_E_NOMEM;
     if (ok && st != CIOT_OK) {
@@ -67,29 +91,22 @@ int ciot_oracle_case(const ciot_kernel *k, int rows, int K, int batch, int patte
         ok = 0;
     }
     if (ok) {
+        char label[64];
+        snprintf(label, sizeof label, "%s %s", unit ? "unit" : "scaled", ciot_pattern_name(pattern));
         for (size_t j = 0; j < nout; j++) want[j] = unit ? (float)t.exact[j] : t.canonical[j];
-        const int tiles = rows / k->layout->tile_rows;
-        /* full, first, last, middle tile, and two halves (a pool of two) */
-        ok &= check_slice(k, &t, w, want, unit, pattern, "full", 0, tiles, y, log);
-        if (tiles > 1) {
-            ok &= check_slice(k, &t, w, want, unit, pattern, "first", 0, 1, y, log);
-            ok &= check_slice(k, &t, w, want, unit, pattern, "last", tiles - 1, 1, y, log);
-            ok &= check_slice(k, &t, w, want, unit, pattern, "middle", tiles / 3, tiles / 3 ? tiles / 3 : 1, y, log);
-            ok &= check_slice(k, &t, w, want, unit, pattern, "half", tiles / 2, tiles - tiles / 2, y, log);
-        }
+        ok &= ciot_oracle_slices(k, w, t.x, rows, K, batch, want, label, NULL, log);
         /* the reference twin, bit for bit, on the same packed bytes */
         const ciot_kernel *ref = ciot_kernel_find(k->reference);
         if (!ref) {
             fprintf(log, "FAIL %s: reference '%s' is not registered\n", k->name, k->reference);
             ok = 0;
         } else if (ref != k) {
-            ciot_mm mm = {w, t.x, y, rows, K, batch, rows, 0};
-            ref->compute(&mm, 0, tiles);
-            memcpy(ref_out, y, sizeof(float) * nout);
-            ok &= check_slice(k, &t, w, ref_out, unit, pattern, "vs-reference", 0, tiles, y, log);
+            ciot_mm mm = {w, t.x, ref_out, rows, K, batch, rows, 0};
+            ref->compute(&mm, 0, rows / ref->layout->tile_rows);
+            ok &= ciot_oracle_slices(k, w, t.x, rows, K, batch, ref_out, label, "vs-reference", log);
         }
     }
-    free(w), free(want), free(ref_out), free(y);
+    free(w), free(want), free(ref_out);
     ciot_testdata_free(&t);
     return ok;
 }

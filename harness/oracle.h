@@ -24,6 +24,14 @@ typedef struct {
  * counted in `res`. */
 ciot_status ciot_oracle_run(const ciot_oracle_opts *o, ciot_oracle_result *res);
 
+/* Kernel k on packed weights w (its layout) and activations x (its format): every slice a pool could cut
+ * (full with the prefetch policy on, first, last, middle, two halves; or only the full slice named
+ * `what` when what is not NULL), each into a sentinel-filled output with a row stride of rows + 3,
+ * compared bit for bit with want[b * rows + n]; outputs outside the slice must keep the sentinel.
+ * Failures are printed to log with `label`. Returns 1 when everything matches. */
+int ciot_oracle_slices(const ciot_kernel *k, const void *w, const void *x, int rows, int K, int batch, const float *want,
+                       const char *label, const char *what, FILE *log);
+
 /* One case: kernel k on testdata shape/pattern; compares with the exact dots (unit) or with `ref`
  * (scaled). Prints failures (kernel, shape, index, expected, actual). Returns 1 when it passes. */
 int ciot_oracle_case(const ciot_kernel *k, int rows, int K, int batch, int pattern, int unit, FILE *log);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "canonical.h"
 #include "fp16.h"
 #include "quant.h"
 #include "testdata.h"
@@ -23,7 +24,7 @@ static int uniform(uint64_t *s, int lo, int hi) { return lo + (int)(next(s) % (u
 static float uniformf(uint64_t *s, float lo, float hi) { return lo + (hi - lo) * (float)(next(s) >> 40) / 16777216.0f; }
 
 static int draw_code(uint64_t *s, ciot_format f, ciot_pattern p, int k) {
-    const int top = f == CIOT_FMT_PQ2_0 ? 3 : 2;
+    const int top = f == CIOT_FMT_PQ2_0 || f == CIOT_FMT_TQ2_0 ? 3 : 2; /* code 3 is legal 2-bit input */
     switch (p) {
     case CIOT_PAT_ZERO: return 1;
     case CIOT_PAT_PLUS: return 2;
@@ -58,21 +59,35 @@ static float draw_act_scale(uint64_t *s, ciot_pattern p, int unit) {
     return uniformf(s, 0.001f, 0.1f);
 }
 
-static void build_weights(ciot_testdata *t, const uint8_t *codes, uint64_t *s, ciot_pattern p, int unit) {
-    const int nb = t->K / CIOT_QK;
+/* One scale per block of the format (128 or 256 weights). */
+static void build_weights(ciot_testdata *t, const uint8_t *codes, uint16_t *wd, uint64_t *s, ciot_pattern p, int unit) {
+    const int bv = ciot_format_block_values(t->format), nb = t->K / bv;
     for (int r = 0; r < t->rows; r++)
         for (int i = 0; i < nb; i++) {
-            const uint8_t *c = codes + (size_t)r * t->K + (size_t)i * CIOT_QK;
+            const uint8_t *c = codes + (size_t)r * t->K + (size_t)i * bv;
             const uint16_t d = draw_weight_scale(s, p, unit);
-            if (t->format == CIOT_FMT_PQ2_0) {
-                block_pq2_0 *b = (block_pq2_0 *)t->src + (size_t)r * nb + i;
+            const size_t at = (size_t)r * nb + i;
+            wd[at] = d;
+            switch (t->format) {
+            case CIOT_FMT_PQ2_0: {
+                block_pq2_0 *b = (block_pq2_0 *)t->src + at;
                 b->d = d;
                 memset(b->qs, 0, sizeof b->qs);
                 for (int k = 0; k < CIOT_QK; k++) b->qs[k / 4] |= (uint8_t)(c[k] << (2 * (k % 4)));
-            } else {
-                block_ptq1_0 *b = (block_ptq1_0 *)t->src + (size_t)r * nb + i;
-                ciot_ptq1_set_codes(b, c);
-                b->d = d;
+                break;
+            }
+            case CIOT_FMT_PTQ1_0:
+                ciot_ptq1_set_codes((block_ptq1_0 *)t->src + at, c);
+                ((block_ptq1_0 *)t->src)[at].d = d;
+                break;
+            case CIOT_FMT_TQ1_0:
+                ciot_tq1_set_codes((block_tq1_0 *)t->src + at, c);
+                ((block_tq1_0 *)t->src)[at].d = d;
+                break;
+            case CIOT_FMT_TQ2_0:
+                ciot_tq2_set_codes((block_tq2_0 *)t->src + at, c);
+                ((block_tq2_0 *)t->src)[at].d = d;
+                break;
             }
         }
 }
@@ -138,35 +153,14 @@ static void build_acts_from_ties(ciot_testdata *t, uint64_t *s, int8_t *q, block
     free(x);
 }
 
-static int32_t dot(const uint8_t *c, const int8_t *a, int n) {
-    int32_t s = 0;
-    for (int k = 0; k < n; k++) s += (c[k] - 1) * a[k];
-    return s;
-}
-
-/* The canonical float order of spec/formats.md for weight row n and activation row b, written from the
- * drawn codes and int8 values and the scales stored in the blocks. */
-static float canonical(const ciot_testdata *t, const uint8_t *c, const int8_t *a, int n, int b,
-                       const block_q8_K *rows_k) {
-    const int nb = t->K / CIOT_QK;
-    if (t->format == CIOT_FMT_PTQ1_0) {
-        const block_ptq1_0 *w = (const block_ptq1_0 *)t->src + (size_t)n * nb;
-        const block_q8_0 *y = (const block_q8_0 *)t->x + (size_t)b * (t->K / 32);
-        float acc[4] = {0, 0, 0, 0};
-        for (int i = 0; i < nb; i++)
-            for (int s = 0; s < 4; s++) {
-                const int32_t isum = dot(c + 128 * i + 32 * s, a + 128 * i + 32 * s, 32);
-                acc[s] = fmaf((float)isum, ciot_fp16_to_fp32(y[4 * i + s].d) * ciot_fp16_to_fp32(w[i].d), acc[s]);
-            }
-        return (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    }
-    const block_pq2_0 *w = (const block_pq2_0 *)t->src + (size_t)n * nb;
-    float acc = 0;
-    for (int i = 0; i < nb; i++) {
-        const int32_t isum = dot(c + 128 * i, a + 128 * i, 128);
-        acc = fmaf((float)isum, ciot_fp16_to_fp32(w[i].d) * rows_k[(size_t)b * (t->K / 256) + i / 2].d, acc);
-    }
-    return acc;
+/* Scales of the activation rows as ciot_canonical_row takes them: Q8_K d per 256 values, or fp32 of the
+ * Q8_0 d per 32 values. */
+static void act_scales(const ciot_testdata *t, const block_q8_K *rows_k, float *dy, int per_row) {
+    for (int b = 0; b < t->batch; b++)
+        for (int i = 0; i < per_row; i++)
+            dy[(size_t)b * per_row + i] = t->act == &ciot_act_q8_0
+                                              ? ciot_fp16_to_fp32(((const block_q8_0 *)t->x)[(size_t)b * per_row + i].d)
+                                              : rows_k[(size_t)b * per_row + i].d;
 }
 
 ciot_status ciot_testdata_make(ciot_testdata *t, ciot_format f, const ciot_act_format *act, int rows, int K,
@@ -177,6 +171,7 @@ ciot_status ciot_testdata_make(ciot_testdata *t, ciot_format f, const ciot_act_f
     const size_t nw = (size_t)rows * K, na = (size_t)batch * K;
     const int nscale = (int)(na / (size_t)act->block_values);
     uint8_t *codes = malloc(nw);
+    uint16_t *wd = malloc(sizeof(uint16_t) * (nw / (size_t)ciot_format_block_values(f)));
     int8_t *q = malloc(na);
     float *dscale = malloc(sizeof(float) * (size_t)nscale);
     block_q8_K *rows_k = act == &ciot_act_q8_0 ? NULL : malloc(sizeof(block_q8_K) * (na / CIOT_QK_K));
@@ -184,14 +179,15 @@ ciot_status ciot_testdata_make(ciot_testdata *t, ciot_format f, const ciot_act_f
     t->x = calloc(1, ciot_act_bytes(act, batch, K));
     t->exact = malloc(sizeof(int64_t) * (size_t)batch * rows);
     t->canonical = malloc(sizeof(float) * (size_t)batch * rows);
-    if (!t->canonical || !codes || !q || !dscale || (act != &ciot_act_q8_0 && !rows_k) || !t->src || !t->x || !t->exact) {
-        free(codes), free(q), free(dscale), free(rows_k);
+    if (!t->canonical || !codes || !wd || !q || !dscale || (act != &ciot_act_q8_0 && !rows_k) || !t->src || !t->x ||
+        !t->exact) {
+        free(codes), free(wd), free(q), free(dscale), free(rows_k);
         ciot_testdata_free(t);
         return CIOT_E_NOMEM;
     }
     for (size_t j = 0; j < nw; j++) {
         codes[j] = (uint8_t)draw_code(&s, f, p, (int)(j % (size_t)K));
-        if (p == CIOT_PAT_CONST && j % CIOT_QK) codes[j] = codes[j - 1];
+        if (p == CIOT_PAT_CONST && j % (size_t)ciot_format_block_values(f)) codes[j] = codes[j - 1];
     }
     for (size_t j = 0; j < na; j++) {
         q[j] = (int8_t)draw_act(&s, p, (int)(j % (size_t)K));
@@ -204,19 +200,22 @@ ciot_status ciot_testdata_make(ciot_testdata *t, ciot_format f, const ciot_act_f
             memset(q + (size_t)j * act->block_values, 0, (size_t)act->block_values);
         }
     }
-    build_weights(t, codes, &s, p, unit);
+    build_weights(t, codes, wd, &s, p, unit);
     if (p == CIOT_PAT_TIES)
         build_acts_from_ties(t, &s, q, rows_k);
     else
         build_acts(t, q, dscale, rows_k);
+    const int per_row = K / act->block_values, nb = K / ciot_format_block_values(f);
+    act_scales(t, rows_k, dscale, per_row); /* as stored (the ties pattern made its own) */
     for (int b = 0; b < batch; b++)
         for (int n = 0; n < rows; n++) {
             int64_t acc = 0;
             for (int k = 0; k < K; k++) acc += (int64_t)(codes[(size_t)n * K + k] - 1) * q[(size_t)b * K + k];
             t->exact[(size_t)b * rows + n] = acc;
-            t->canonical[(size_t)b * rows + n] = canonical(t, codes + (size_t)n * K, q + (size_t)b * K, n, b, rows_k);
+            t->canonical[(size_t)b * rows + n] = ciot_canonical_row(f, K, codes + (size_t)n * K, wd + (size_t)n * nb,
+                                                                    q + (size_t)b * K, dscale + (size_t)b * per_row);
         }
-    free(codes), free(q), free(dscale), free(rows_k);
+    free(codes), free(wd), free(q), free(dscale), free(rows_k);
     return CIOT_OK;
 }
 

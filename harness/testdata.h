@@ -7,12 +7,12 @@
 #include "kernel.h"
 
 typedef enum {
-    CIOT_PAT_RANDOM,      /* random codes (code 3 included for PQ2_0) and activations */
+    CIOT_PAT_RANDOM,      /* random codes (code 3 included for PQ2_0 and TQ2_0) and activations */
     CIOT_PAT_ZERO,        /* all-zero weights and activations */
     CIOT_PAT_CONST,       /* one code per block, one activation value per block */
     CIOT_PAT_PLUS,        /* every weight +1 */
     CIOT_PAT_MINUS,       /* every weight -1 */
-    CIOT_PAT_CODE3_POS,   /* code 3 (PQ2_0; +1 for PTQ1_0) against +127 */
+    CIOT_PAT_CODE3_POS,   /* code 3 (PQ2_0, TQ2_0; +1 for PTQ1_0, TQ1_0) against +127 */
     CIOT_PAT_CODE3_NEG,   /* code 3 against -127 */
     CIOT_PAT_CODE3_MIXED, /* code 3 against +-127 alternating in runs */
     CIOT_PAT_ZERO_BLOCKS, /* random, with every third activation block all zero (d = 0) */

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #define CIOT_QK 128     /* weights per PQ2_0 / PTQ1_0 / T2X4 / T2P block row */
+#define CIOT_QK_TQ 256  /* weights per TQ1_0 / TQ2_0 block */
 #define CIOT_QK_K 256   /* values per Q8_K block */
 #define CIOT_QK8_0 32   /* values per Q8_0 block */
 
@@ -20,6 +21,22 @@ typedef struct {
     uint8_t qh[2];
     uint16_t d;
 } block_ptq1_0;
+
+/* TQ2_0 (ggml type 35): 2-bit codes, then fp16 d. Weight k (0..255) is in byte 32 (k >> 7) + (k & 31),
+ * bits 2n..2n+1 with n = (k >> 5) & 3; code - 1 = weight (code 3 reads as +2, like PQ2_0). */
+typedef struct {
+    uint8_t qs[64];
+    uint16_t d;
+} block_tq2_0;
+
+/* TQ1_0 (ggml type 34): five trits per qs byte (240 weights), four per qh byte (16), fp16 d last; the
+ * bytes are packed and decoded as PTQ1_0's. Weight k: k < 160 in qs[k & 31] trit k >> 5; k < 240 with
+ * t = k - 160 in qs[32 + (t & 15)] trit t >> 4; else t = k - 240 in qh[t & 3] trit t >> 2. */
+typedef struct {
+    uint8_t qs[48];
+    uint8_t qh[4];
+    uint16_t d;
+} block_tq1_0;
 
 /* Q8_K: activations for the PQ2_0 family; bsums[j] = sum of qs[16j .. 16j+15]. */
 typedef struct {
@@ -58,6 +75,8 @@ typedef struct {
 
 _Static_assert(sizeof(block_pq2_0) == 34, "PQ2_0 block is 34 bytes");
 _Static_assert(sizeof(block_ptq1_0) == 28, "PTQ1_0 block is 28 bytes");
+_Static_assert(sizeof(block_tq2_0) == 66, "TQ2_0 block is 66 bytes");
+_Static_assert(sizeof(block_tq1_0) == 54, "TQ1_0 block is 54 bytes");
 _Static_assert(sizeof(block_q8_K) == 292, "Q8_K block is 292 bytes");
 _Static_assert(sizeof(block_q8_Kx4) == 1168, "Q8_Kx4 block is 1168 bytes");
 _Static_assert(sizeof(block_q8_0) == 34, "Q8_0 block is 34 bytes");
@@ -68,6 +87,18 @@ _Static_assert(sizeof(block_t2p) == 136, "T2P block is 136 bytes");
 static inline int ciot_pq2_code(const block_pq2_0 *b, int k) {
     return (b->qs[k >> 2] >> (2 * (k & 3))) & 3;
 }
+
+/* TQ2_0: byte index and bit shift of weight k (0..255), and its code. */
+static inline int ciot_tq2_byte(int k) { return 32 * (k >> 7) + (k & 31); }
+static inline int ciot_tq2_shift(int k) { return 2 * ((k >> 5) & 3); }
+static inline int ciot_tq2_code(const block_tq2_0 *b, int k) { return (b->qs[ciot_tq2_byte(k)] >> ciot_tq2_shift(k)) & 3; }
+
+/* TQ1_0: index into the 52 trit bytes (qs[0..47], then qh[0..3] as 48..51) and trit position n of
+ * weight k (0..255); n counts from the most significant trit. */
+static inline int ciot_tq1_byte(int k) {
+    return k < 160 ? (k & 31) : k < 240 ? 32 + ((k - 160) & 15) : 48 + ((k - 240) & 3);
+}
+static inline int ciot_tq1_trit_pos(int k) { return k < 160 ? k >> 5 : k < 240 ? (k - 160) >> 4 : (k - 240) >> 2; }
 
 /* Byte index and bit shift of row r (0..3), weight k in a T2X4 / T2P block. */
 static inline int ciot_t2x4_byte(int r, int k) { return 64 * (k >> 6) + 16 * r + (k & 15); }

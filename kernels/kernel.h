@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include "status.h"
 
-typedef enum { CIOT_FMT_PQ2_0, CIOT_FMT_PTQ1_0 } ciot_format;
+/* File formats of ternary weights: the Prism fork's 128-weight PQ2_0 and PTQ1_0, and mainline ggml's
+ * 256-weight TQ1_0 and TQ2_0 (spec/formats.md, kernels/README-tq.md). */
+typedef enum { CIOT_FMT_PQ2_0, CIOT_FMT_PTQ1_0, CIOT_FMT_TQ1_0, CIOT_FMT_TQ2_0 } ciot_format;
 typedef enum { CIOT_OP_GEMV, CIOT_OP_GEMM } ciot_op;
 
 /* One matrix product. w: packed weights in the kernel's layout; x: quantized activations in the
@@ -26,11 +28,12 @@ typedef void (*ciot_compute_fn)(const ciot_mm *mm, int first, int count);
 
 /* A weight layout: how source blocks become what a kernel reads. */
 typedef struct {
-    const char *name;           /* "pq2_0", "t2x4", "t2p", "ptq1_0" */
+    const char *name;           /* "pq2_0", "t2x4", "t2p", "ptq1_0", "tq1_0", "tq2_0", "t2p_tq2" */
     ciot_format source;         /* the file format it is made from */
     int tile_rows;              /* rows per block and per slice unit: 1 (row-major) or 4 */
-    int k_multiple;             /* K must be a multiple of this */
-    size_t block_bytes;         /* bytes of one block (tile_rows rows x 128 weights) */
+    int block_k;                /* weights of one row per block: 128, or 256 for the TQ formats' own blocks */
+    int k_multiple;             /* K must be a multiple of this (a multiple of block_k) */
+    size_t block_bytes;         /* bytes of one block (tile_rows rows x block_k weights) */
     /* Source blocks (row-major) -> layout; NULL means the layout is the source bytes. */
     ciot_status (*pack)(const void *src, void *dst, int rows, int K);
     ciot_status (*unpack)(const void *src, void *dst, int rows, int K);
@@ -67,14 +70,21 @@ typedef struct {
 } ciot_kernel;
 
 extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_ptq1_0;
+/* TQ1_0 and TQ2_0 as stored (the reference twins read them), and TQ2_0 repacked into T2P bytes: each
+ * 256-block's scale carried by both 128-halves (kernels/README-tq.md). */
+extern const ciot_layout ciot_layout_tq1_0, ciot_layout_tq2_0, ciot_layout_t2p_tq2;
 extern const ciot_act_format ciot_act_q8_K, ciot_act_q8_Kx4, ciot_act_q8_0;
 
 /* Bytes of a packed matrix, and whether the layout can take the shape. */
 size_t ciot_layout_bytes(const ciot_layout *l, int rows, int K);
 ciot_status ciot_layout_check(const ciot_layout *l, int rows, int K);
-/* Source bytes of a rows x K matrix in the layout's source format. */
+/* Weights per block of a file format (128 or 256) and bytes per block. */
+int ciot_format_block_values(ciot_format f);
+size_t ciot_format_block_bytes(ciot_format f);
+/* Source bytes of a rows x K matrix in the format (K a multiple of its block). */
 size_t ciot_source_bytes(ciot_format f, int rows, int K);
-/* "pq2_0", "ptq1_0": the name of the file format, as `ciot kernels` prints it (source=NAME). */
+/* "pq2_0", "ptq1_0", "tq1_0", "tq2_0": the name of the file format, as `ciot kernels` prints it
+ * (source=NAME). */
 const char *ciot_format_name(ciot_format f);
 /* Packs source blocks into the layout (a copy where the layout is the source). */
 ciot_status ciot_layout_pack(const ciot_layout *l, const void *src, void *dst, int rows, int K);

@@ -7,14 +7,30 @@
 
 static ciot_status pack_t2x4(const void *src, void *dst, int rows, int K) { return ciot_repack_t2x4(src, dst, rows, K); }
 static ciot_status pack_t2p(const void *src, void *dst, int rows, int K) { return ciot_repack_t2p(src, dst, rows, K); }
+static ciot_status pack_t2p_tq2(const void *src, void *dst, int rows, int K) { return ciot_repack_t2p_tq2(src, dst, rows, K); }
 static ciot_status unpack_t2x4(const void *src, void *dst, int rows, int K) { return ciot_unpack_t2x4(src, dst, rows, K); }
 static ciot_status unpack_t2p(const void *src, void *dst, int rows, int K) { return ciot_unpack_t2p(src, dst, rows, K); }
+static ciot_status unpack_t2p_tq2(const void *src, void *dst, int rows, int K) { return ciot_unpack_t2p_tq2(src, dst, rows, K); }
 
-/* K must be a multiple of 256 for the PQ2_0 family (the Q8_K block), of 128 for PTQ1_0 (Q8_0 x 4). */
-const ciot_layout ciot_layout_pq2_0 = {"pq2_0", CIOT_FMT_PQ2_0, 1, CIOT_QK_K, sizeof(block_pq2_0), NULL, NULL};
-const ciot_layout ciot_layout_t2x4 = {"t2x4", CIOT_FMT_PQ2_0, 4, CIOT_QK_K, sizeof(block_t2x4), pack_t2x4, unpack_t2x4};
-const ciot_layout ciot_layout_t2p = {"t2p", CIOT_FMT_PQ2_0, 4, CIOT_QK_K, sizeof(block_t2p), pack_t2p, unpack_t2p};
-const ciot_layout ciot_layout_ptq1_0 = {"ptq1_0", CIOT_FMT_PTQ1_0, 1, CIOT_QK, sizeof(block_ptq1_0), NULL, NULL};
+/* K must be a multiple of 256 where the activations are Q8_K (the PQ2_0 family and the TQ formats), of
+ * 128 for PTQ1_0 (Q8_0 x 4). */
+const ciot_layout ciot_layout_pq2_0 = {.name = "pq2_0", .source = CIOT_FMT_PQ2_0, .tile_rows = 1, .block_k = CIOT_QK,
+                                       .k_multiple = CIOT_QK_K, .block_bytes = sizeof(block_pq2_0)};
+const ciot_layout ciot_layout_t2x4 = {.name = "t2x4", .source = CIOT_FMT_PQ2_0, .tile_rows = 4, .block_k = CIOT_QK,
+                                      .k_multiple = CIOT_QK_K, .block_bytes = sizeof(block_t2x4),
+                                      .pack = pack_t2x4, .unpack = unpack_t2x4};
+const ciot_layout ciot_layout_t2p = {.name = "t2p", .source = CIOT_FMT_PQ2_0, .tile_rows = 4, .block_k = CIOT_QK,
+                                     .k_multiple = CIOT_QK_K, .block_bytes = sizeof(block_t2p),
+                                     .pack = pack_t2p, .unpack = unpack_t2p};
+const ciot_layout ciot_layout_ptq1_0 = {.name = "ptq1_0", .source = CIOT_FMT_PTQ1_0, .tile_rows = 1, .block_k = CIOT_QK,
+                                        .k_multiple = CIOT_QK, .block_bytes = sizeof(block_ptq1_0)};
+const ciot_layout ciot_layout_tq1_0 = {.name = "tq1_0", .source = CIOT_FMT_TQ1_0, .tile_rows = 1, .block_k = CIOT_QK_TQ,
+                                       .k_multiple = CIOT_QK_K, .block_bytes = sizeof(block_tq1_0)};
+const ciot_layout ciot_layout_tq2_0 = {.name = "tq2_0", .source = CIOT_FMT_TQ2_0, .tile_rows = 1, .block_k = CIOT_QK_TQ,
+                                       .k_multiple = CIOT_QK_K, .block_bytes = sizeof(block_tq2_0)};
+const ciot_layout ciot_layout_t2p_tq2 = {.name = "t2p_tq2", .source = CIOT_FMT_TQ2_0, .tile_rows = 4, .block_k = CIOT_QK,
+                                         .k_multiple = CIOT_QK_K, .block_bytes = sizeof(block_t2p),
+                                         .pack = pack_t2p_tq2, .unpack = unpack_t2p_tq2};
 
 static void quantize_q8_K(const float *x, void *dst, int batch, int K) {
     for (int b = 0; b < batch; b++)
@@ -37,18 +53,31 @@ ciot_status ciot_layout_check(const ciot_layout *l, int rows, int K) {
 }
 
 size_t ciot_layout_bytes(const ciot_layout *l, int rows, int K) {
-    return (size_t)(rows / l->tile_rows) * (size_t)(K / CIOT_QK) * l->block_bytes;
+    return (size_t)(rows / l->tile_rows) * (size_t)(K / l->block_k) * l->block_bytes;
+}
+
+int ciot_format_block_values(ciot_format f) { return f == CIOT_FMT_TQ1_0 || f == CIOT_FMT_TQ2_0 ? CIOT_QK_TQ : CIOT_QK; }
+
+size_t ciot_format_block_bytes(ciot_format f) {
+    switch (f) {
+    case CIOT_FMT_PQ2_0: return sizeof(block_pq2_0);
+    case CIOT_FMT_PTQ1_0: return sizeof(block_ptq1_0);
+    case CIOT_FMT_TQ1_0: return sizeof(block_tq1_0);
+    case CIOT_FMT_TQ2_0: return sizeof(block_tq2_0);
+    }
+    return 0;
 }
 
 size_t ciot_source_bytes(ciot_format f, int rows, int K) {
-    size_t block = f == CIOT_FMT_PQ2_0 ? sizeof(block_pq2_0) : sizeof(block_ptq1_0);
-    return (size_t)rows * (size_t)(K / CIOT_QK) * block;
+    return (size_t)rows * (size_t)(K / ciot_format_block_values(f)) * ciot_format_block_bytes(f);
 }
 
 const char *ciot_format_name(ciot_format f) {
     switch (f) {
     case CIOT_FMT_PQ2_0: return "pq2_0";
     case CIOT_FMT_PTQ1_0: return "ptq1_0";
+    case CIOT_FMT_TQ1_0: return "tq1_0";
+    case CIOT_FMT_TQ2_0: return "tq2_0";
     }
     return "unknown";
 }
@@ -62,7 +91,7 @@ ciot_status ciot_layout_pack(const ciot_layout *l, const void *src, void *dst, i
 }
 
 double ciot_layout_bits_per_weight(const ciot_layout *l) {
-    return 8.0 * (double)l->block_bytes / (double)(l->tile_rows * CIOT_QK);
+    return 8.0 * (double)l->block_bytes / (double)(l->tile_rows * l->block_k);
 }
 
 size_t ciot_act_bytes(const ciot_act_format *a, int batch, int K) {

@@ -39,4 +39,16 @@ int ciot_ptq1_code(const block_ptq1_0 *b, int k);
 /* Sets the code of weight k; the block's bytes are rebuilt from all codes by ciot_ptq1_set_codes. */
 void ciot_ptq1_set_codes(block_ptq1_0 *b, const uint8_t codes[128]);
 
+/* TQ1_0 and TQ2_0 (quant_tq.c), byte-exact with the runtime's quantize_row_tq{1,2}_0_ref and its
+ * dequantizers. k must be a multiple of 256. */
+void ciot_quantize_tq1_0(const float *x, block_tq1_0 *y, int k);
+void ciot_quantize_tq2_0(const float *x, block_tq2_0 *y, int k);
+void ciot_dequantize_tq1_0(const block_tq1_0 *x, float *y, int k);
+void ciot_dequantize_tq2_0(const block_tq2_0 *x, float *y, int k);
+/* Code (0..2) of weight k (0..255) of a TQ1_0 block; every byte decodes to codes 0..2. */
+int ciot_tq1_code(const block_tq1_0 *b, int k);
+/* Rebuilds a block's code bytes from 256 codes (TQ1_0: 0..2; TQ2_0: 0..3); d is left as it is. */
+void ciot_tq1_set_codes(block_tq1_0 *b, const uint8_t codes[256]);
+void ciot_tq2_set_codes(block_tq2_0 *b, const uint8_t codes[256]);
+
 #endif

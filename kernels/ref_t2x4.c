@@ -14,8 +14,8 @@ static void t2x4_dot(const uint8_t qs[128], const int8_t *a, int32_t isum[4]) {
     }
 }
 
-static void t2x4_gemv_ref(const ciot_mm *mm, int first, int count) { ciot_ref_gemv4(mm, first, count, t2x4_dot); }
-static void t2x4_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_ref_gemm4(mm, first, count, t2x4_dot); }
+static void t2x4_gemv_ref(const ciot_mm *mm, int first, int count) { ciot_ref_gemv4(mm, first, count, t2x4_dot, 1); }
+static void t2x4_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_ref_gemm4(mm, first, count, t2x4_dot, 1); }
 
 const ciot_kernel ciot_k_t2x4_gemv_ref = {
     "t2x4_gemv_ref", &ciot_layout_t2x4, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "t2x4_gemv_ref", t2x4_gemv_ref,

@@ -7,28 +7,32 @@
 
 /* T2X4 and T2P share the 136-byte block shape: fp16 d[4], then 128 code bytes. */
 static void tile(const block_t2x4 *w, int nb, const block_q8_K *const *rows, int nrows, float *out, int ldy,
-                 ciot_block_dot4 dot, size_t prefetch) {
+                 ciot_block_dot4 dot, int halves, size_t prefetch) {
     for (int b = 0; b < nrows; b++) {
         float acc[4] = {0, 0, 0, 0};
-        for (int i = 0; i < nb; i++) {
-            ciot_prefetch(&w[i], sizeof w[i], prefetch);
+        for (int i = 0; i < nb; i += halves) {
             const block_q8_K *y = &rows[b][i >> 1];
-            int32_t isum[4];
-            dot(w[i].qs, y->qs + 128 * (i & 1), isum);
+            int32_t isum[4] = {0, 0, 0, 0};
+            for (int h = 0; h < halves; h++) {
+                int32_t part[4];
+                ciot_prefetch(&w[i + h], sizeof w[i + h], prefetch);
+                dot(w[i + h].qs, y->qs + 128 * ((i + h) & 1), part);
+                for (int r = 0; r < 4; r++) isum[r] += part[r];
+            }
             for (int r = 0; r < 4; r++) acc[r] = ciot_acc_q8_K(acc[r], isum[r], w[i].d[r], y->d);
         }
         for (int r = 0; r < 4; r++) out[(size_t)b * ldy + r] = acc[r];
     }
 }
 
-void ciot_ref_gemv4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot) {
+void ciot_ref_gemv4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot, int halves) {
     const int nb = mm->K / CIOT_QK;
     const block_q8_K *x = mm->x;
     for (int g = first; g < first + count; g++)
-        tile((const block_t2x4 *)mm->w + (size_t)g * nb, nb, &x, 1, mm->y + 4 * g, 0, dot, mm->prefetch);
+        tile((const block_t2x4 *)mm->w + (size_t)g * nb, nb, &x, 1, mm->y + 4 * g, 0, dot, halves, mm->prefetch);
 }
 
-void ciot_ref_gemm4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot) {
+void ciot_ref_gemm4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot, int halves) {
     const int nb = mm->K / CIOT_QK, nbk = mm->K / CIOT_QK_K;
     const block_q8_Kx4 *x = mm->x;
     block_q8_K *rows = malloc(sizeof(block_q8_K) * (size_t)nbk * 4);
@@ -42,7 +46,7 @@ void ciot_ref_gemm4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot
         }
         for (int g = first; g < first + count; g++)
             tile((const block_t2x4 *)mm->w + (size_t)g * nb, nb, rp, n, mm->y + (size_t)4 * bg * mm->ldy + 4 * g,
-                 mm->ldy, dot, mm->prefetch);
+                 mm->ldy, dot, halves, mm->prefetch);
     }
     free(rows);
 }

@@ -9,7 +9,10 @@
 /* isum[r] = exact dot of row r's 128 weights (code - 1) of `blk` with a[0..127]. */
 typedef void (*ciot_block_dot4)(const uint8_t qs[128], const int8_t *a, int32_t isum[4]);
 
-void ciot_ref_gemv4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot);
-void ciot_ref_gemm4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot);
+/* halves: 128-blocks per float step. 1: every block's own scales (PQ2_0 family). 2: the layout carries
+ * TQ2_0's 256-block scale in both halves; the two halves' integer sums are added first, then one step
+ * with the first half's scales. */
+void ciot_ref_gemv4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot, int halves);
+void ciot_ref_gemm4(const ciot_mm *mm, int first, int count, ciot_block_dot4 dot, int halves);
 
 #endif

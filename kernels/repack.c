@@ -1,6 +1,9 @@
-/* PQ2_0 <-> T2X4 / T2P. Both 4-row layouts keep each code's bits and each row's fp16 scale; only the
- * byte and bit position of a code change (the position functions live in formats.h). */
+/* PQ2_0 <-> T2X4 / T2P, and TQ2_0 <-> T2P. The 4-row layouts keep each code's bits and each row's fp16
+ * scale; only the byte and bit position of a code change (the position functions live in formats.h).
+ * A TQ2_0 block is first split into two PQ2_0-shaped halves (its scale in both), which then take the
+ * PQ2_0 path. */
 #include <string.h>
+#include "quant.h"
 #include "repack.h"
 
 typedef int (*byte_fn)(int r, int k);
@@ -70,4 +73,55 @@ ciot_status ciot_unpack_t2x4(const block_t2x4 *src, block_pq2_0 *dst, int rows, 
 }
 ciot_status ciot_unpack_t2p(const block_t2p *src, block_pq2_0 *dst, int rows, int K) {
     return unpack((const block_t2x4 *)src, dst, rows, K, ciot_t2p_byte, ciot_t2p_shift);
+}
+
+/* TQ2_0 block <-> its two 128-weight halves as PQ2_0 blocks (weight k of half h = weight 128h + k). */
+static void tq2_split(const block_tq2_0 *b, block_pq2_0 half[2]) {
+    for (int h = 0; h < 2; h++) {
+        half[h].d = b->d;
+        memset(half[h].qs, 0, sizeof half[h].qs);
+        for (int k = 0; k < CIOT_QK; k++) half[h].qs[k >> 2] |= (uint8_t)(ciot_tq2_code(b, CIOT_QK * h + k) << (2 * (k & 3)));
+    }
+}
+
+static void tq2_join(const block_pq2_0 half[2], block_tq2_0 *b) {
+    uint8_t codes[CIOT_QK_TQ];
+    for (int k = 0; k < CIOT_QK_TQ; k++) codes[k] = (uint8_t)ciot_pq2_code(&half[k >> 7], k & 127);
+    ciot_tq2_set_codes(b, codes);
+    b->d = half[0].d;
+}
+
+ciot_status ciot_repack_t2p_tq2(const block_tq2_0 *src, block_t2p *dst, int rows, int K) {
+    ciot_status s = check(src, dst, rows, K);
+    if (s != CIOT_OK) return s;
+    const int nq = K / CIOT_QK_TQ;
+    for (int g = 0; g < rows / 4; g++)
+        for (int q = 0; q < nq; q++) {
+            block_pq2_0 half[4][2];
+            for (int r = 0; r < 4; r++) tq2_split(&src[(size_t)(4 * g + r) * nq + q], half[r]);
+            for (int h = 0; h < 2; h++) {
+                const block_pq2_0 *in[4] = {&half[0][h], &half[1][h], &half[2][h], &half[3][h]};
+                pack_block(in, (block_t2x4 *)&dst[(size_t)g * 2 * nq + 2 * q + h], ciot_t2p_byte, ciot_t2p_shift);
+            }
+        }
+    return CIOT_OK;
+}
+
+ciot_status ciot_unpack_t2p_tq2(const block_t2p *src, block_tq2_0 *dst, int rows, int K) {
+    ciot_status s = check(src, dst, rows, K);
+    if (s != CIOT_OK) return s;
+    const size_t pairs = (size_t)(rows / 4) * (size_t)(K / CIOT_QK_TQ);
+    for (size_t p = 0; p < pairs; p++)
+        if (memcmp(src[2 * p].d, src[2 * p + 1].d, sizeof src->d)) return CIOT_E_FORMAT;
+    const int nq = K / CIOT_QK_TQ;
+    for (int g = 0; g < rows / 4; g++)
+        for (int q = 0; q < nq; q++) {
+            block_pq2_0 half[4][2];
+            for (int h = 0; h < 2; h++) {
+                block_pq2_0 *out[4] = {&half[0][h], &half[1][h], &half[2][h], &half[3][h]};
+                unpack_block((const block_t2x4 *)&src[(size_t)g * 2 * nq + 2 * q + h], out, ciot_t2p_byte, ciot_t2p_shift);
+            }
+            for (int r = 0; r < 4; r++) tq2_join(half[r], &dst[(size_t)(4 * g + r) * nq + q]);
+        }
+    return CIOT_OK;
 }

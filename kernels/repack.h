@@ -1,5 +1,6 @@
-/* Load-time repacks of PQ2_0 rows into the 4-row T2X4 and T2P layouts, and back (for tests).
- * Rows must be a multiple of 4 and K a multiple of 256, or CIOT_E_SHAPE and nothing is written. */
+/* Load-time repacks of PQ2_0 rows into the 4-row T2X4 and T2P layouts, and of TQ2_0 rows into T2P, and
+ * back (for tests). Rows must be a multiple of 4 and K a multiple of 256, or CIOT_E_SHAPE and nothing is
+ * written. */
 #ifndef CIOT_REPACK_H
 #define CIOT_REPACK_H
 
@@ -10,5 +11,11 @@ ciot_status ciot_repack_t2x4(const block_pq2_0 *src, block_t2x4 *dst, int rows, 
 ciot_status ciot_repack_t2p(const block_pq2_0 *src, block_t2p *dst, int rows, int K);
 ciot_status ciot_unpack_t2x4(const block_t2x4 *src, block_pq2_0 *dst, int rows, int K);
 ciot_status ciot_unpack_t2p(const block_t2p *src, block_pq2_0 *dst, int rows, int K);
+/* TQ2_0 -> T2P: 256-block i of a row becomes T2P blocks 2i and 2i + 1 (its weights 0..127 and
+ * 128..255), both carrying the block's fp16 scale. The unpack restores the TQ2_0 bytes exactly and
+ * refuses (CIOT_E_FORMAT, nothing written) a matrix where the two halves of a 256-block disagree on a
+ * row's scale. */
+ciot_status ciot_repack_t2p_tq2(const block_tq2_0 *src, block_t2p *dst, int rows, int K);
+ciot_status ciot_unpack_t2p_tq2(const block_t2p *src, block_tq2_0 *dst, int rows, int K);
 
 #endif

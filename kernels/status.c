@@ -11,6 +11,7 @@ const char *ciot_status_str(ciot_status s) {
     case CIOT_E_CPU: return "CPU lacks a required feature";
     case CIOT_E_UNKNOWN: return "unknown name";
     case CIOT_E_SYS: return "operating system refused";
+    case CIOT_E_FORMAT: return "malformed data";
     }
     return "unknown status";
 }

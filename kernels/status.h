@@ -11,6 +11,7 @@ typedef enum {
     CIOT_E_CPU,         /* this CPU lacks a feature the kernel needs */
     CIOT_E_UNKNOWN,     /* an unknown name (kernel, layout, feature) */
     CIOT_E_SYS,         /* the OS refused (threads, pinning) */
+    CIOT_E_FORMAT,      /* malformed data: a file or block that breaks its format */
 } ciot_status;
 
 const char *ciot_status_str(ciot_status s);

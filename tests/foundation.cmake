@@ -2,6 +2,8 @@
 ciot_test(test_fp16 ${CMAKE_CURRENT_LIST_DIR}/test_fp16.c)
 ciot_test(test_golden ${CMAKE_CURRENT_LIST_DIR}/test_golden.c)
 target_compile_definitions(test_golden PRIVATE CIOT_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/tests/data/golden")
+ciot_test(test_canonical ${CMAKE_CURRENT_LIST_DIR}/test_canonical.c)
+target_compile_definitions(test_canonical PRIVATE CIOT_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/tests/data/golden")
 ciot_test(test_ptq1 ${CMAKE_CURRENT_LIST_DIR}/test_ptq1.c)
 ciot_test(test_repack ${CMAKE_CURRENT_LIST_DIR}/test_repack.c)
 ciot_test(test_cpu ${CMAKE_CURRENT_LIST_DIR}/test_cpu.c)
@@ -18,6 +20,9 @@ set_tests_properties(ciot_bad_cpu_mask PROPERTIES ENVIRONMENT "CIOT_CPU=avx9" WI
 add_test(NAME ciot_kernels_lists COMMAND ciot kernels)
 set_tests_properties(ciot_kernels_lists PROPERTIES
   PASS_REGULAR_EXPRESSION "t2p_gemv_ref\tavailable\tsource=pq2_0\n.*ptq1_0_gemv_ref\tavailable\tsource=ptq1_0\n")
+add_test(NAME ciot_kernels_lists_tq COMMAND ciot kernels)
+set_tests_properties(ciot_kernels_lists_tq PROPERTIES
+  PASS_REGULAR_EXPRESSION "tq1_0_gemv_ref\tavailable\tsource=tq1_0\ntq2_0_gemv_ref\tavailable\tsource=tq2_0\nt2p_tq2_gemv_ref\tavailable\tsource=tq2_0\n")
 # ciot check itself (the oracle's cases are counted once, in test_oracle): exit 0 and the summary last
 ciot_expect(ciot_check_quick 0 out "^[1-9][0-9]* passed, 0 failed, [0-9]+ skipped$" check --quick)
 add_test(NAME ciot_run_no_args COMMAND ciot run)

@@ -2,6 +2,6 @@
 # plotted values against the raw JSON, broken inputs. Python + matplotlib run on the build machine,
 # so only the native Release build runs it (under qemu or the sanitizers it would only repeat itself).
 if(NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
-  add_test(NAME plots COMMAND ${PROJECT_SOURCE_DIR}/plots/test-plots)
-  set_tests_properties(plots PROPERTIES TIMEOUT 900)
+  add_test(NAME test_plots COMMAND ${PROJECT_SOURCE_DIR}/plots/test-plots)
+  set_tests_properties(test_plots PROPERTIES TIMEOUT 900)
 endif()

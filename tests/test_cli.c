@@ -8,6 +8,7 @@
 #include "check.h"
 #include "commands.h"
 #include "cpu.h"
+#include "canonical.h"
 #include "fileio.h"
 #include "fp16.h"
 #include "quant.h"
@@ -26,39 +27,36 @@ static int run(const char *kernel, int rows, int K, int batch, const char *w, co
 
 static void path(char *out, const char *name) { snprintf(out, 512, "%s/%s", dir, name); }
 
-/* Expected output of any kernel reading `format`, written here from the format's definition and the
- * canonical float order of spec/formats.md, not through any kernel: codes decoded from the source
+/* Expected output of any kernel reading `format`, from the format's definition and the canonical float
+ * order (harness/canonical.c), never through a kernel: codes and scales read byte by byte from the source
  * blocks, activations through the reference quantizer (Q8_Kx4 is four Q8_K rows, so Q8_K stands for it). */
 static void expected(ciot_format format, const void *src, const float *x, int rows, int K, int batch, float *y) {
-    const int nb = K / CIOT_QK;
+    const int per_block = format == CIOT_FMT_PTQ1_0 ? CIOT_QK8_0 : CIOT_QK_K;   /* values per activation scale */
+    uint8_t *codes = malloc((size_t)rows * K);
+    uint16_t *scales = malloc(sizeof(uint16_t) * (size_t)rows * K / 128);
+    int8_t *a = malloc((size_t)K);
+    float *dy = malloc(sizeof(float) * (size_t)(K / per_block));
     block_q8_K *yk = malloc(sizeof(block_q8_K) * (size_t)(K / CIOT_QK_K));
     block_q8_0 *y0 = malloc(sizeof(block_q8_0) * (size_t)(K / CIOT_QK8_0));
+    ciot_source_codes(format, src, rows, K, codes, scales);
+    const size_t scales_per_row = (size_t)K / ciot_format_block_values(format);
     for (int b = 0; b < batch; b++) {
-        ciot_quantize_q8_K(x + (size_t)b * K, yk, K);
-        ciot_quantize_q8_0(x + (size_t)b * K, y0, K);
-        for (int n = 0; n < rows; n++) {
-            float acc = 0, lane[4] = {0, 0, 0, 0};
-            for (int i = 0; i < nb; i++) {
-                if (format == CIOT_FMT_PQ2_0) {
-                    const block_pq2_0 *w = (const block_pq2_0 *)src + (size_t)n * nb + i;
-                    const block_q8_K *a = &yk[i / 2];
-                    int32_t isum = 0;
-                    for (int k = 0; k < CIOT_QK; k++) isum += (ciot_pq2_code(w, k) - 1) * a->qs[128 * (i & 1) + k];
-                    acc = fmaf((float)isum, ciot_fp16_to_fp32(w->d) * a->d, acc);
-                } else {
-                    const block_ptq1_0 *w = (const block_ptq1_0 *)src + (size_t)n * nb + i;
-                    for (int q = 0; q < 4; q++) {
-                        const block_q8_0 *a = &y0[4 * i + q];
-                        int32_t isum = 0;
-                        for (int e = 0; e < 32; e++) isum += (ciot_ptq1_code(w, 32 * q + e) - 1) * a->qs[e];
-                        lane[q] = fmaf((float)isum, ciot_fp16_to_fp32(a->d) * ciot_fp16_to_fp32(w->d), lane[q]);
-                    }
-                }
+        for (int i = 0; i < K / per_block; i++) {
+            if (format == CIOT_FMT_PTQ1_0) {
+                ciot_quantize_q8_0(x + (size_t)b * K + (size_t)i * per_block, &y0[i], per_block);
+                memcpy(a + (size_t)i * per_block, y0[i].qs, (size_t)per_block);
+                dy[i] = ciot_fp16_to_fp32(y0[i].d);
+            } else {
+                ciot_quantize_q8_K(x + (size_t)b * K + (size_t)i * per_block, &yk[i], per_block);
+                memcpy(a + (size_t)i * per_block, yk[i].qs, (size_t)per_block);
+                dy[i] = yk[i].d;
             }
-            y[(size_t)b * rows + n] = format == CIOT_FMT_PQ2_0 ? acc : (lane[0] + lane[1]) + (lane[2] + lane[3]);
         }
+        for (int n = 0; n < rows; n++)
+            y[(size_t)b * rows + n] =
+                ciot_canonical_row(format, K, codes + (size_t)n * K, scales + (size_t)n * scales_per_row, a, dy);
     }
-    free(yk), free(y0);
+    free(codes), free(scales), free(a), free(dy), free(yk), free(y0);
 }
 
 static void round_trip(const ciot_kernel *k, int rows, int K, int batch) {

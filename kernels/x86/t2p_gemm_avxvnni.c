@@ -9,7 +9,6 @@
  * (its padding rows are zero); only real rows are written. K % 256 == 0; F16C converts the scales. */
 #include "formats.h"
 #include "kernel.h"
-#include "prefetch.h"
 #include "tile4x4_avx2.h"
 
 /* One 128-block (half h of xb): 4 * (u . y) as [b0: R0..R3 | b1: R0..R3] and [b2 | b3]. */
@@ -43,23 +42,7 @@ static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h
 }
 
 static void t2p_gemm_avxvnni(const ciot_mm *mm, int first, int count) {
-    const int nb = mm->K / CIOT_QK, nbk = mm->K / CIOT_QK_K, groups = (mm->batch + 3) / 4;
-    const block_q8_Kx4 *x = mm->x;
-    for (int tile = first; tile < first + count; tile++) {
-        const block_t2p *w = (const block_t2p *)mm->w + (size_t)tile * nb;
-        for (int bg = 0; bg < groups; bg++) {
-            const block_q8_Kx4 *xg = x + (size_t)bg * nbk;
-            __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
-            for (int i = 0; i < nb; i++) {
-                ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
-                __m256i s01, s23;
-                block_dot4x4(w[i].qs, &xg[i >> 1], i & 1, &s01, &s23);
-                ciot_tile4x4_step(acc, s01, s23, &xg[i >> 1], i & 1, w[i].d);
-            }
-            const int n = mm->batch - 4 * bg < 4 ? mm->batch - 4 * bg : 4;
-            ciot_tile4x4_store(acc, n, mm->y + (size_t)4 * bg * mm->ldy + 4 * tile, mm->ldy);
-        }
-    }
+    ciot_tile4x4_gemm(mm, first, count, block_dot4x4, 1);
 }
 
 const ciot_kernel ciot_k_t2p_gemm_avxvnni = {

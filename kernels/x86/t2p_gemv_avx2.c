@@ -7,57 +7,12 @@
  * 8W + 4 + s, each duplicated over both rows of the pair. Those activation vectors are made once per
  * slice and activation chunk (act_t2p_avx2.h), so the weight loop loads them as memory operands.
  * Per row, isum is exact, then fmaf((float) isum, fp32(d) * d_y, acc). K % 256 == 0; F16C scales. */
-#include "act_t2p_avx2.h"
 #include "kernel.h"
-#include "prefetch.h"
-
-/* 4 * (u . y) of the four rows of one block, u the codes 0..3, as [r0 r1 r2 r3]. */
-static inline __m128i block_dot4x(const uint8_t *qs, const ciot_t2p_act *a) {
-    const __m256i m3 = _mm256_set1_epi8(3), mc = _mm256_set1_epi8(0x0c);
-    __m256i m[2];
-    for (int p = 0; p < 2; p++) {
-        __m256i c1 = _mm256_setzero_si256(), c4 = _mm256_setzero_si256();
-        for (int W = 0; W < 2; W++) {
-            const __m256i v = _mm256_loadu_si256((const __m256i *)(qs + 64 * p + 32 * W));
-            const __m256i t = _mm256_srli_epi16(v, 4); /* slots 2, 3 down to bits 0..3 (bytes stay clean) */
-            const __m256i y[4] = {a->y[0][W], a->y[1][W], a->y[2][W], a->y[3][W]};
-            c1 = _mm256_add_epi16(c1, _mm256_add_epi16(_mm256_maddubs_epi16(_mm256_and_si256(v, m3), y[0]),
-                                                       _mm256_maddubs_epi16(_mm256_and_si256(t, m3), y[2])));
-            c4 = _mm256_add_epi16(c4, _mm256_add_epi16(_mm256_maddubs_epi16(_mm256_and_si256(v, mc), y[1]),
-                                                       _mm256_maddubs_epi16(_mm256_and_si256(t, mc), y[3])));
-        }
-        /* int16 safe (pair = two products): 4 * c1 <= 4 * 4 pairs of 3 * 127 = 12192, c4 <= 4 pairs of 12 * 127
-         * = 12192, so 4 * c1 + c4 <= 24384 */
-        m[p] = _mm256_madd_epi16(_mm256_add_epi16(_mm256_slli_epi16(c1, 2), c4), _mm256_set1_epi16(1));
-    }
-    /* m[p] = [r2p r2p r2p+1 r2p+1 | same, other chunks]: hadd, then fold the halves */
-    const __m256i h = _mm256_hadd_epi32(m[0], m[1]);
-    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-}
+#include "t2p_dot_avx2.h"
+#include "t2p_gemv_loop.h"
 
 static void t2p_gemv_avx2(const ciot_mm *mm, int first, int count) {
-    const int nb = mm->K / CIOT_QK;
-    ciot_t2p_act act[CIOT_T2P_ACT_BLOCKS];
-    __m128 acc[CIOT_T2P_ACT_TILES];
-    for (int t0 = first; t0 < first + count; t0 += CIOT_T2P_ACT_TILES) {
-        const int nt = first + count - t0 < CIOT_T2P_ACT_TILES ? first + count - t0 : CIOT_T2P_ACT_TILES;
-        for (int t = 0; t < nt; t++) acc[t] = _mm_setzero_ps();
-        for (int i0 = 0; i0 < nb; i0 += CIOT_T2P_ACT_BLOCKS) {
-            const int n = nb - i0 < CIOT_T2P_ACT_BLOCKS ? nb - i0 : CIOT_T2P_ACT_BLOCKS;
-            ciot_t2p_act_prepare(mm->x, i0, n, act);
-            for (int t = 0; t < nt; t++) {
-                const block_t2p *w = (const block_t2p *)mm->w + (size_t)(t0 + t) * nb + i0;
-                for (int i = 0; i < n; i++) {
-                    ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
-                    /* 4 * (u.y - sum y) = 4 * isum exactly; the shift divides it back */
-                    const __m128i isum = _mm_srai_epi32(_mm_sub_epi32(block_dot4x(w[i].qs, &act[i]), act[i].ysum4), 2);
-                    const __m128 scale = _mm_mul_ps(ciot_fp16x4(w[i].d), _mm_set1_ps(act[i].d));
-                    acc[t] = _mm_fmadd_ps(_mm_cvtepi32_ps(isum), scale, acc[t]);
-                }
-            }
-        }
-        for (int t = 0; t < nt; t++) _mm_storeu_ps(mm->y + 4 * (t0 + t), acc[t]);
-    }
+    ciot_t2p_gemv_x86(mm, first, count, ciot_t2p_dot4x_avx2, 1);
 }
 
 const ciot_kernel ciot_k_t2p_gemv_avx2 = {

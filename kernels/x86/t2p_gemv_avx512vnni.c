@@ -6,53 +6,12 @@
  * duplicated over both rows of the pair: the act_t2p_avx2.h vectors y[s][0], y[s][1] side by side.
  * vpdpbusd multiplies, adds four products and accumulates in int32. Per row, isum is exact, then
  * fmaf((float) isum, fp32(d) * d_y, acc). K % 256 == 0; F16C converts the scales. */
-#include "act_t2p_avx2.h"
 #include "kernel.h"
-#include "prefetch.h"
-
-/* 4 * (u . y) of the four rows of one block, u the codes 0..3, as [r0 r1 r2 r3]. */
-static inline __m128i block_dot4x(const uint8_t *qs, const ciot_t2p_act *a) {
-    const __m512i m3 = _mm512_set1_epi8(3), mc = _mm512_set1_epi8(0x0c);
-    __m256i m[2];
-    for (int p = 0; p < 2; p++) {
-        const __m512i v = _mm512_loadu_si512(qs + 64 * p);
-        const __m512i t = _mm512_srli_epi16(v, 4); /* slots 2, 3 down to bits 0..3 (bytes stay clean) */
-        /* slots 0, 2 as u, slots 1, 3 as 4u; int32 lanes, far from overflow */
-        __m512i c1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_and_si512(v, m3), _mm512_loadu_si512(a->y[0]));
-        __m512i c4 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_and_si512(v, mc), _mm512_loadu_si512(a->y[1]));
-        c1 = _mm512_dpbusd_epi32(c1, _mm512_and_si512(t, m3), _mm512_loadu_si512(a->y[2]));
-        c4 = _mm512_dpbusd_epi32(c4, _mm512_and_si512(t, mc), _mm512_loadu_si512(a->y[3]));
-        const __m512i s = _mm512_add_epi32(_mm512_slli_epi32(c1, 2), c4);
-        m[p] = _mm256_add_epi32(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64(s, 1));
-    }
-    /* m[p] = [r2p r2p r2p+1 r2p+1 | same]: hadd, then fold the halves */
-    const __m256i h = _mm256_hadd_epi32(m[0], m[1]);
-    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-}
+#include "t2p_dot_avx512vnni.h"
+#include "t2p_gemv_loop.h"
 
 static void t2p_gemv_avx512vnni(const ciot_mm *mm, int first, int count) {
-    const int nb = mm->K / CIOT_QK;
-    ciot_t2p_act act[CIOT_T2P_ACT_BLOCKS];
-    __m128 acc[CIOT_T2P_ACT_TILES];
-    for (int t0 = first; t0 < first + count; t0 += CIOT_T2P_ACT_TILES) {
-        const int nt = first + count - t0 < CIOT_T2P_ACT_TILES ? first + count - t0 : CIOT_T2P_ACT_TILES;
-        for (int t = 0; t < nt; t++) acc[t] = _mm_setzero_ps();
-        for (int i0 = 0; i0 < nb; i0 += CIOT_T2P_ACT_BLOCKS) {
-            const int n = nb - i0 < CIOT_T2P_ACT_BLOCKS ? nb - i0 : CIOT_T2P_ACT_BLOCKS;
-            ciot_t2p_act_prepare(mm->x, i0, n, act);
-            for (int t = 0; t < nt; t++) {
-                const block_t2p *w = (const block_t2p *)mm->w + (size_t)(t0 + t) * nb + i0;
-                for (int i = 0; i < n; i++) {
-                    ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
-                    /* 4 * (u.y - sum y) = 4 * isum exactly; the shift divides it back */
-                    const __m128i isum = _mm_srai_epi32(_mm_sub_epi32(block_dot4x(w[i].qs, &act[i]), act[i].ysum4), 2);
-                    const __m128 scale = _mm_mul_ps(ciot_fp16x4(w[i].d), _mm_set1_ps(act[i].d));
-                    acc[t] = _mm_fmadd_ps(_mm_cvtepi32_ps(isum), scale, acc[t]);
-                }
-            }
-        }
-        for (int t = 0; t < nt; t++) _mm_storeu_ps(mm->y + 4 * (t0 + t), acc[t]);
-    }
+    ciot_t2p_gemv_x86(mm, first, count, ciot_t2p_dot4x_avx512vnni, 1);
 }
 
 const ciot_kernel ciot_k_t2p_gemv_avx512vnni = {

@@ -8,7 +8,7 @@
  * fmaf((float) isum, fp32(d) * d_y, acc). K % 256 == 0; F16C converts the scales. */
 #include "act_t2p_avx2.h"
 #include "kernel.h"
-#include "prefetch.h"
+#include "t2p_gemv_loop.h"
 
 /* 4 * (u . y) of the four rows of one block, u the codes 0..3, as [r0 r1 r2 r3]. */
 static inline __m128i block_dot4x(const uint8_t *qs, const ciot_t2p_act *a) {
@@ -34,28 +34,7 @@ static inline __m128i block_dot4x(const uint8_t *qs, const ciot_t2p_act *a) {
 }
 
 static void t2p_gemv_avxvnni(const ciot_mm *mm, int first, int count) {
-    const int nb = mm->K / CIOT_QK;
-    ciot_t2p_act act[CIOT_T2P_ACT_BLOCKS];
-    __m128 acc[CIOT_T2P_ACT_TILES];
-    for (int t0 = first; t0 < first + count; t0 += CIOT_T2P_ACT_TILES) {
-        const int nt = first + count - t0 < CIOT_T2P_ACT_TILES ? first + count - t0 : CIOT_T2P_ACT_TILES;
-        for (int t = 0; t < nt; t++) acc[t] = _mm_setzero_ps();
-        for (int i0 = 0; i0 < nb; i0 += CIOT_T2P_ACT_BLOCKS) {
-            const int n = nb - i0 < CIOT_T2P_ACT_BLOCKS ? nb - i0 : CIOT_T2P_ACT_BLOCKS;
-            ciot_t2p_act_prepare(mm->x, i0, n, act);
-            for (int t = 0; t < nt; t++) {
-                const block_t2p *w = (const block_t2p *)mm->w + (size_t)(t0 + t) * nb + i0;
-                for (int i = 0; i < n; i++) {
-                    ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
-                    /* 4 * (u.y - sum y) = 4 * isum exactly; the shift divides it back */
-                    const __m128i isum = _mm_srai_epi32(_mm_sub_epi32(block_dot4x(w[i].qs, &act[i]), act[i].ysum4), 2);
-                    const __m128 scale = _mm_mul_ps(ciot_fp16x4(w[i].d), _mm_set1_ps(act[i].d));
-                    acc[t] = _mm_fmadd_ps(_mm_cvtepi32_ps(isum), scale, acc[t]);
-                }
-            }
-        }
-        for (int t = 0; t < nt; t++) _mm_storeu_ps(mm->y + 4 * (t0 + t), acc[t]);
-    }
+    ciot_t2p_gemv_x86(mm, first, count, block_dot4x, 1);
 }
 
 const ciot_kernel ciot_k_t2p_gemv_avxvnni = {
