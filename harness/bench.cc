@@ -26,8 +26,10 @@ extern "C" {
 #include "bigbuf.h"
 #include "cli.h"
 #include "cpu.h"
+#include "gguf.h"
 #include "parallel.h"
 #include "registry.h"
+#include "split.h"
 #include "topo.h"
 }
 
@@ -49,7 +51,11 @@ struct Run {
     std::map<std::tuple<const ciot_layout *, int, int>, ciot_weight_ring> rings;
     std::map<std::tuple<const ciot_act_format *, int, int>, std::vector<unsigned char>> acts;
     int done = 0, total = 0;          // progress over every case repetition
+    ciot_gguf *gguf = nullptr;
+    std::map<std::pair<std::string, const ciot_layout *>, std::vector<unsigned char>> packed;   // --gguf
+    const std::vector<unsigned char> *filled = nullptr;   // whose copies the weight region holds now
     ~Run() {
+        if (gguf) ciot_gguf_close(gguf);
         if (pool) ciot_pool_destroy(pool);
         ciot_weight_region_free(&region);
         ciot_ruler_free(&ruler);
@@ -89,6 +95,30 @@ const void *acts_for(const ciot_act_format *a, int batch, int K) {
     return (g->acts[key] = std::move(q)).data();
 }
 
+struct FillJob {
+    const ciot_weight_ring *ring;
+    const std::vector<unsigned char> *bytes;
+};
+
+void fill_task(void *arg, int t, int n) {
+    const FillJob *j = static_cast<const FillJob *>(arg);
+    int first, count;
+    ciot_split_static(int(j->ring->copies), t, n, &first, &count);
+    for (int i = first; i < first + count; i++)
+        memcpy(const_cast<void *>(ciot_weight_ring_at(j->ring, i)), j->bytes->data(), j->bytes->size());
+}
+
+// --gguf: the weight region holds copies of the case's real tensor, packed in its layout. When another
+// tensor or layout ran last, the pool copies this one over every slot of the ring and the rotation
+// restarts at the first slot written (the region is at least 4 x LLC, so it left the cache first).
+void ensure_filled(Case &c, ciot_pool *p) {
+    if (!c.packed || g->filled == c.packed) return;
+    FillJob j{c.ring, c.packed};
+    ciot_pool_run(p, fill_task, &j);
+    g->filled = c.packed;
+    g->region.cursor = 0;
+}
+
 // One pooled call of the case's kernel on the next cold copy of its weights; seconds.
 double call(Case &c, ciot_pool *p) {
     ciot_mm mm = {ciot_weight_ring_next(&g->region, c.ring), c.x, c.y.data(), c.rows, c.K, c.batch, c.rows,
@@ -105,6 +135,7 @@ void run_case(benchmark::State &st, size_t idx) {
         st.SkipWithError("cannot create the thread pool");
         return;
     }
+    ensure_filled(c, p);
     const bool probe_first = ciot_probe_first(int(c.reps.size()));
     double probe = 0, seconds = 0;
     if (probe_first && ciot_ruler_sample(&g->ruler, p, &probe) != CIOT_OK) {
@@ -165,12 +196,12 @@ bool is_ref(const ciot_kernel *k) { return k->features == 0 && !strcmp(k->name, 
 
 // Options; returns -1 when the run should go on, else the exit code. GB flags are collected in passthrough.
 int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &passthrough) {
-    const char *kernels = nullptr, *json = nullptr;
-    int refs = 1, no_spawn = 0, no_pin = 0, prefetch_off = 0, pages_small = 0, rep_ms = 100;
+    const char *kernels = nullptr, *json = nullptr, *gguf = nullptr, *tensors = nullptr;
+    int refs = 1, no_spawn = 0, no_pin = 0, prefetch_off = 0, pages_small = 0, rep_ms = 100, shape_given = 0;
     ciot_int_list batches{}, threads{};
     const ciot_opt opts[] = {
-        {"--shape", CIOT_OPT_SHAPE, &o.gemv, 1, 1 << 28, nullptr, "RxK", "gemv matrix (default 32768x8192)", nullptr},
-        {"--gemm-shape", CIOT_OPT_SHAPE, &o.gemm, 1, 1 << 28, nullptr, "RxK", "gemm matrix (default 17408x5120)", nullptr},
+        {"--shape", CIOT_OPT_SHAPE, &o.gemv, 1, 1 << 28, nullptr, "RxK", "gemv matrix (default 32768x8192)", &shape_given},
+        {"--gemm-shape", CIOT_OPT_SHAPE, &o.gemm, 1, 1 << 28, nullptr, "RxK", "gemm matrix (default 17408x5120)", &shape_given},
         {"--batches", CIOT_OPT_INT_LIST, &batches, 1, 4096, nullptr, "LIST", "gemm activation rows (default 4,64)", nullptr},
         {"--threads", CIOT_OPT_INT_LIST, &threads, 1, 1024, nullptr, "LIST", "thread counts, e.g. 1,2 or 1-4 (default 1 .. cores)", nullptr},
         {"--kernels", CIOT_OPT_STRING, &kernels, 0, 0, nullptr, "LIST",
@@ -190,8 +221,13 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
          "the probe buffer (default and minimum max(4 x LLC, 1G))", nullptr},
         {"--no-spawn", CIOT_OPT_FLAG, &no_spawn, 0, 0, nullptr, nullptr, "leave out the spawn-per-call pool comparison", nullptr},
         {"--no-pin", CIOT_OPT_FLAG, &no_pin, 0, 0, nullptr, nullptr, "do not pin threads", nullptr},
+        {"--gguf", CIOT_OPT_STRING, &gguf, 0, 0, nullptr, "FILE",
+         "benchmark the 2-D ternary tensors of a GGUF file, their real bytes repacked at load,\n"
+         "each at its own rows x K (instead of --shape and --gemm-shape)", nullptr},
+        {"--tensors", CIOT_OPT_STRING, &tensors, 0, 0, nullptr, "REGEX", "with --gguf: the tensors whose name matches (POSIX extended)", nullptr},
         {"--json", CIOT_OPT_STRING, &json, 0, 0, nullptr, "FILE", "every case and repetition as JSON (results/SCHEMA.md)", nullptr},
     };
+
     const ciot_cmdline c = {
         "bench", "[options] [Google Benchmark flags]",
         "Google Benchmark runs of every available kernel: gemv, and gemm per batch, per thread count, on the\n"
@@ -225,12 +261,96 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
     o.prefetch = prefetch_off ? 0 : CIOT_PREFETCH_DEFAULT;
     o.rep_seconds = rep_ms * 1e-3;
     if (json) o.json = json;
+    if (gguf) o.gguf = gguf;
+    if (tensors) o.tensors = tensors;
+    if (tensors && !gguf) return ciot_opts_fail(&c, "--tensors needs --gguf FILE");
+    if (gguf && shape_given) return ciot_opts_fail(&c, "--shape and --gemm-shape do not apply to --gguf: each tensor has its own");
     const size_t cold = ciot_cold_bytes();
     char b1[32];
     if (o.ceiling_bytes && o.ceiling_bytes < cold)
         return ciot_opts_fail(&c, "--ceiling-size must be at least max(4 x LLC, 1G) = %s: a smaller probe buffer "
                                   "would measure the cache", ciot_format_bytes(cold, b1, sizeof b1));
     return -1;
+}
+
+// The cases of kernel k on a rows x K matrix (a tensor's when tensor is not empty): gemv, or gemm per batch,
+// per thread count and pool, those whose name the filter matches.
+void add_cases(const ciot_kernel *k, int rows, int K, const std::string &tensor, const std::vector<unsigned char> *packed,
+               const regex_t *re) {
+    const Options &o = g->opt;
+    const bool gemm = k->op == CIOT_OP_GEMM;
+    const std::vector<int> batches = gemm ? std::vector<int>(o.batches.v, o.batches.v + o.batches.n) : std::vector<int>{1};
+    for (int b : batches)
+        for (int ti = 0; ti < o.threads.n; ti++)
+            for (int pk = 0; pk < (o.spawn && !gemm ? 2 : 1); pk++) {
+                Case c{};
+                c.k = k, c.rows = rows, c.K = K, c.batch = b, c.threads = o.threads.v[ti];
+                c.kind = pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT;
+                c.tensor = tensor, c.packed = packed;
+                c.name = std::string(k->name) + "/" + (tensor.empty() ? "" : tensor + "/") + std::to_string(rows) + "x" +
+                         std::to_string(K) + (gemm ? "/batch:" + std::to_string(b) : "") +
+                         "/threads:" + std::to_string(c.threads) + "/" + pool_name(c.kind);
+                if (!re || regexec(re, c.name.c_str(), 0, nullptr, 0) == 0) g->cases.push_back(c);
+            }
+}
+
+bool wanted(const ciot_kernel *k, unsigned cpu) {
+    const Options &o = g->opt;
+    bool want = o.kernels.empty();
+    for (auto &s : o.kernels) want |= strstr(k->name, s.c_str()) != nullptr;
+    if (!want || ciot_kernel_missing(k, cpu)) return false;
+    return !(o.kernels.empty() && is_ref(k) && (o.refs == 0 || (o.refs == 1 && k->op == CIOT_OP_GEMM)));
+}
+
+// --gguf: every 2-D ternary tensor matching --tensors, packed once per layout that takes it (the bytes a
+// runtime would have after loading), and its cases. Returns -1 when fine, else the exit code.
+int make_gguf_cases(const regex_t *re) {
+    const Options &o = g->opt;
+    char why[512];
+    ciot_status st = ciot_gguf_open(o.gguf.c_str(), &g->gguf, why, sizeof why);
+    if (st != CIOT_OK) {
+        fprintf(stderr, "ciot bench: %s: %s\n", o.gguf.c_str(), why);
+        return st == CIOT_E_NOMEM ? 1 : 2;
+    }
+    regex_t tre;
+    if (!o.tensors.empty() && regcomp(&tre, o.tensors.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
+        fprintf(stderr, "ciot bench: --tensors '%s' is not a regular expression\n", o.tensors.c_str());
+        return 2;
+    }
+    const unsigned cpu = ciot_cpu_features();
+    int rc = -1, matrices = 0;
+    for (int i = 0; i < ciot_gguf_tensor_count(g->gguf) && rc < 0; i++) {
+        const ciot_gguf_tensor *t = ciot_gguf_tensor_at(g->gguf, i);
+        ciot_format f;
+        int rows, K;
+        if (!ciot_gguf_tensor_matrix(t, &f, &rows, &K)) continue;
+        if (!o.tensors.empty() && regexec(&tre, t->name, 0, nullptr, 0) != 0) continue;
+        matrices++;
+        std::vector<unsigned char> src(static_cast<const unsigned char *>(t->data),
+                                       static_cast<const unsigned char *>(t->data) + t->bytes);   /* aligned copy */
+        for (int ki = 0; ki < ciot_kernel_count() && rc < 0; ki++) {
+            const ciot_kernel *k = ciot_kernel_at(ki);
+            if (k->layout->source != f || ciot_layout_check(k->layout, rows, K) != CIOT_OK || !wanted(k, cpu)) continue;
+            auto key = std::make_pair(std::string(t->name), k->layout);
+            if (!g->packed.count(key)) {
+                std::vector<unsigned char> w(ciot_layout_bytes(k->layout, rows, K));
+                if ((st = ciot_layout_pack(k->layout, src.data(), w.data(), rows, K)) != CIOT_OK) {
+                    fprintf(stderr, "ciot bench: %s: packing for %s failed: %s\n", t->name, k->layout->name, ciot_status_str(st));
+                    rc = 1;
+                    break;
+                }
+                g->packed[key] = std::move(w);
+            }
+            add_cases(k, rows, K, t->name, &g->packed[key], re);
+        }
+    }
+    if (!o.tensors.empty()) regfree(&tre);
+    if (rc < 0 && !matrices) {
+        fprintf(stderr, "ciot bench: %s has no 2-D ternary tensor%s%s\n", o.gguf.c_str(),
+                o.tensors.empty() ? "" : " matching ", o.tensors.c_str());
+        rc = 2;
+    }
+    return rc;
 }
 
 // Cases from the registry, filtered; returns -1 when fine, else the exit code (message printed).
@@ -241,47 +361,38 @@ int make_cases(const std::string &filter) {
         fprintf(stderr, "ciot bench: --benchmark_filter '%s' is not a regular expression\n", filter.c_str());
         return 2;
     }
+    const regex_t *fre = filter.empty() ? nullptr : &re;
     const unsigned cpu = ciot_cpu_features();
-    for (int i = 0; i < ciot_kernel_count(); i++) {
-        const ciot_kernel *k = ciot_kernel_at(i);
-        bool wanted = o.kernels.empty();
-        for (auto &s : o.kernels) wanted |= strstr(k->name, s.c_str()) != nullptr;
-        if (!wanted || ciot_kernel_missing(k, cpu)) continue;
-        if (o.kernels.empty() && is_ref(k) && (o.refs == 0 || (o.refs == 1 && k->op == CIOT_OP_GEMM))) continue;
-        const bool gemm = k->op == CIOT_OP_GEMM;
-        const ciot_shape s = gemm ? o.gemm : o.gemv;
-        if (ciot_layout_check(k->layout, s.rows, s.K) != CIOT_OK) {
-            fprintf(stderr, "ciot bench: %s cannot take %dx%d (rows must be a multiple of %d, K of %d)\n", k->name, s.rows,
-                    s.K, k->layout->tile_rows, k->layout->k_multiple);
-            if (!filter.empty()) regfree(&re);
-            return 2;
+    int rc = -1;
+    if (!o.gguf.empty()) {
+        rc = make_gguf_cases(fre);
+    } else {
+        for (int i = 0; i < ciot_kernel_count() && rc < 0; i++) {
+            const ciot_kernel *k = ciot_kernel_at(i);
+            if (!wanted(k, cpu)) continue;
+            const ciot_shape s = k->op == CIOT_OP_GEMM ? o.gemm : o.gemv;
+            if (ciot_layout_check(k->layout, s.rows, s.K) != CIOT_OK) {
+                fprintf(stderr, "ciot bench: %s cannot take %dx%d (rows must be a multiple of %d, K of %d)\n", k->name,
+                        s.rows, s.K, k->layout->tile_rows, k->layout->k_multiple);
+                rc = 2;
+            } else {
+                add_cases(k, s.rows, s.K, "", nullptr, fre);
+            }
         }
-        const std::vector<int> batches = gemm ? std::vector<int>(o.batches.v, o.batches.v + o.batches.n) : std::vector<int>{1};
-        for (int b : batches)
-            for (int ti = 0; ti < o.threads.n; ti++)
-                for (int pk = 0; pk < (o.spawn && !gemm ? 2 : 1); pk++) {
-                    Case c{};
-                    c.k = k, c.rows = s.rows, c.K = s.K, c.batch = b, c.threads = o.threads.v[ti];
-                    c.kind = pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT;
-                    c.name = std::string(k->name) + "/" + std::to_string(s.rows) + "x" + std::to_string(s.K) +
-                             (gemm ? "/batch:" + std::to_string(b) : "") + "/threads:" + std::to_string(c.threads) +
-                             "/" + pool_name(c.kind);
-                    if (filter.empty() || regexec(&re, c.name.c_str(), 0, nullptr, 0) == 0) g->cases.push_back(c);
-                }
     }
-    for (int ti = 0; ti < o.threads.n; ti++)
+    for (int ti = 0; ti < o.threads.n && rc < 0; ti++)
         for (int pk = 0; pk < (o.spawn ? 2 : 1); pk++) {
             const ciot_pool_kind kind = pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT;
             Overhead ov{o.threads.v[ti], kind, "pool_empty_job/threads:" + std::to_string(o.threads.v[ti]) + "/" + pool_name(kind), {}};
-            if (filter.empty() || regexec(&re, ov.name.c_str(), 0, nullptr, 0) == 0) g->overheads.push_back(ov);
+            if (!fre || regexec(fre, ov.name.c_str(), 0, nullptr, 0) == 0) g->overheads.push_back(ov);
         }
-    if (!filter.empty()) regfree(&re);
-    if (g->cases.empty()) {
-        fprintf(stderr, "ciot bench: no available kernel matches --kernels%s (ciot kernels lists them)\n",
-                filter.empty() ? "" : " and --benchmark_filter");
-        return 2;
+    if (fre) regfree(&re);
+    if (rc < 0 && g->cases.empty()) {
+        fprintf(stderr, "ciot bench: no available kernel matches --kernels%s%s (ciot kernels lists them)\n",
+                filter.empty() ? "" : " and --benchmark_filter", o.gguf.empty() ? "" : " and takes a tensor of the file");
+        rc = 2;
     }
-    return -1;
+    return rc;
 }
 
 // Memory for the weight region and the probe buffer; returns -1 when it fits, else the exit code.
@@ -340,6 +451,7 @@ int prepare() {
         c.pinning = ciot_pinning_note(o.pin, g->info.pinned, c.threads, note, sizeof note);
         c.priority = g->info.priority;
         fprintf(stderr, "\rciot bench: warming up and sizing %d/%zu", ++step, g->cases.size());
+        ensure_filled(c, cp);
         call(c, cp);                                // page walks, pool wake-up, caches of the code
         c.warmup_seconds = call(c, cp);
         c.iterations = long(std::min(1e6, std::max(1.0, std::ceil(o.rep_seconds / std::max(c.warmup_seconds, 1e-9)))));

@@ -96,6 +96,9 @@ static void protocol(ciot_json *j, const Options &o, const ciot_ruler &ruler, co
     ciot_json_kv_string(j, "prefetch", o.prefetch ? "on" : "off");
     ciot_json_kv_int(j, "prefetch_bytes", (long long)o.prefetch);
     ciot_json_kv_string(j, "pages", o.huge ? "huge" : "small");
+    ciot_json_key(j, "weights_source");
+    if (o.gguf.empty()) ciot_json_string(j, "drawn bytes (every code and scale legal; timing does not depend on values)");
+    else ciot_json_string(j, ("the tensors of " + o.gguf + ", repacked at load, copied over the weight region").c_str());
     buffer(j, "weights", region.bytes, region.huge, region.huge_fraction);
     buffer(j, "probe", ruler.bytes, ruler.huge, ruler.huge_fraction);
     ciot_json_key(j, "flags");
@@ -114,6 +117,9 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
     ciot_json_kv_string(j, "layout", c.k->layout->name);
     ciot_json_kv_string(j, "source", ciot_format_name(c.k->layout->source));
     ciot_json_kv_string(j, "op", c.k->op == CIOT_OP_GEMM ? "gemm" : "gemv");
+    ciot_json_key(j, "tensor");   /* --gguf: the file's tensor the weights are; null: drawn bytes */
+    if (c.tensor.empty()) ciot_json_null(j);
+    else ciot_json_string(j, c.tensor.c_str());
     ciot_json_kv_int(j, "rows", c.rows);
     ciot_json_kv_int(j, "K", c.K);
     ciot_json_kv_int(j, "batch", c.batch);

@@ -31,6 +31,7 @@ struct Options {
     double rep_seconds = 0.1;           // a kernel repetition lasts at least this long
     double probe_seconds = 0.05;        // a probe sample lasts at least this long (whole passes)
     std::string json;
+    std::string gguf, tensors;          // --gguf FILE: real tensors (matching --tensors REGEX) instead of drawn bytes
 };
 
 // One repetition: the kernel's timed calls and the probe sample paired with them.
@@ -47,6 +48,8 @@ struct Case {
     long iterations = 1;                // calls per repetition, sized in the warm-up
     double warmup_seconds = 0;          // the timed warm-up call
     const ciot_weight_ring *ring = nullptr;
+    std::string tensor;                 // --gguf: the tensor whose bytes the weights are; empty: drawn bytes
+    const std::vector<unsigned char> *packed = nullptr;   // --gguf: the tensor packed in the kernel's layout
     const void *x = nullptr;
     std::vector<float> y;
     std::string pinning, priority;

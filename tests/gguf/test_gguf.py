@@ -337,7 +337,37 @@ def part_broken(ciot, d, meta, tensors):
                       kind, mg.BROKEN[kind][0], args[0], rc, err[:300], out[:100]))
 
 
-PARTS = {"list": part_list, "check": part_check, "run": part_run, "broken": part_broken}
+def part_bench(ciot, d, meta, tensors):
+    """ciot bench --gguf: the cases are the file's tensors at their own shapes, every repetition paired."""
+    tmp = tempfile.mkdtemp(prefix="ciot-gguf-bench-")
+    path, js = os.path.join(d, "model-v3.gguf"), os.path.join(tmp, "bench.json")
+    rc, out, err = ciot("bench", "--gguf", path, "--tensors", r"blk\.2\.ffn_(down|up)", "--kernels",
+                        "t2p_gemv_ref,pq2_0_gemv_ref", "--threads", "1", "--no-spawn", "--reps", "2", "--rep-ms", "1",
+                        "--json", js)
+    if not check(rc == 0, "bench --gguf exits 0 (rc %d: %s)" % (rc, err[-300:])):
+        return
+    with open(js) as f:
+        doc = json.load(f)
+    shapes = {t.name: (t.rows, t.ne[0]) for t in tensors}
+    cases = doc["cases"]
+    check(sorted({c["tensor"] for c in cases}) == ["blk.2.ffn_down.weight", "blk.2.ffn_up.weight"],
+          "bench --gguf: the cases are the matching tensors: %s" % sorted({c["tensor"] for c in cases}))
+    check(sorted({c["kernel"] for c in cases}) == ["pq2_0_gemv_ref", "t2p_gemv_ref"],
+          "bench --gguf: every selected kernel that takes a PQ2_0 tensor")
+    for c in cases:
+        reps = c["repetitions"]
+        check((c["rows"], c["K"]) == shapes[c["tensor"]] and len(reps) == 2 and
+              all(r["probe_gbs"] > 0 and abs(r["ratio"] - r["kernel_gbs"] / r["probe_gbs"]) < 1e-3 for r in reps),
+              "bench --gguf %s: the tensor's shape, two repetitions each with its probe sample and ratio" % c["name"])
+    for args, what in ((["--gguf", os.path.join(d, "broken-bad-magic.gguf")], "a malformed file"),
+                       (["--gguf", path, "--tensors", "no_such_tensor"], "no tensor matching"),
+                       (["--gguf", path, "--shape", "64x256"], "--shape with --gguf"),
+                       (["--tensors", "x"], "--tensors without --gguf")):
+        rc, out, err = ciot("bench", *args, "--threads", "1")
+        check(rc == 2 and len(err.strip().splitlines()) == 1, "bench refuses %s with one line, exit 2: rc %d %r" % (what, rc, err))
+
+
+PARTS = {"list": part_list, "check": part_check, "run": part_run, "broken": part_broken, "bench": part_bench}
 
 
 def main():
