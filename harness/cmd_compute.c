@@ -31,7 +31,8 @@ static void usage(FILE *f) {
             "  --ms N            milliseconds per repetition (default 200)\n"
             "  --no-pin          do not pin threads to cores\n"
             "  --priority        raise the threads' priority (nice -5) against other processes\n"
-            "  --json FILE       also write the results as JSON (via FILE.tmp.<pid>, then renamed)\n");
+            "  --json FILE       also write the results as JSON (a regular file via FILE.tmp.<pid>, renamed\n"
+            "                    when complete; a device, FIFO or symbolic link is written through)\n");
 }
 
 static int bad(const char *fmt, const char *arg) {
@@ -192,8 +193,10 @@ int ciot_cmd_compute(int argc, char **argv) {
     if (o.n_threads == 0)
         for (int t = 1; t <= ciot_topo_cores() && t <= MAX_THREAD_COUNTS; t++) o.threads[o.n_threads++] = t;
     ciot_json *json = NULL;
-    if (o.json_path && ciot_json_open(o.json_path, &json) != CIOT_OK) {
-        fprintf(stderr, "ciot compute: cannot write '%s.tmp.*' for --json\n", o.json_path);
+    char why[CIOT_WHY_MAX];
+    /* The output is checked, and its temporary file made, before the measurements. */
+    if (o.json_path && ciot_json_create(o.json_path, &json, why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot compute: --json %s\n", why);
         return 2;
     }
     if (o.reps < 5) fprintf(stderr, "ciot compute: warning: %d reps; at least 5 are recommended\n", o.reps);
@@ -211,8 +214,8 @@ int ciot_cmd_compute(int argc, char **argv) {
     if (json) {
         if (rc == 0) {
             write_json(json, &o, res, n_res, infos);
-            if (ciot_json_close(json) != CIOT_OK) {
-                fprintf(stderr, "ciot compute: could not write '%s'\n", o.json_path);
+            if (ciot_json_commit(json, why, sizeof why) != CIOT_OK) {
+                fprintf(stderr, "ciot compute: --json %s\n", why);
                 rc = 1;
             }
         } else {

@@ -74,6 +74,10 @@ size_t ciot_layout_bytes(const ciot_layout *l, int rows, int K);
 ciot_status ciot_layout_check(const ciot_layout *l, int rows, int K);
 /* Source bytes of a rows x K matrix in the layout's source format. */
 size_t ciot_source_bytes(ciot_format f, int rows, int K);
+/* The first block (row-major, rows x K / 128 of them) of a source matrix whose fp16 scale is NaN or
+ * +-Inf, or rows * (K / 128) when every scale is finite. Callers refuse such weights: their outputs would
+ * be NaN, whatever the kernel. */
+size_t ciot_source_first_bad_scale(ciot_format f, const void *src, int rows, int K);
 /* "pq2_0", "ptq1_0": the name of the file format, as `ciot kernels` prints it (source=NAME). */
 const char *ciot_format_name(ciot_format f);
 /* Packs source blocks into the layout (a copy where the layout is the source). */

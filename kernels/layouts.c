@@ -45,6 +45,15 @@ size_t ciot_source_bytes(ciot_format f, int rows, int K) {
     return (size_t)rows * (size_t)(K / CIOT_QK) * block;
 }
 
+size_t ciot_source_first_bad_scale(ciot_format f, const void *src, int rows, int K) {
+    const size_t n = (size_t)rows * (size_t)(K / CIOT_QK);
+    for (size_t i = 0; i < n; i++) {
+        const uint16_t d = f == CIOT_FMT_PQ2_0 ? ((const block_pq2_0 *)src)[i].d : ((const block_ptq1_0 *)src)[i].d;
+        if ((d & 0x7c00) == 0x7c00) return i;   /* fp16 exponent all ones: Inf or NaN */
+    }
+    return n;
+}
+
 const char *ciot_format_name(ciot_format f) {
     switch (f) {
     case CIOT_FMT_PQ2_0: return "pq2_0";
