@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "tmpfiles.h"
 
-enum { MAX_LINKS = 40, FIFO_WAIT_MS = 10000 };
+enum { MAX_LINKS = 40, FIFO_WAIT_MS = 5000 };
 
 typedef enum {
     TARGET_NEW,         /* does not exist yet: created by rename */
@@ -136,11 +136,6 @@ static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
     }
     if (access(t->path, W_OK) != 0) return say(CIOT_E_ARG, why, len, "%s: not writable: %s", path, strerror(errno));
     return CIOT_OK;
-}
-
-ciot_status ciot_output_check(const char *path, char *why, size_t why_len) {
-    target t;
-    return resolve(path, &t, why, why_len);
 }
 
 /* Creates and registers a temporary file: beside a regular target, in $TMPDIR for the others. */
@@ -278,6 +273,13 @@ static int copy_through(const ciot_out *o, char *stage, size_t stage_len) {
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!ok) snprintf(stage, stage_len, "writing failed");
     return ok ? 1 : (errno = e, 0);
+}
+
+ciot_status ciot_output_check(const char *path, char *why, size_t why_len) {
+    ciot_out *o;
+    ciot_status st = ciot_out_open(path, &o, why, why_len);
+    ciot_out_abort(o);
+    return st == CIOT_E_IO ? CIOT_E_ARG : st;
 }
 
 ciot_status ciot_out_commit(ciot_out *o, char *why, size_t why_len) {

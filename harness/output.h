@@ -8,7 +8,7 @@
  *   and the link stays;
  * - a character or block device, a FIFO, a socket, or a descriptor of this process (/dev/stdout,
  *   /dev/fd/N) is never replaced: the data waits in a temporary file in $TMPDIR (or /tmp) and is
- *   written through when complete (a FIFO gets 10 s to find a reader);
+ *   written through when complete (a FIFO gets 5 s to find a reader);
  * - a directory, a name in a missing directory, or a place this process cannot write is refused.
  * Messages (why) are one line that starts with the path given. */
 #ifndef CIOT_OUTPUT_H
@@ -21,8 +21,9 @@
 /* Room for any message of these functions (two paths and a reason). */
 enum { CIOT_WHY_MAX = 2 * 4096 + 256 };
 
-/* Whether PATH can be written as above, creating nothing: call it before any long work.
- * CIOT_E_ARG with *why ("results/x: is a directory") when it is refused. */
+/* Whether PATH can be written as above: call it before any long work. It makes and removes the
+ * temporary file, so a read-only file system or a place only root could write is found too; the target
+ * itself is not touched. CIOT_E_ARG with *why ("results/x: is a directory") when PATH is refused. */
 ciot_status ciot_output_check(const char *path, char *why, size_t why_len);
 
 typedef struct ciot_out ciot_out;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 enum { MAX_DIM = 1 << 30, MAX_TOKENS = 16 };
+static const long long MAX_WEIGHTS = 1LL << 62;
 
 static ciot_status fail(ciot_status st, char *err, size_t errlen, const char *fmt, ...) {
     if (err && errlen) {
@@ -84,8 +85,8 @@ static void model_name(const char *file, char *out, size_t len) {
 }
 
 /* Parses one line's words into op; returns CIOT_OK, or an error with the message in err. */
-static ciot_status parse_op(char **w, int nw, const char *file, int line, ciot_model_op *op, char *group,
-                            size_t group_len, char *err, size_t errlen) {
+static ciot_status parse_op(char **w, int nw, const char *file, int line, ciot_model_op *op, const char **group,
+                            char *err, size_t errlen) {
     if (nw < 3)
         return fail(CIOT_E_ARG, err, errlen, "%s:%d: expected 'name rows K [flags]', found %d word%s", file, line,
                     nw, nw == 1 ? "" : "s");
@@ -102,10 +103,10 @@ static ciot_status parse_op(char **w, int nw, const char *file, int line, ciot_m
     if (!parse_dim(w[2], &op->K))
         return fail(CIOT_E_ARG, err, errlen, "%s:%d: K '%s' of %s is not a whole number from 1 to %d", file, line,
                     w[2], w[0], MAX_DIM);
-    group[0] = 0;
+    *group = NULL;
     for (int i = 3; i < nw; i++) {
         if (!strcmp(w[i], "lm_head")) op->lm_head = 1;
-        else if (!strncmp(w[i], "fuse=", 5) && w[i][5]) snprintf(group, group_len, "%s", w[i] + 5);
+        else if (!strncmp(w[i], "fuse=", 5) && w[i][5]) *group = w[i] + 5;   /* compared whole, any length */
         else
             return fail(CIOT_E_ARG, err, errlen, "%s:%d: unknown flag '%s' (the flags are lm_head and fuse=GROUP)",
                         file, line, w[i]);
@@ -121,7 +122,8 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
     char *copy = strdup(text);
     if (!copy) return fail(CIOT_E_NOMEM, err, errlen, "%s: out of memory", file);
     int cap = 0;
-    char prev_group[CIOT_OP_NAME_MAX] = "", group[CIOT_OP_NAME_MAX];
+    const char *prev_group = NULL, *group;  /* point into copy, which outlives the loop */
+    long long weights = 0, group_rows = 0;
     ciot_status st = CIOT_OK;
     int line = 0;
     for (char *p = copy, *next; p && st == CIOT_OK; p = next) {
@@ -149,24 +151,38 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
             m->ops = grown, cap = ncap;
         }
         ciot_model_op *op = &m->ops[m->n_ops];
-        st = parse_op(w, nw, file, line, op, group, sizeof group, err, errlen);
+        st = parse_op(w, nw, file, line, op, &group, err, errlen);
         if (st != CIOT_OK) break;
+        /* rows and K are at most 2^30 each: a sum past 2^62 weights is no model, and would overflow */
+        weights += (long long)op->rows * op->K;
+        if (weights > MAX_WEIGHTS) {
+            st = fail(CIOT_E_ARG, err, errlen, "%s:%d: the ops up to %s hold more than 2^62 weights", file, line,
+                      op->name);
+            break;
+        }
         /* A fuse group is a run of consecutive ops naming the same group; they share K. */
-        if (group[0]) {
+        if (group) {
             const ciot_model_op *before = m->n_ops ? &m->ops[m->n_ops - 1] : NULL;
-            if (before && before->fuse >= 0 && !strcmp(group, prev_group)) {
+            if (before && before->fuse >= 0 && prev_group && !strcmp(group, prev_group)) {
                 if (before->K != op->K) {
                     st = fail(CIOT_E_ARG, err, errlen,
                               "%s:%d: %s (K %d) cannot be fused with %s (K %d, line %d): fused ops share K", file,
                               line, op->name, op->K, before->name, before->K, before->line);
                     break;
                 }
+                /* the fused matvec's rows are one int, like any op's */
+                if ((group_rows += op->rows) > MAX_DIM) {
+                    st = fail(CIOT_E_ARG, err, errlen, "%s:%d: fuse group '%s' adds up to more than %d rows", file,
+                              line, group, MAX_DIM);
+                    break;
+                }
                 op->fuse = before->fuse;
             } else {
                 op->fuse = m->n_fuse++;
+                group_rows = op->rows;
             }
         }
-        snprintf(prev_group, sizeof prev_group, "%s", group);
+        prev_group = group;
         m->n_ops++;
     }
     free(copy);
