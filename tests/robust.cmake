@@ -3,3 +3,7 @@
 # starts the real program, under the emulator when cross-compiling).
 ciot_test(test_output ${CMAKE_CURRENT_LIST_DIR}/test_output.c)
 set_tests_properties(test_output PROPERTIES TIMEOUT 120)
+add_test(NAME interrupt COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/interrupt.sh ${CMAKE_CROSSCOMPILING_EMULATOR}
+         $<TARGET_FILE:ciot>)
+set_tests_properties(interrupt PROPERTIES TIMEOUT 180)
+ciot_test(test_nonfinite ${CMAKE_CURRENT_LIST_DIR}/test_nonfinite.c)
