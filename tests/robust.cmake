@@ -8,3 +8,4 @@ add_test(NAME interrupt COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/interrupt.sh ${CM
 set_tests_properties(interrupt PROPERTIES TIMEOUT 180)
 ciot_test(test_nonfinite ${CMAKE_CURRENT_LIST_DIR}/test_nonfinite.c)
 ciot_test(test_model_limits ${CMAKE_CURRENT_LIST_DIR}/test_model_limits.c)
+ciot_test(test_run_inputs ${CMAKE_CURRENT_LIST_DIR}/test_run_inputs.c)

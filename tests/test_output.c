@@ -25,10 +25,11 @@
 
 static char dir[256];
 
+/* DIR/name, kept for the next 63 calls. */
 static const char *at(const char *name) {
-    static char buf[4][512];
+    static char buf[64][512];
     static int next;
-    char *p = buf[next++ & 3];
+    char *p = buf[next++ & 63];
     snprintf(p, 512, "%s/%s", dir, name);
     return p;
 }
