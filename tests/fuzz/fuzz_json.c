@@ -2,7 +2,8 @@
  * strings (any bytes: invalid UTF-8, controls, quotes), keys, numbers (any double: NaN, Inf,
  * subnormals, huge) and nesting. A shadow of the grammar here predicts whether each call is legal: the
  * writer must report misuse exactly when the program misuses it, and whenever it reports success its
- * output must be one valid JSON document (tests/json_check.h). */
+ * output must be one valid JSON document (tests/json_check.h).
+ * ciot-fuzz-runs: 1000000 */
 #include <stdint.h>
 #include "../json_check.h"
 #include "fuzz.h"

@@ -1,7 +1,8 @@
 /* Fuzz target: the op-list parser (profiles/model.c) on any text. A parsed model keeps every promise
  * of model.h (shapes in range, fuse runs consecutive with one K and at most 2^30 rows, weight totals
  * that cannot overflow), and its sizes and checks run clean for every layout; a refusal is one line
- * naming the file and keeps nothing. */
+ * naming the file and keeps nothing.
+ * ciot-fuzz-runs: 1000000 */
 #include <stdint.h>
 #include "fuzz.h"
 #include "kernel.h"
