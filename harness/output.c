@@ -8,7 +8,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -44,16 +43,6 @@ struct ciot_out {
     int slot;               /* tmpfiles registration */
 };
 
-static ciot_status say(ciot_status st, char *why, size_t len, const char *fmt, ...) {
-    if (why && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, len, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
-
 /* The directory part of p ("." when it has none). */
 static void dir_of(const char *p, char *dir, size_t len) {
     const char *slash = strrchr(p, '/');
@@ -82,15 +71,15 @@ static int proc_link(const char *link, int *fd) {
 static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
     memset(t, 0, sizeof *t);
     t->fd = -1;
-    if (!path || !*path) return say(CIOT_E_ARG, why, len, "an empty file name");
-    if (strlen(path) >= PATH_MAX) return say(CIOT_E_ARG, why, len, "%.60s...: the name is too long", path);
-    if (path[strlen(path) - 1] == '/') return say(CIOT_E_ARG, why, len, "%s: names a directory, not a file", path);
+    if (!path || !*path) return ciot_error(CIOT_E_ARG, why, len, "an empty file name");
+    if (strlen(path) >= PATH_MAX) return ciot_error(CIOT_E_ARG, why, len, "%.60s...: the name is too long", path);
+    if (path[strlen(path) - 1] == '/') return ciot_error(CIOT_E_ARG, why, len, "%s: names a directory, not a file", path);
     snprintf(t->path, sizeof t->path, "%s", path);
     for (int hop = 0;; hop++) {
         struct stat st;
-        if (hop > MAX_LINKS) return say(CIOT_E_ARG, why, len, "%s: too many levels of symbolic links", path);
+        if (hop > MAX_LINKS) return ciot_error(CIOT_E_ARG, why, len, "%s: too many levels of symbolic links", path);
         if (lstat(t->path, &st) != 0) {
-            if (errno != ENOENT) return say(CIOT_E_ARG, why, len, "%s: %s", path, strerror(errno));
+            if (errno != ENOENT) return ciot_error(CIOT_E_ARG, why, len, "%s: %s", path, strerror(errno));
             t->kind = TARGET_NEW;
             break;
         }
@@ -101,17 +90,17 @@ static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
             }
             char link[PATH_MAX], dir[PATH_MAX];
             ssize_t n = readlink(t->path, link, sizeof link - 1);
-            if (n < 0) return say(CIOT_E_ARG, why, len, "%s: %s", path, strerror(errno));
+            if (n < 0) return ciot_error(CIOT_E_ARG, why, len, "%s: %s", path, strerror(errno));
             link[n] = 0;
             dir_of(t->path, dir, sizeof dir);
             int w = link[0] == '/' ? snprintf(t->path, sizeof t->path, "%s", link)
                                    : snprintf(t->path, sizeof t->path, "%s/%s", dir, link);
             if (w < 0 || (size_t)w >= sizeof t->path)
-                return say(CIOT_E_ARG, why, len, "%s: the file it links to has too long a name", path);
+                return ciot_error(CIOT_E_ARG, why, len, "%s: the file it links to has too long a name", path);
             continue;
         }
         if (S_ISDIR(st.st_mode))
-            return say(CIOT_E_ARG, why, len, "%s: is a directory%s", path, hop ? " (through a symbolic link)" : "");
+            return ciot_error(CIOT_E_ARG, why, len, "%s: is a directory%s", path, hop ? " (through a symbolic link)" : "");
         t->kind = S_ISREG(st.st_mode) ? TARGET_REGULAR : S_ISFIFO(st.st_mode) ? TARGET_FIFO
                 : S_ISSOCK(st.st_mode) ? TARGET_SOCKET : TARGET_DEVICE;
         t->mode = st.st_mode & 07777;
@@ -120,7 +109,7 @@ static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
     if (t->kind == TARGET_FD) {
         int fl = fcntl(t->fd, F_GETFL);
         if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
-            return say(CIOT_E_ARG, why, len, "%s: descriptor %d is not open for writing", path, t->fd);
+            return ciot_error(CIOT_E_ARG, why, len, "%s: descriptor %d is not open for writing", path, t->fd);
         return CIOT_OK;
     }
     if (t->kind == TARGET_NEW || t->kind == TARGET_REGULAR) {
@@ -128,13 +117,13 @@ static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
         struct stat st;
         dir_of(t->path, dir, sizeof dir);
         if (stat(dir, &st) != 0)
-            return say(CIOT_E_ARG, why, len, "%s: no such directory %s", path, dir);
-        if (!S_ISDIR(st.st_mode)) return say(CIOT_E_ARG, why, len, "%s: %s is not a directory", path, dir);
+            return ciot_error(CIOT_E_ARG, why, len, "%s: no such directory %s", path, dir);
+        if (!S_ISDIR(st.st_mode)) return ciot_error(CIOT_E_ARG, why, len, "%s: %s is not a directory", path, dir);
         if (access(dir, W_OK | X_OK) != 0)
-            return say(CIOT_E_ARG, why, len, "%s: cannot create files in %s: %s", path, dir, strerror(errno));
+            return ciot_error(CIOT_E_ARG, why, len, "%s: cannot create files in %s: %s", path, dir, strerror(errno));
         if (t->kind == TARGET_NEW) return CIOT_OK;
     }
-    if (access(t->path, W_OK) != 0) return say(CIOT_E_ARG, why, len, "%s: not writable: %s", path, strerror(errno));
+    if (access(t->path, W_OK) != 0) return ciot_error(CIOT_E_ARG, why, len, "%s: not writable: %s", path, strerror(errno));
     return CIOT_OK;
 }
 
@@ -150,25 +139,25 @@ static ciot_status make_temp(ciot_out *o, char *why, size_t len) {
     for (int n = 0; n < 100; n++) {
         int w = n ? snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld.%d", base, (long)getpid(), n)
                   : snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", base, (long)getpid());
-        if (w < 0 || (size_t)w >= sizeof o->tmp) return say(CIOT_E_IO, why, len, "%s: the name is too long", o->given);
+        if (w < 0 || (size_t)w >= sizeof o->tmp) return ciot_error(CIOT_E_IO, why, len, "%s: the name is too long", o->given);
         if (ciot_tmpfile_register(o->tmp, &o->slot) != CIOT_OK)
-            return say(CIOT_E_IO, why, len, "%s: too many temporary files at once", o->given);
+            return ciot_error(CIOT_E_IO, why, len, "%s: too many temporary files at once", o->given);
         int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0) {
             const int e = errno;
             ciot_tmpfile_release(o->slot);
             o->slot = -1;
             if (e == EEXIST) continue;   /* left by an earlier process with our pid, or ours: take another */
-            return say(CIOT_E_IO, why, len, "%s: cannot create %s: %s", o->given, o->tmp, strerror(e));
+            return ciot_error(CIOT_E_IO, why, len, "%s: cannot create %s: %s", o->given, o->tmp, strerror(e));
         }
         if (o->t.kind == TARGET_REGULAR) (void)fchmod(fd, o->t.mode);
         if (!(o->f = fdopen(fd, "wb"))) {
             close(fd);
-            return say(CIOT_E_IO, why, len, "%s: %s", o->given, strerror(errno));
+            return ciot_error(CIOT_E_IO, why, len, "%s: %s", o->given, strerror(errno));
         }
         return CIOT_OK;
     }
-    return say(CIOT_E_IO, why, len, "%s: cannot find a free temporary name beside it", o->given);
+    return ciot_error(CIOT_E_IO, why, len, "%s: cannot find a free temporary name beside it", o->given);
 }
 
 /* Closes and forgets the temporary file, removing it unless it was renamed (its name may be taken
@@ -184,7 +173,7 @@ static void drop_temp(ciot_out *o, int renamed) {
 ciot_status ciot_out_open(const char *path, ciot_out **out, char *why, size_t why_len) {
     *out = NULL;
     ciot_out *o = calloc(1, sizeof *o);
-    if (!o) return say(CIOT_E_NOMEM, why, why_len, "%s: out of memory", path ? path : "");
+    if (!o) return ciot_error(CIOT_E_NOMEM, why, why_len, "%s: out of memory", path ? path : "");
     o->slot = -1;
     ciot_status st = resolve(path, &o->t, why, why_len);
     if (st == CIOT_OK) {
@@ -289,14 +278,14 @@ ciot_status ciot_out_commit(ciot_out *o, char *why, size_t why_len) {
     if (fclose(o->f) != 0 && ok) ok = 0, e = errno;
     o->f = NULL;
     if (!ok) {
-        st = say(CIOT_E_IO, why, why_len, "%s: cannot write %s: %s", o->given, o->tmp, strerror(e));
+        st = ciot_error(CIOT_E_IO, why, why_len, "%s: cannot write %s: %s", o->given, o->tmp, strerror(e));
     } else if (o->t.kind == TARGET_NEW || o->t.kind == TARGET_REGULAR) {
         if (rename(o->tmp, o->t.path) == 0) renamed = 1;
-        else st = say(CIOT_E_IO, why, why_len, "%s: cannot rename %s onto it: %s", o->given, o->tmp, strerror(errno));
+        else st = ciot_error(CIOT_E_IO, why, why_len, "%s: cannot rename %s onto it: %s", o->given, o->tmp, strerror(errno));
     } else {
         char stage[96];
         if (!copy_through(o, stage, sizeof stage))
-            st = say(CIOT_E_IO, why, why_len, "%s: %s: %s", o->given, stage, strerror(errno));
+            st = ciot_error(CIOT_E_IO, why, why_len, "%s: %s: %s", o->given, stage, strerror(errno));
     }
     drop_temp(o, renamed);
     free(o);
@@ -316,7 +305,7 @@ ciot_status ciot_write_atomic(const char *path, const void *data, size_t bytes, 
     if (bytes && fwrite(data, 1, bytes, o->f) != bytes) {
         const int e = errno;
         ciot_out_abort(o);
-        return say(CIOT_E_IO, why, why_len, "%s: cannot write its temporary file: %s", path, strerror(e));
+        return ciot_error(CIOT_E_IO, why, why_len, "%s: cannot write its temporary file: %s", path, strerror(e));
     }
     return ciot_out_commit(o, why, why_len);
 }

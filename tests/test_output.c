@@ -17,22 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
+#include "scratch.h"
 #include "fileio.h"
 #include "incomplete.h"
 #include "json.h"
 #include "json_check.h"
 #include "tmpfiles.h"
-
-static char dir[256];
-
-/* DIR/name, kept for the next 63 calls. */
-static const char *at(const char *name) {
-    static char buf[64][512];
-    static int next;
-    char *p = buf[next++ & 63];
-    snprintf(p, 512, "%s/%s", dir, name);
-    return p;
-}
 
 /* Whole content of a file (NUL-terminated; *n its length), or NULL. */
 static char *slurp(const char *path, size_t *n) {
@@ -73,21 +63,21 @@ static mode_t type_of(const char *p) {
 
 static void test_refusals(void) {
     char why[CIOT_WHY_MAX];
-    CHECK(ciot_output_check(dir, why, sizeof why) == CIOT_E_ARG && strstr(why, "is a directory"), "a directory: %s", why);
-    CHECK(ciot_output_check(at("missing/x.json"), why, sizeof why) == CIOT_E_ARG && strstr(why, "no such directory"),
+    CHECK(ciot_output_check(scratch_dir, why, sizeof why) == CIOT_E_ARG && strstr(why, "is a directory"), "a directory: %s", why);
+    CHECK(ciot_output_check(scratch_at("missing/x.json"), why, sizeof why) == CIOT_E_ARG && strstr(why, "no such directory"),
           "a missing directory: %s", why);
-    CHECK(ciot_output_check(at("x/"), why, sizeof why) == CIOT_E_ARG, "a name ending in /: %s", why);
+    CHECK(ciot_output_check(scratch_at("x/"), why, sizeof why) == CIOT_E_ARG, "a name ending in /: %s", why);
     CHECK(ciot_output_check("", why, sizeof why) == CIOT_E_ARG, "an empty name");
     CHECK(ciot_output_check("/proc/ciot-cannot-be-here", why, sizeof why) == CIOT_E_ARG, "a place nobody can create files");
-    symlink("loop-b", at("loop-a"));
-    symlink("loop-a", at("loop-b"));
-    CHECK(ciot_output_check(at("loop-a"), why, sizeof why) == CIOT_E_ARG && strstr(why, "symbolic links"),
+    symlink("loop-b", scratch_at("loop-a"));
+    symlink("loop-a", scratch_at("loop-b"));
+    CHECK(ciot_output_check(scratch_at("loop-a"), why, sizeof why) == CIOT_E_ARG && strstr(why, "symbolic links"),
           "a symlink loop: %s", why);
-    symlink(".", at("to-dir"));
-    CHECK(ciot_output_check(at("to-dir"), why, sizeof why) == CIOT_E_ARG && strstr(why, "is a directory"),
+    symlink(".", scratch_at("to-dir"));
+    CHECK(ciot_output_check(scratch_at("to-dir"), why, sizeof why) == CIOT_E_ARG && strstr(why, "is a directory"),
           "a symlink to a directory: %s", why);
-    symlink("nowhere/x.json", at("to-missing-dir"));
-    CHECK(ciot_output_check(at("to-missing-dir"), why, sizeof why) == CIOT_E_ARG, "a symlink into a missing directory");
+    symlink("nowhere/x.json", scratch_at("to-missing-dir"));
+    CHECK(ciot_output_check(scratch_at("to-missing-dir"), why, sizeof why) == CIOT_E_ARG, "a symlink into a missing directory");
     int p[2];
     if (pipe(p) == 0) {
         char fdpath[64];
@@ -96,45 +86,45 @@ static void test_refusals(void) {
               "a descriptor open for reading: %s", why);
         close(p[0]), close(p[1]);
     }
-    CHECK(ciot_write_atomic(dir, "x", 1, why, sizeof why) == CIOT_E_ARG, "writing onto a directory is refused");
-    CHECK(ciot_output_check(at("fresh.json"), why, sizeof why) == CIOT_OK && access(at("fresh.json"), F_OK) != 0,
+    CHECK(ciot_write_atomic(scratch_dir, "x", 1, why, sizeof why) == CIOT_E_ARG, "writing onto a directory is refused");
+    CHECK(ciot_output_check(scratch_at("fresh.json"), why, sizeof why) == CIOT_OK && access(scratch_at("fresh.json"), F_OK) != 0,
           "a new name is fine and the check creates nothing: %s", why);
-    CHECK(temps_in(dir) == 0, "no temporary file left by the checks");
+    CHECK(temps_in(scratch_dir) == 0, "no temporary file left by the checks");
 }
 
 static void test_regular(void) {
     char why[CIOT_WHY_MAX];
-    CHECK(ciot_write_atomic(at("a.bin"), "hello", 5, why, sizeof why) == CIOT_OK && has_content(at("a.bin"), "hello"),
+    CHECK(ciot_write_atomic(scratch_at("a.bin"), "hello", 5, why, sizeof why) == CIOT_OK && has_content(scratch_at("a.bin"), "hello"),
           "a new file: %s", why);
-    chmod(at("a.bin"), 0640);
-    CHECK(ciot_write_atomic(at("a.bin"), "again", 5, why, sizeof why) == CIOT_OK && has_content(at("a.bin"), "again"),
+    chmod(scratch_at("a.bin"), 0640);
+    CHECK(ciot_write_atomic(scratch_at("a.bin"), "again", 5, why, sizeof why) == CIOT_OK && has_content(scratch_at("a.bin"), "again"),
           "a file replaced: %s", why);
     struct stat st;
-    CHECK(stat(at("a.bin"), &st) == 0 && (st.st_mode & 07777) == 0640, "it keeps its permission bits (%o)",
+    CHECK(stat(scratch_at("a.bin"), &st) == 0 && (st.st_mode & 07777) == 0640, "it keeps its permission bits (%o)",
           (unsigned)(st.st_mode & 07777));
     /* A relative symlink into another directory: that directory gets the file and the temporary. */
-    mkdir(at("other"), 0700);
-    symlink("other/target.json", at("link.json"));
-    CHECK(ciot_write_atomic(at("link.json"), "{}", 2, why, sizeof why) == CIOT_OK, "through a dangling link: %s", why);
-    CHECK(is_link(at("link.json")) && has_content(at("other/target.json"), "{}"),
+    mkdir(scratch_at("other"), 0700);
+    symlink("other/target.json", scratch_at("link.json"));
+    CHECK(ciot_write_atomic(scratch_at("link.json"), "{}", 2, why, sizeof why) == CIOT_OK, "through a dangling link: %s", why);
+    CHECK(is_link(scratch_at("link.json")) && has_content(scratch_at("other/target.json"), "{}"),
           "the link stays a link and its target is written");
-    CHECK(ciot_write_atomic(at("link.json"), "[]", 2, why, sizeof why) == CIOT_OK && is_link(at("link.json")) &&
-              has_content(at("other/target.json"), "[]"),
+    CHECK(ciot_write_atomic(scratch_at("link.json"), "[]", 2, why, sizeof why) == CIOT_OK && is_link(scratch_at("link.json")) &&
+              has_content(scratch_at("other/target.json"), "[]"),
           "a link to an existing file: the file is replaced, the link stays");
-    CHECK(temps_in(dir) == 0 && temps_in(at("other")) == 0, "no temporary file left");
+    CHECK(temps_in(scratch_dir) == 0 && temps_in(scratch_at("other")) == 0, "no temporary file left");
 
     /* A writer that opens the temporary file by name, as Google Benchmark does with --benchmark_out. */
     ciot_out *o;
-    CHECK(ciot_out_open(at("byname.json"), &o, why, sizeof why) == CIOT_OK, "open: %s", why);
+    CHECK(ciot_out_open(scratch_at("byname.json"), &o, why, sizeof why) == CIOT_OK, "open: %s", why);
     FILE *f = fopen(ciot_out_temp_path(o), "w");
     if (f) fputs("by name", f), fclose(f);
-    CHECK(access(at("byname.json"), F_OK) != 0, "nothing at the target before the commit");
-    CHECK(ciot_out_commit(o, why, sizeof why) == CIOT_OK && has_content(at("byname.json"), "by name"),
+    CHECK(access(scratch_at("byname.json"), F_OK) != 0, "nothing at the target before the commit");
+    CHECK(ciot_out_commit(o, why, sizeof why) == CIOT_OK && has_content(scratch_at("byname.json"), "by name"),
           "the external writer's content is committed: %s", why);
-    CHECK(ciot_out_open(at("a.bin"), &o, why, sizeof why) == CIOT_OK, "open again");
+    CHECK(ciot_out_open(scratch_at("a.bin"), &o, why, sizeof why) == CIOT_OK, "open again");
     fputs("lost", ciot_out_stream(o));
     ciot_out_abort(o);
-    CHECK(has_content(at("a.bin"), "again") && temps_in(dir) == 0, "abort leaves the target and no temporary");
+    CHECK(has_content(scratch_at("a.bin"), "again") && temps_in(scratch_dir) == 0, "abort leaves the target and no temporary");
     CHECK(ciot_tmpfiles_count() == 0, "every temporary was released (%d registered)", ciot_tmpfiles_count());
 }
 
@@ -152,83 +142,76 @@ typedef struct {
     size_t n;
 } reader;
 
-static void *read_fifo(void *arg) {
+/* A reader thread: accepts one connection on listen_fd (a socket), or opens path (a FIFO), and reads
+ * everything. */
+static void *read_all(void *arg) {
     reader *r = arg;
-    int fd = open(r->path, O_RDONLY);
+    int fd = r->listen_fd >= 0 ? accept(r->listen_fd, NULL, NULL) : open(r->path, O_RDONLY);
     if (fd >= 0) r->n = drain(fd, r->got, sizeof r->got - 1), close(fd);
     return NULL;
 }
 
-static void *read_socket(void *arg) {
-    reader *r = arg;
-    int fd = accept(r->listen_fd, NULL, NULL);
-    if (fd >= 0) r->n = drain(fd, r->got, sizeof r->got - 1), close(fd);
-    return NULL;
+/* text written to path (a FIFO or a listening socket) while a thread reads it: the same text arrives
+ * and the node keeps its type. */
+static void check_through(const char *what, const char *path, int listen_fd, const char *text, mode_t type) {
+    char why[CIOT_WHY_MAX] = "";
+    reader r = {path, listen_fd, {0}, 0};
+    pthread_t th;
+    pthread_create(&th, NULL, read_all, &r);
+    ciot_status st = ciot_write_atomic(path, text, strlen(text), why, sizeof why);
+    pthread_join(th, NULL);
+    CHECK(st == CIOT_OK && r.n == strlen(text) && !memcmp(r.got, text, r.n), "%s is written through: %s", what, why);
+    CHECK(type_of(path) == type, "%s is still what it was", what);
 }
 
 static void test_write_through(void) {
     char why[CIOT_WHY_MAX];
-    /* FIFO with a reader */
-    const char *fifo = at("fifo");
+    const char *fifo = scratch_at("fifo");
     if (mkfifo(fifo, 0600) == 0) {
-        reader r = {fifo, -1, {0}, 0};
-        pthread_t th;
-        pthread_create(&th, NULL, read_fifo, &r);
-        ciot_status st = ciot_write_atomic(fifo, "through the fifo", 16, why, sizeof why);
-        pthread_join(th, NULL);
-        CHECK(st == CIOT_OK && r.n == 16 && !memcmp(r.got, "through the fifo", 16), "a FIFO is written through: %s", why);
-        CHECK(type_of(fifo) == S_IFIFO, "the FIFO is still a FIFO");
-        /* and without one: refused after a bounded wait, not a hang */
-        st = ciot_write_atomic(fifo, "nobody", 6, why, sizeof why);
+        check_through("a FIFO", fifo, -1, "through the fifo", S_IFIFO);
+        /* and without a reader: refused after a bounded wait, not a hang */
+        ciot_status st = ciot_write_atomic(fifo, "nobody", 6, why, sizeof why);
         CHECK(st == CIOT_E_IO && strstr(why, "no reader"), "a FIFO nobody reads fails in seconds: %s", why);
         CHECK(type_of(fifo) == S_IFIFO, "and is left alone");
     } else {
         printf("SKIP FIFO: mkfifo failed: %s (not counted)\n", strerror(errno));
     }
-    /* a Unix socket with a listener */
-    const char *sock = at("sock");
+    const char *sock = scratch_at("sock");
     int s = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     snprintf(a.sun_path, sizeof a.sun_path, "%s", sock);
-    if (s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 && listen(s, 1) == 0) {
-        reader r = {sock, s, {0}, 0};
-        pthread_t th;
-        pthread_create(&th, NULL, read_socket, &r);
-        ciot_status st = ciot_write_atomic(sock, "to a socket", 11, why, sizeof why);
-        pthread_join(th, NULL);
-        CHECK(st == CIOT_OK && r.n == 11 && !memcmp(r.got, "to a socket", 11), "a socket is written through: %s", why);
-        CHECK(type_of(sock) == S_IFSOCK, "the socket is still a socket");
-    } else {
+    if (s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 && listen(s, 1) == 0)
+        check_through("a Unix socket", sock, s, "to a socket", S_IFSOCK);
+    else
         printf("SKIP socket: %s (not counted)\n", strerror(errno));
-    }
     if (s >= 0) close(s);
     /* a descriptor of this process, named as /dev/fd/N and as a symlink to /proc/self/fd/N */
     int p[2];
     if (pipe(p) == 0) {
         char fdpath[64];
         snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", p[1]);
-        symlink(fdpath, at("stdout-like"));
+        symlink(fdpath, scratch_at("stdout-like"));
         CHECK(ciot_write_atomic(fdpath, "fd ", 3, why, sizeof why) == CIOT_OK, "/dev/fd/N: %s", why);
-        CHECK(ciot_write_atomic(at("stdout-like"), "link", 4, why, sizeof why) == CIOT_OK, "a link to /dev/fd/N: %s", why);
+        CHECK(ciot_write_atomic(scratch_at("stdout-like"), "link", 4, why, sizeof why) == CIOT_OK, "a link to /dev/fd/N: %s", why);
         close(p[1]);
         char got[64] = {0};
         size_t n = drain(p[0], got, sizeof got - 1);
         close(p[0]);
         CHECK(n == 7 && !memcmp(got, "fd link", 7), "the descriptor got both writes, in order ('%s')", got);
-        CHECK(is_link(at("stdout-like")), "the link stays");
+        CHECK(is_link(scratch_at("stdout-like")), "the link stays");
     }
     /* character devices of our own (mknod), so a regression could never replace the real /dev/null */
-    if (mknod(at("null"), S_IFCHR | 0666, makedev(1, 3)) == 0 && mknod(at("full"), S_IFCHR | 0666, makedev(1, 7)) == 0) {
-        int fd = open(at("null"), O_WRONLY);
+    if (mknod(scratch_at("null"), S_IFCHR | 0666, makedev(1, 3)) == 0 && mknod(scratch_at("full"), S_IFCHR | 0666, makedev(1, 7)) == 0) {
+        int fd = open(scratch_at("null"), O_WRONLY);
         if (fd >= 0) {
             close(fd);
-            CHECK(ciot_write_atomic(at("null"), "gone", 4, why, sizeof why) == CIOT_OK, "a device is written: %s", why);
-            CHECK(type_of(at("null")) == S_IFCHR, "a device stays a device");
-            ciot_status st = ciot_write_atomic(at("full"), "no room", 7, why, sizeof why);
+            CHECK(ciot_write_atomic(scratch_at("null"), "gone", 4, why, sizeof why) == CIOT_OK, "a device is written: %s", why);
+            CHECK(type_of(scratch_at("null")) == S_IFCHR, "a device stays a device");
+            ciot_status st = ciot_write_atomic(scratch_at("full"), "no room", 7, why, sizeof why);
             CHECK(st == CIOT_E_IO && strstr(why, strerror(ENOSPC)), "a full device is an i/o error naming ENOSPC: %s", why);
-            CHECK(type_of(at("full")) == S_IFCHR, "the full device stays a device");
+            CHECK(type_of(scratch_at("full")) == S_IFCHR, "the full device stays a device");
             ciot_json *j;
-            CHECK(ciot_json_create(at("full"), &j, why, sizeof why) == CIOT_OK, "json on a full device opens");
+            CHECK(ciot_json_create(scratch_at("full"), &j, why, sizeof why) == CIOT_OK, "json on a full device opens");
             ciot_json_begin_object(j);
             ciot_json_kv_int(j, "x", 1);
             ciot_json_end_object(j);
@@ -240,12 +223,12 @@ static void test_write_through(void) {
     } else {
         printf("SKIP devices: mknod refused: %s (not counted)\n", strerror(errno));
     }
-    CHECK(temps_in(dir) == 0 && ciot_tmpfiles_count() == 0, "no temporary left or registered");
+    CHECK(temps_in(scratch_dir) == 0 && ciot_tmpfiles_count() == 0, "no temporary left or registered");
 }
 
 /* In a child: registers a temporary file, then gets `sig`; the parent sees how it ended. */
 static void signal_case(int sig, int ignore_first, const char *what) {
-    const char *tmp = at("victim.tmp.1");
+    const char *tmp = scratch_at("victim.tmp.1");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd >= 0) close(fd);
     fflush(stdout);
@@ -286,18 +269,18 @@ static void test_tmpfiles(void) {
 
 static void test_incomplete(void) {
     char why[CIOT_WHY_MAX];
-    mkdir(at("run"), 0700);
-    CHECK(ciot_run_mark_incomplete(at("run"), "ciot suite", why, sizeof why) == CIOT_OK && ciot_run_is_incomplete(at("run")),
+    mkdir(scratch_at("run"), 0700);
+    CHECK(ciot_run_mark_incomplete(scratch_at("run"), "ciot suite", why, sizeof why) == CIOT_OK && ciot_run_is_incomplete(scratch_at("run")),
           "marked: %s", why);
     size_t n;
-    char *text = slurp(at("run/INCOMPLETE"), &n);
+    char *text = slurp(scratch_at("run/INCOMPLETE"), &n);
     CHECK(text && strstr(text, "incomplete") && strstr(text, "ciot suite") && n > 0 && text[n - 1] == '\n',
           "the mark says what it is in one line: %s", text ? text : "(none)");
     free(text);
-    CHECK(ciot_run_mark_complete(at("run"), why, sizeof why) == CIOT_OK && !ciot_run_is_incomplete(at("run")), "cleared");
-    CHECK(ciot_run_mark_complete(at("run"), why, sizeof why) == CIOT_OK, "clearing twice is fine");
-    CHECK(ciot_run_mark_incomplete(at("no-such-run"), "x", why, sizeof why) == CIOT_E_ARG, "a missing folder is refused");
-    CHECK(temps_in(at("run")) == 0, "no temporary left");
+    CHECK(ciot_run_mark_complete(scratch_at("run"), why, sizeof why) == CIOT_OK && !ciot_run_is_incomplete(scratch_at("run")), "cleared");
+    CHECK(ciot_run_mark_complete(scratch_at("run"), why, sizeof why) == CIOT_OK, "clearing twice is fine");
+    CHECK(ciot_run_mark_incomplete(scratch_at("no-such-run"), "x", why, sizeof why) == CIOT_E_ARG, "a missing folder is refused");
+    CHECK(temps_in(scratch_at("run")) == 0, "no temporary left");
 }
 
 /* One string through the writer; the document must be valid JSON and hold want (the escaped string). */
@@ -364,27 +347,25 @@ static void test_json_strings(void) {
 static void test_json_files(void) {
     char why[CIOT_WHY_MAX];
     ciot_json *j;
-    CHECK(ciot_json_create(dir, &j, why, sizeof why) == CIOT_E_ARG && strstr(why, "is a directory"),
+    CHECK(ciot_json_create(scratch_dir, &j, why, sizeof why) == CIOT_E_ARG && strstr(why, "is a directory"),
           "json onto a directory is refused at once: %s", why);
-    CHECK(ciot_json_create(at("nope/x.json"), &j, why, sizeof why) == CIOT_E_ARG && strstr(why, "no such directory"),
+    CHECK(ciot_json_create(scratch_at("nope/x.json"), &j, why, sizeof why) == CIOT_E_ARG && strstr(why, "no such directory"),
           "json in a missing directory is refused at once: %s", why);
-    symlink("real.json", at("alias.json"));
-    CHECK(ciot_json_create(at("alias.json"), &j, why, sizeof why) == CIOT_OK, "json through a link: %s", why);
+    symlink("real.json", scratch_at("alias.json"));
+    CHECK(ciot_json_create(scratch_at("alias.json"), &j, why, sizeof why) == CIOT_OK, "json through a link: %s", why);
     ciot_json_begin_array(j);
     ciot_json_end_array(j);
-    CHECK(ciot_json_commit(j, why, sizeof why) == CIOT_OK && is_link(at("alias.json")) &&
-              has_content(at("real.json"), "[]\n"),
+    CHECK(ciot_json_commit(j, why, sizeof why) == CIOT_OK && is_link(scratch_at("alias.json")) &&
+              has_content(scratch_at("real.json"), "[]\n"),
           "the link stays, its target holds the document");
-    CHECK(ciot_json_create(at("half.json"), &j, why, sizeof why) == CIOT_OK, "open");
+    CHECK(ciot_json_create(scratch_at("half.json"), &j, why, sizeof why) == CIOT_OK, "open");
     ciot_json_begin_object(j);
-    CHECK(ciot_json_commit(j, why, sizeof why) == CIOT_E_ARG && access(at("half.json"), F_OK) != 0 && temps_in(dir) == 0,
+    CHECK(ciot_json_commit(j, why, sizeof why) == CIOT_E_ARG && access(scratch_at("half.json"), F_OK) != 0 && temps_in(scratch_dir) == 0,
           "an unfinished document leaves nothing: %s", why);
 }
 
 int main(void) {
-    snprintf(dir, sizeof dir, "%s/ciot-test-output-%ld", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-             (long)getpid());
-    if (mkdir(dir, 0700) != 0) return printf("cannot create %s\n", dir), 1;
+    if (!scratch_make("output")) return printf("cannot create %s\n", scratch_dir), 1;
     test_refusals();
     test_regular();
     test_write_through();
@@ -392,8 +373,6 @@ int main(void) {
     test_incomplete();
     test_json_strings();
     test_json_files();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) printf("note: could not remove %s\n", dir);
+    scratch_remove();
     return check_summary();
 }

@@ -10,22 +10,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "check.h"
+#include "scratch.h"
 #include "commands.h"
 #include "fileio.h"
 #include "fp16.h"
 
 enum { ROWS = 8, K = 512 };
-static char dir[256];
-
-/* DIR/name, kept until the end (a few dozen names). */
-static const char *at(const char *name) {
-    static char buf[64][512];
-    static int next;
-    char *p = buf[next++ & 63];
-    snprintf(p, 512, "%s/%s", dir, name);
-    return p;
-}
-
 static int run(const char *kernel, const char *w, const char *x, const char *y) {
     char *argv[] = {"run", "--kernel", (char *)kernel, "--rows", "8", "--cols", "512",
                     "--weights", (char *)w, "--act", (char *)x, "--out", (char *)y, NULL};
@@ -55,9 +45,8 @@ static void write_act(const char *path, int at_index, float v) {
 }
 
 int main(void) {
-    snprintf(dir, sizeof dir, "/tmp/ciot-test-run-inputs-%ld", (long)getpid());
-    if (mkdir(dir, 0700) != 0) return printf("cannot create %s\n", dir), 1;
-    const char *w = at("w.bin"), *w1 = at("w1.bin"), *x = at("x.bin"), *y = at("y.bin");
+    if (!scratch_make("run-inputs")) return printf("cannot create %s\n", scratch_dir), 1;
+    const char *w = scratch_at("w.bin"), *w1 = scratch_at("w1.bin"), *x = scratch_at("x.bin"), *y = scratch_at("y.bin");
     write_weights(w, 0, -1, 0);
     write_weights(w1, 1, -1, 0);
     write_act(x, -1, 0);
@@ -66,37 +55,35 @@ int main(void) {
 
     const float bad_values[] = {NAN, INFINITY, -INFINITY};
     for (int i = 0; i < 3; i++) {
-        write_act(at("xbad.bin"), 300, bad_values[i]);
+        write_act(scratch_at("xbad.bin"), 300, bad_values[i]);
         remove(y);
-        CHECK(run("pq2_0_gemv_ref", w, at("xbad.bin"), y) == 2 && access(y, F_OK) != 0,
+        CHECK(run("pq2_0_gemv_ref", w, scratch_at("xbad.bin"), y) == 2 && access(y, F_OK) != 0,
               "activation %g at 300: exit 2, no output", (double)bad_values[i]);
     }
     const uint16_t bad_scales[] = {0x7e00, 0x7c00, 0xfc00, 0x7c01};
     for (int i = 0; i < 4; i++) {
-        write_weights(at("wbad.bin"), 0, 5, bad_scales[i]);
-        write_weights(at("w1bad.bin"), 1, 31, bad_scales[i]);
-        CHECK(run("pq2_0_gemv_ref", at("wbad.bin"), x, y) == 2, "PQ2_0 scale %#x: exit 2", bad_scales[i]);
-        CHECK(run("ptq1_0_gemv_ref", at("w1bad.bin"), x, y) == 2, "PTQ1_0 scale %#x: exit 2", bad_scales[i]);
+        write_weights(scratch_at("wbad.bin"), 0, 5, bad_scales[i]);
+        write_weights(scratch_at("w1bad.bin"), 1, 31, bad_scales[i]);
+        CHECK(run("pq2_0_gemv_ref", scratch_at("wbad.bin"), x, y) == 2, "PQ2_0 scale %#x: exit 2", bad_scales[i]);
+        CHECK(run("ptq1_0_gemv_ref", scratch_at("w1bad.bin"), x, y) == 2, "PTQ1_0 scale %#x: exit 2", bad_scales[i]);
     }
     /* readers: a directory, a FIFO (refused at once, never waiting for a writer) */
-    CHECK(run("pq2_0_gemv_ref", dir, x, y) == 2, "weights that are a directory");
-    if (mkfifo(at("fifo"), 0600) == 0) CHECK(run("pq2_0_gemv_ref", w, at("fifo"), y) == 2, "activations from a FIFO");
+    CHECK(run("pq2_0_gemv_ref", scratch_dir, x, y) == 2, "weights that are a directory");
+    if (mkfifo(scratch_at("fifo"), 0600) == 0) CHECK(run("pq2_0_gemv_ref", w, scratch_at("fifo"), y) == 2, "activations from a FIFO");
     /* outputs */
-    CHECK(run("pq2_0_gemv_ref", w, x, dir) == 2, "--out a directory: exit 2");
-    CHECK(run("pq2_0_gemv_ref", w, x, at("none/y.bin")) == 2, "--out in a missing directory: exit 2");
-    symlink("real.bin", at("link.bin"));
+    CHECK(run("pq2_0_gemv_ref", w, x, scratch_dir) == 2, "--out a directory: exit 2");
+    CHECK(run("pq2_0_gemv_ref", w, x, scratch_at("none/y.bin")) == 2, "--out in a missing directory: exit 2");
+    symlink("real.bin", scratch_at("link.bin"));
     struct stat st;
-    CHECK(run("pq2_0_gemv_ref", w, x, at("link.bin")) == 0 && lstat(at("link.bin"), &st) == 0 && S_ISLNK(st.st_mode) &&
-              stat(at("real.bin"), &st) == 0 && st.st_size == ROWS * 4,
+    CHECK(run("pq2_0_gemv_ref", w, x, scratch_at("link.bin")) == 0 && lstat(scratch_at("link.bin"), &st) == 0 && S_ISLNK(st.st_mode) &&
+              stat(scratch_at("real.bin"), &st) == 0 && st.st_size == ROWS * 4,
           "--out a symlink: the link stays, its target gets the %d bytes", ROWS * 4);
-    if (mknod(at("full"), S_IFCHR | 0666, makedev(1, 7)) == 0 && access(at("full"), W_OK) == 0) {
-        CHECK(run("pq2_0_gemv_ref", w, x, at("full")) == 1, "--out a full device: exit 1 (a runtime failure)");
-        CHECK(stat(at("full"), &st) == 0 && S_ISCHR(st.st_mode), "the device stays a device");
+    if (mknod(scratch_at("full"), S_IFCHR | 0666, makedev(1, 7)) == 0 && access(scratch_at("full"), W_OK) == 0) {
+        CHECK(run("pq2_0_gemv_ref", w, x, scratch_at("full")) == 1, "--out a full device: exit 1 (a runtime failure)");
+        CHECK(stat(scratch_at("full"), &st) == 0 && S_ISCHR(st.st_mode), "the device stays a device");
     } else {
         printf("SKIP --out a full device: mknod refused: %s (not counted)\n", strerror(errno));
     }
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) printf("note: could not remove %s\n", dir);
+    scratch_remove();
     return check_summary();
 }
