@@ -97,12 +97,13 @@ int ciot_cmd_run(int argc, char **argv) {
     const unsigned missing = ciot_kernel_missing(k, ciot_cpu_features());
     if (missing) {
         char buf[128];
-        snprintf(msg, sizeof msg, "kernel %s needs %s, which this CPU lacks", name, ciot_feature_list(missing, buf, sizeof buf));
+        snprintf(msg, sizeof msg, "kernel %s needs %s, which this CPU lacks", name,
+                 ciot_feature_list(missing, buf, sizeof buf));
         return fail(msg, 2);
     }
     if (ciot_layout_check(k->layout, rows, K) != CIOT_OK) {
-        snprintf(msg, sizeof msg, "kernel %s cannot take %d x %d: rows must be a multiple of %d and K of %d", name, rows,
-                 K, k->layout->tile_rows, k->layout->k_multiple);
+        snprintf(msg, sizeof msg, "kernel %s cannot take %d x %d: rows must be a multiple of %d and K of %d", name,
+                 rows, K, k->layout->tile_rows, k->layout->k_multiple);
         return fail(msg, 2);
     }
     if ((size_t)batch * rows > ((size_t)1 << 31)) return fail("batch x rows is too large", 2);

@@ -48,7 +48,8 @@ ciot_status ciot_read_exact(const char *path, size_t expect, void **out, char *w
         ssize_t n = read(fd, buf + got, expect - got);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
-            snprintf(why, why_len, "cannot read %s: %s", path, n < 0 ? strerror(errno) : "it became shorter while read");
+            snprintf(why, why_len, "cannot read %s: %s", path,
+                     n < 0 ? strerror(errno) : "it became shorter while read");
             close(fd);
             free(buf);
             return CIOT_E_IO;

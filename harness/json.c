@@ -105,7 +105,8 @@ ciot_status ciot_json_commit(ciot_json *j, char *why, size_t why_len) {
     if (j->status != CIOT_OK) {
         if (why && why_len)
             snprintf(why, why_len, "%s: %s", j->path ? j->path : "JSON stream",
-                     j->status == CIOT_E_ARG ? "the document was not built whole (a bug in its writer)" : "writing failed");
+                     j->status == CIOT_E_ARG ? "the document was not built whole (a bug in its writer)"
+                                             : "writing failed");
         ciot_out_abort(j->out);
     } else if (j->out) {
         j->status = ciot_out_commit(j->out, why, why_len);

@@ -73,7 +73,8 @@ static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
     t->fd = -1;
     if (!path || !*path) return ciot_error(CIOT_E_ARG, why, len, "an empty file name");
     if (strlen(path) >= PATH_MAX) return ciot_error(CIOT_E_ARG, why, len, "%.60s...: the name is too long", path);
-    if (path[strlen(path) - 1] == '/') return ciot_error(CIOT_E_ARG, why, len, "%s: names a directory, not a file", path);
+    if (path[strlen(path) - 1] == '/')
+        return ciot_error(CIOT_E_ARG, why, len, "%s: names a directory, not a file", path);
     snprintf(t->path, sizeof t->path, "%s", path);
     for (int hop = 0;; hop++) {
         struct stat st;
@@ -100,7 +101,8 @@ static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
             continue;
         }
         if (S_ISDIR(st.st_mode))
-            return ciot_error(CIOT_E_ARG, why, len, "%s: is a directory%s", path, hop ? " (through a symbolic link)" : "");
+            return ciot_error(CIOT_E_ARG, why, len, "%s: is a directory%s", path,
+                              hop ? " (through a symbolic link)" : "");
         t->kind = S_ISREG(st.st_mode) ? TARGET_REGULAR : S_ISFIFO(st.st_mode) ? TARGET_FIFO
                 : S_ISSOCK(st.st_mode) ? TARGET_SOCKET : TARGET_DEVICE;
         t->mode = st.st_mode & 07777;
@@ -123,7 +125,8 @@ static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
             return ciot_error(CIOT_E_ARG, why, len, "%s: cannot create files in %s: %s", path, dir, strerror(errno));
         if (t->kind == TARGET_NEW) return CIOT_OK;
     }
-    if (access(t->path, W_OK) != 0) return ciot_error(CIOT_E_ARG, why, len, "%s: not writable: %s", path, strerror(errno));
+    if (access(t->path, W_OK) != 0)
+        return ciot_error(CIOT_E_ARG, why, len, "%s: not writable: %s", path, strerror(errno));
     return CIOT_OK;
 }
 
@@ -139,7 +142,8 @@ static ciot_status make_temp(ciot_out *o, char *why, size_t len) {
     for (int n = 0; n < 100; n++) {
         int w = n ? snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld.%d", base, (long)getpid(), n)
                   : snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", base, (long)getpid());
-        if (w < 0 || (size_t)w >= sizeof o->tmp) return ciot_error(CIOT_E_IO, why, len, "%s: the name is too long", o->given);
+        if (w < 0 || (size_t)w >= sizeof o->tmp)
+            return ciot_error(CIOT_E_IO, why, len, "%s: the name is too long", o->given);
         if (ciot_tmpfile_register(o->tmp, &o->slot) != CIOT_OK)
             return ciot_error(CIOT_E_IO, why, len, "%s: too many temporary files at once", o->given);
         int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -229,7 +233,8 @@ static int copy_through(const ciot_out *o, char *stage, size_t stage_len) {
     if (out < 0) {
         const int e = errno;
         close(in);
-        if (e == ENXIO && o->t.kind == TARGET_FIFO) snprintf(stage, stage_len, "no reader opened the FIFO in %d s", FIFO_WAIT_MS / 1000);
+        if (e == ENXIO && o->t.kind == TARGET_FIFO)
+            snprintf(stage, stage_len, "no reader opened the FIFO in %d s", FIFO_WAIT_MS / 1000);
         else snprintf(stage, stage_len, "cannot open it");
         return errno = e, 0;
     }
@@ -281,7 +286,9 @@ ciot_status ciot_out_commit(ciot_out *o, char *why, size_t why_len) {
         st = ciot_error(CIOT_E_IO, why, why_len, "%s: cannot write %s: %s", o->given, o->tmp, strerror(e));
     } else if (o->t.kind == TARGET_NEW || o->t.kind == TARGET_REGULAR) {
         if (rename(o->tmp, o->t.path) == 0) renamed = 1;
-        else st = ciot_error(CIOT_E_IO, why, why_len, "%s: cannot rename %s onto it: %s", o->given, o->tmp, strerror(errno));
+        else
+            st = ciot_error(CIOT_E_IO, why, why_len, "%s: cannot rename %s onto it: %s", o->given, o->tmp,
+                            strerror(errno));
     } else {
         char stage[96];
         if (!copy_through(o, stage, sizeof stage))

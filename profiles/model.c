@@ -78,27 +78,27 @@ static ciot_status parse_op(char **w, int nw, const char *file, int line, ciot_m
                             char *err, size_t errlen) {
     if (nw < 3)
         return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: expected 'name rows K [flags]', found %d word%s", file, line,
-                    nw, nw == 1 ? "" : "s");
+                          nw, nw == 1 ? "" : "s");
     if (strlen(w[0]) >= CIOT_OP_NAME_MAX)
         return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: op name '%.20s...' is longer than %d characters", file, line,
-                    w[0], CIOT_OP_NAME_MAX - 1);
+                          w[0], CIOT_OP_NAME_MAX - 1);
     memset(op, 0, sizeof *op);
     snprintf(op->name, sizeof op->name, "%s", w[0]);
     op->line = line;
     op->fuse = -1;
     if (!parse_dim(w[1], &op->rows))
-        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: rows '%s' of %s is not a whole number from 1 to %d", file, line,
-                    w[1], w[0], MAX_DIM);
+        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: rows '%s' of %s is not a whole number from 1 to %d", file,
+                          line, w[1], w[0], MAX_DIM);
     if (!parse_dim(w[2], &op->K))
         return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: K '%s' of %s is not a whole number from 1 to %d", file, line,
-                    w[2], w[0], MAX_DIM);
+                          w[2], w[0], MAX_DIM);
     *group = NULL;
     for (int i = 3; i < nw; i++) {
         if (!strcmp(w[i], "lm_head")) op->lm_head = 1;
         else if (!strncmp(w[i], "fuse=", 5) && w[i][5]) *group = w[i] + 5;   /* compared whole, any length */
         else
-            return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: unknown flag '%s' (the flags are lm_head and fuse=GROUP)",
-                        file, line, w[i]);
+            return ciot_error(CIOT_E_ARG, err, errlen,
+                              "%s:%d: unknown flag '%s' (the flags are lm_head and fuse=GROUP)", file, line, w[i]);
     }
     return CIOT_OK;
 }
@@ -111,7 +111,7 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
     char *copy = strdup(text);
     if (!copy) return ciot_error(CIOT_E_NOMEM, err, errlen, "%s: out of memory", file);
     int cap = 0;
-    const char *prev_group = NULL, *group;  /* point into copy, which outlives the loop */
+    const char *prev_group = NULL, *group; /* point into copy, which outlives the loop */
     long long weights = 0, group_rows = 0;
     ciot_status st = CIOT_OK;
     int line = 0;
@@ -146,7 +146,7 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
         weights += (long long)op->rows * op->K;
         if (weights > MAX_WEIGHTS) {
             st = ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: the ops up to %s hold more than 2^62 weights", file, line,
-                      op->name);
+                            op->name);
             break;
         }
         /* A fuse group is a run of consecutive ops naming the same group; they share K. */
@@ -155,14 +155,14 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
             if (before && before->fuse >= 0 && prev_group && !strcmp(group, prev_group)) {
                 if (before->K != op->K) {
                     st = ciot_error(CIOT_E_ARG, err, errlen,
-                              "%s:%d: %s (K %d) cannot be fused with %s (K %d, line %d): fused ops share K", file,
-                              line, op->name, op->K, before->name, before->K, before->line);
+                                    "%s:%d: %s (K %d) cannot be fused with %s (K %d, line %d): fused ops share K", file,
+                                    line, op->name, op->K, before->name, before->K, before->line);
                     break;
                 }
                 /* the fused matvec's rows are one int, like any op's */
                 if ((group_rows += op->rows) > MAX_DIM) {
-                    st = ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: fuse group '%s' adds up to more than %d rows", file,
-                              line, group, MAX_DIM);
+                    st = ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: fuse group '%s' adds up to more than %d rows",
+                                    file, line, group, MAX_DIM);
                     break;
                 }
                 op->fuse = before->fuse;
@@ -185,9 +185,9 @@ ciot_status ciot_model_load(const char *name_or_file, ciot_model *m, char *err, 
     memset(m, 0, sizeof *m);
     char path[1024], known[512];
     if (ciot_model_resolve(name_or_file, path, sizeof path) != CIOT_OK)
-        return ciot_error(CIOT_E_UNKNOWN, err, errlen, "unknown model '%s': no such file, and no profiles/%s.ops (known: %s)",
-                    name_or_file ? name_or_file : "", name_or_file ? name_or_file : "",
-                    ciot_model_list(known, sizeof known));
+        return ciot_error(
+            CIOT_E_UNKNOWN, err, errlen, "unknown model '%s': no such file, and no profiles/%s.ops (known: %s)",
+            name_or_file ? name_or_file : "", name_or_file ? name_or_file : "", ciot_model_list(known, sizeof known));
     FILE *f = fopen(path, "rb");
     if (!f) return ciot_error(CIOT_E_IO, err, errlen, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;
@@ -228,9 +228,9 @@ ciot_status ciot_model_check(const ciot_model *m, int n_ops, const ciot_layout *
         const ciot_model_op *op = &m->ops[i];
         if (ciot_layout_check(l, op->rows, op->K) != CIOT_OK)
             return ciot_error(CIOT_E_SHAPE, err, errlen,
-                        "%s:%d: %s is %dx%d, a shape the %s layout cannot take (rows must be a multiple of %d, "
-                        "K of %d)",
-                        m->path, op->line, op->name, op->rows, op->K, l->name, l->tile_rows, l->k_multiple);
+                              "%s:%d: %s is %dx%d, a shape the %s layout cannot take (rows must be a multiple of %d, "
+                              "K of %d)",
+                              m->path, op->line, op->name, op->rows, op->K, l->name, l->tile_rows, l->k_multiple);
     }
     return CIOT_OK;
 }

@@ -42,7 +42,8 @@ static void expect_refused(const char *text, const char *needle1, const char *ne
 static void test_totals(void) {
     char text[4096] = "";
     /* 2^30 x 2^30 = 2^60 weights per op: the fifth op passes 2^62 */
-    for (int i = 0; i < 8; i++) snprintf(text + strlen(text), sizeof text - strlen(text), "op%d 1073741824 1073741824\n", i);
+    for (int i = 0; i < 8; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "op%d 1073741824 1073741824\n", i);
     expect_refused(text, "big.ops:5:", "2^62 weights");
     expect_refused("a 1073741824 256 fuse=g\nb 1 256 fuse=g\n", "big.ops:2:", "more than 1073741824 rows");
     ciot_model m;
@@ -70,7 +71,8 @@ static void test_sizes_saturate(void) {
 static void test_command(void) {
     char path[256], text[4096] = "";
     snprintf(path, sizeof path, "/tmp/ciot-test-model-limits-%ld.ops", (long)getpid());
-    for (int i = 0; i < 8; i++) snprintf(text + strlen(text), sizeof text - strlen(text), "op%d 1073741824 1073741824\n", i);
+    for (int i = 0; i < 8; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "op%d 1073741824 1073741824\n", i);
     FILE *f = fopen(path, "w");
     if (f) fputs(text, f), fclose(f);
     char *argv[] = {"replay", "--model", path, NULL};

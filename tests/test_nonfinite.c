@@ -61,7 +61,8 @@ static void test_q8_K(void) {
         ciot_quantize_q8_K(ref_x, ref, N);
         CHECK(isnan(y[1].d) && all_zero(y[1].qs, sizeof y[1].qs) && all_zero(y[1].bsums, sizeof y[1].bsums),
               "q8_K, %s: NaN scale, codes and sums zero (d %g)", special_names[s], y[1].d);
-        CHECK(!memcmp(&y[0], &ref[0], sizeof y[0]), "q8_K, %s: the finite block beside it is untouched", special_names[s]);
+        CHECK(!memcmp(&y[0], &ref[0], sizeof y[0]), "q8_K, %s: the finite block beside it is untouched",
+              special_names[s]);
     }
     for (int sign = -1; sign <= 1; sign += 2) {
         block_q8_K y[2];
@@ -75,7 +76,8 @@ static void test_q8_K(void) {
     float rows[4 * N];
     for (int r = 0; r < 4; r++) row_with(rows + r * N, NAN, r == 2 ? 10 : -1);
     ciot_quantize_q8_Kx4(rows, g, 4, N);
-    CHECK(isnan(g[0].d[2]) && !isnan(g[0].d[1]) && !isnan(g[1].d[2]), "q8_Kx4: only the row's block with NaN has a NaN scale");
+    CHECK(isnan(g[0].d[2]) && !isnan(g[0].d[1]) && !isnan(g[1].d[2]),
+          "q8_Kx4: only the row's block with NaN has a NaN scale");
 }
 
 static void test_q8_0(void) {
@@ -103,7 +105,8 @@ static void test_q8_0(void) {
     x[0] = FLT_MAX, x[1] = -FLT_MAX;
     block_q8_0 y[N / 32];
     ciot_quantize_q8_0(x, y, N);
-    CHECK(y[0].qs[0] == 127 && y[0].qs[1] == -127 && y[0].d == 0x7c00, "q8_0, +-FLT_MAX: +-127 and an fp16 scale of Inf");
+    CHECK(y[0].qs[0] == 127 && y[0].qs[1] == -127 && y[0].d == 0x7c00,
+          "q8_0, +-FLT_MAX: +-127 and an fp16 scale of Inf");
 }
 
 static void test_weights(void) {

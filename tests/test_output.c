@@ -63,12 +63,15 @@ static mode_t type_of(const char *p) {
 
 static void test_refusals(void) {
     char why[CIOT_WHY_MAX];
-    CHECK(ciot_output_check(scratch_dir, why, sizeof why) == CIOT_E_ARG && strstr(why, "is a directory"), "a directory: %s", why);
-    CHECK(ciot_output_check(scratch_at("missing/x.json"), why, sizeof why) == CIOT_E_ARG && strstr(why, "no such directory"),
+    CHECK(ciot_output_check(scratch_dir, why, sizeof why) == CIOT_E_ARG && strstr(why, "is a directory"),
+          "a directory: %s", why);
+    CHECK(ciot_output_check(scratch_at("missing/x.json"), why, sizeof why) == CIOT_E_ARG &&
+              strstr(why, "no such directory"),
           "a missing directory: %s", why);
     CHECK(ciot_output_check(scratch_at("x/"), why, sizeof why) == CIOT_E_ARG, "a name ending in /: %s", why);
     CHECK(ciot_output_check("", why, sizeof why) == CIOT_E_ARG, "an empty name");
-    CHECK(ciot_output_check("/proc/ciot-cannot-be-here", why, sizeof why) == CIOT_E_ARG, "a place nobody can create files");
+    CHECK(ciot_output_check("/proc/ciot-cannot-be-here", why, sizeof why) == CIOT_E_ARG,
+          "a place nobody can create files");
     symlink("loop-b", scratch_at("loop-a"));
     symlink("loop-a", scratch_at("loop-b"));
     CHECK(ciot_output_check(scratch_at("loop-a"), why, sizeof why) == CIOT_E_ARG && strstr(why, "symbolic links"),
@@ -77,7 +80,8 @@ static void test_refusals(void) {
     CHECK(ciot_output_check(scratch_at("to-dir"), why, sizeof why) == CIOT_E_ARG && strstr(why, "is a directory"),
           "a symlink to a directory: %s", why);
     symlink("nowhere/x.json", scratch_at("to-missing-dir"));
-    CHECK(ciot_output_check(scratch_at("to-missing-dir"), why, sizeof why) == CIOT_E_ARG, "a symlink into a missing directory");
+    CHECK(ciot_output_check(scratch_at("to-missing-dir"), why, sizeof why) == CIOT_E_ARG,
+          "a symlink into a missing directory");
     int p[2];
     if (pipe(p) == 0) {
         char fdpath[64];
@@ -87,17 +91,20 @@ static void test_refusals(void) {
         close(p[0]), close(p[1]);
     }
     CHECK(ciot_write_atomic(scratch_dir, "x", 1, why, sizeof why) == CIOT_E_ARG, "writing onto a directory is refused");
-    CHECK(ciot_output_check(scratch_at("fresh.json"), why, sizeof why) == CIOT_OK && access(scratch_at("fresh.json"), F_OK) != 0,
+    CHECK(ciot_output_check(scratch_at("fresh.json"), why, sizeof why) == CIOT_OK &&
+              access(scratch_at("fresh.json"), F_OK) != 0,
           "a new name is fine and the check creates nothing: %s", why);
     CHECK(temps_in(scratch_dir) == 0, "no temporary file left by the checks");
 }
 
 static void test_regular(void) {
     char why[CIOT_WHY_MAX];
-    CHECK(ciot_write_atomic(scratch_at("a.bin"), "hello", 5, why, sizeof why) == CIOT_OK && has_content(scratch_at("a.bin"), "hello"),
+    CHECK(ciot_write_atomic(scratch_at("a.bin"), "hello", 5, why, sizeof why) == CIOT_OK &&
+              has_content(scratch_at("a.bin"), "hello"),
           "a new file: %s", why);
     chmod(scratch_at("a.bin"), 0640);
-    CHECK(ciot_write_atomic(scratch_at("a.bin"), "again", 5, why, sizeof why) == CIOT_OK && has_content(scratch_at("a.bin"), "again"),
+    CHECK(ciot_write_atomic(scratch_at("a.bin"), "again", 5, why, sizeof why) == CIOT_OK &&
+              has_content(scratch_at("a.bin"), "again"),
           "a file replaced: %s", why);
     struct stat st;
     CHECK(stat(scratch_at("a.bin"), &st) == 0 && (st.st_mode & 07777) == 0640, "it keeps its permission bits (%o)",
@@ -105,11 +112,12 @@ static void test_regular(void) {
     /* A relative symlink into another directory: that directory gets the file and the temporary. */
     mkdir(scratch_at("other"), 0700);
     symlink("other/target.json", scratch_at("link.json"));
-    CHECK(ciot_write_atomic(scratch_at("link.json"), "{}", 2, why, sizeof why) == CIOT_OK, "through a dangling link: %s", why);
+    CHECK(ciot_write_atomic(scratch_at("link.json"), "{}", 2, why, sizeof why) == CIOT_OK,
+          "through a dangling link: %s", why);
     CHECK(is_link(scratch_at("link.json")) && has_content(scratch_at("other/target.json"), "{}"),
           "the link stays a link and its target is written");
-    CHECK(ciot_write_atomic(scratch_at("link.json"), "[]", 2, why, sizeof why) == CIOT_OK && is_link(scratch_at("link.json")) &&
-              has_content(scratch_at("other/target.json"), "[]"),
+    CHECK(ciot_write_atomic(scratch_at("link.json"), "[]", 2, why, sizeof why) == CIOT_OK &&
+              is_link(scratch_at("link.json")) && has_content(scratch_at("other/target.json"), "[]"),
           "a link to an existing file: the file is replaced, the link stays");
     CHECK(temps_in(scratch_dir) == 0 && temps_in(scratch_at("other")) == 0, "no temporary file left");
 
@@ -124,7 +132,8 @@ static void test_regular(void) {
     CHECK(ciot_out_open(scratch_at("a.bin"), &o, why, sizeof why) == CIOT_OK, "open again");
     fputs("lost", ciot_out_stream(o));
     ciot_out_abort(o);
-    CHECK(has_content(scratch_at("a.bin"), "again") && temps_in(scratch_dir) == 0, "abort leaves the target and no temporary");
+    CHECK(has_content(scratch_at("a.bin"), "again") && temps_in(scratch_dir) == 0,
+          "abort leaves the target and no temporary");
     CHECK(ciot_tmpfiles_count() == 0, "every temporary was released (%d registered)", ciot_tmpfiles_count());
 }
 
@@ -192,7 +201,8 @@ static void test_write_through(void) {
         snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", p[1]);
         symlink(fdpath, scratch_at("stdout-like"));
         CHECK(ciot_write_atomic(fdpath, "fd ", 3, why, sizeof why) == CIOT_OK, "/dev/fd/N: %s", why);
-        CHECK(ciot_write_atomic(scratch_at("stdout-like"), "link", 4, why, sizeof why) == CIOT_OK, "a link to /dev/fd/N: %s", why);
+        CHECK(ciot_write_atomic(scratch_at("stdout-like"), "link", 4, why, sizeof why) == CIOT_OK,
+              "a link to /dev/fd/N: %s", why);
         close(p[1]);
         char got[64] = {0};
         size_t n = drain(p[0], got, sizeof got - 1);
@@ -201,14 +211,17 @@ static void test_write_through(void) {
         CHECK(is_link(scratch_at("stdout-like")), "the link stays");
     }
     /* character devices of our own (mknod), so a regression could never replace the real /dev/null */
-    if (mknod(scratch_at("null"), S_IFCHR | 0666, makedev(1, 3)) == 0 && mknod(scratch_at("full"), S_IFCHR | 0666, makedev(1, 7)) == 0) {
+    if (mknod(scratch_at("null"), S_IFCHR | 0666, makedev(1, 3)) == 0 &&
+        mknod(scratch_at("full"), S_IFCHR | 0666, makedev(1, 7)) == 0) {
         int fd = open(scratch_at("null"), O_WRONLY);
         if (fd >= 0) {
             close(fd);
-            CHECK(ciot_write_atomic(scratch_at("null"), "gone", 4, why, sizeof why) == CIOT_OK, "a device is written: %s", why);
+            CHECK(ciot_write_atomic(scratch_at("null"), "gone", 4, why, sizeof why) == CIOT_OK,
+                  "a device is written: %s", why);
             CHECK(type_of(scratch_at("null")) == S_IFCHR, "a device stays a device");
             ciot_status st = ciot_write_atomic(scratch_at("full"), "no room", 7, why, sizeof why);
-            CHECK(st == CIOT_E_IO && strstr(why, strerror(ENOSPC)), "a full device is an i/o error naming ENOSPC: %s", why);
+            CHECK(st == CIOT_E_IO && strstr(why, strerror(ENOSPC)), "a full device is an i/o error naming ENOSPC: %s",
+                  why);
             CHECK(type_of(scratch_at("full")) == S_IFCHR, "the full device stays a device");
             ciot_json *j;
             CHECK(ciot_json_create(scratch_at("full"), &j, why, sizeof why) == CIOT_OK, "json on a full device opens");
@@ -270,16 +283,20 @@ static void test_tmpfiles(void) {
 static void test_incomplete(void) {
     char why[CIOT_WHY_MAX];
     mkdir(scratch_at("run"), 0700);
-    CHECK(ciot_run_mark_incomplete(scratch_at("run"), "ciot suite", why, sizeof why) == CIOT_OK && ciot_run_is_incomplete(scratch_at("run")),
+    CHECK(ciot_run_mark_incomplete(scratch_at("run"), "ciot suite", why, sizeof why) == CIOT_OK &&
+              ciot_run_is_incomplete(scratch_at("run")),
           "marked: %s", why);
     size_t n;
     char *text = slurp(scratch_at("run/INCOMPLETE"), &n);
     CHECK(text && strstr(text, "incomplete") && strstr(text, "ciot suite") && n > 0 && text[n - 1] == '\n',
           "the mark says what it is in one line: %s", text ? text : "(none)");
     free(text);
-    CHECK(ciot_run_mark_complete(scratch_at("run"), why, sizeof why) == CIOT_OK && !ciot_run_is_incomplete(scratch_at("run")), "cleared");
+    CHECK(ciot_run_mark_complete(scratch_at("run"), why, sizeof why) == CIOT_OK &&
+              !ciot_run_is_incomplete(scratch_at("run")),
+          "cleared");
     CHECK(ciot_run_mark_complete(scratch_at("run"), why, sizeof why) == CIOT_OK, "clearing twice is fine");
-    CHECK(ciot_run_mark_incomplete(scratch_at("no-such-run"), "x", why, sizeof why) == CIOT_E_ARG, "a missing folder is refused");
+    CHECK(ciot_run_mark_incomplete(scratch_at("no-such-run"), "x", why, sizeof why) == CIOT_E_ARG,
+          "a missing folder is refused");
     CHECK(temps_in(scratch_at("run")) == 0, "no temporary left");
 }
 
@@ -306,7 +323,8 @@ static void test_json_strings(void) {
     const char *R = "\xef\xbf\xbd";   /* U+FFFD */
     char w[64];
     json_string_case("plain", "plain");
-    json_string_case("caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e \xef\xbf\xbf", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e \xef\xbf\xbf");
+    json_string_case("caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e \xef\xbf\xbf",
+                     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e \xef\xbf\xbf");
     json_string_case("q\"b\\\x01\x1f\x7f", "q\\\"b\\\\\\u0001\\u001f\x7f");
     snprintf(w, sizeof w, "a%sb", R);
     json_string_case("a\x80" "b", w);                      /* a stray continuation byte */
@@ -349,7 +367,8 @@ static void test_json_files(void) {
     ciot_json *j;
     CHECK(ciot_json_create(scratch_dir, &j, why, sizeof why) == CIOT_E_ARG && strstr(why, "is a directory"),
           "json onto a directory is refused at once: %s", why);
-    CHECK(ciot_json_create(scratch_at("nope/x.json"), &j, why, sizeof why) == CIOT_E_ARG && strstr(why, "no such directory"),
+    CHECK(ciot_json_create(scratch_at("nope/x.json"), &j, why, sizeof why) == CIOT_E_ARG &&
+              strstr(why, "no such directory"),
           "json in a missing directory is refused at once: %s", why);
     symlink("real.json", scratch_at("alias.json"));
     CHECK(ciot_json_create(scratch_at("alias.json"), &j, why, sizeof why) == CIOT_OK, "json through a link: %s", why);
@@ -360,7 +379,8 @@ static void test_json_files(void) {
           "the link stays, its target holds the document");
     CHECK(ciot_json_create(scratch_at("half.json"), &j, why, sizeof why) == CIOT_OK, "open");
     ciot_json_begin_object(j);
-    CHECK(ciot_json_commit(j, why, sizeof why) == CIOT_E_ARG && access(scratch_at("half.json"), F_OK) != 0 && temps_in(scratch_dir) == 0,
+    CHECK(ciot_json_commit(j, why, sizeof why) == CIOT_E_ARG && access(scratch_at("half.json"), F_OK) != 0 &&
+              temps_in(scratch_dir) == 0,
           "an unfinished document leaves nothing: %s", why);
 }
 

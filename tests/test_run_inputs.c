@@ -69,14 +69,15 @@ int main(void) {
     }
     /* readers: a directory, a FIFO (refused at once, never waiting for a writer) */
     CHECK(run("pq2_0_gemv_ref", scratch_dir, x, y) == 2, "weights that are a directory");
-    if (mkfifo(scratch_at("fifo"), 0600) == 0) CHECK(run("pq2_0_gemv_ref", w, scratch_at("fifo"), y) == 2, "activations from a FIFO");
+    if (mkfifo(scratch_at("fifo"), 0600) == 0)
+        CHECK(run("pq2_0_gemv_ref", w, scratch_at("fifo"), y) == 2, "activations from a FIFO");
     /* outputs */
     CHECK(run("pq2_0_gemv_ref", w, x, scratch_dir) == 2, "--out a directory: exit 2");
     CHECK(run("pq2_0_gemv_ref", w, x, scratch_at("none/y.bin")) == 2, "--out in a missing directory: exit 2");
     symlink("real.bin", scratch_at("link.bin"));
     struct stat st;
-    CHECK(run("pq2_0_gemv_ref", w, x, scratch_at("link.bin")) == 0 && lstat(scratch_at("link.bin"), &st) == 0 && S_ISLNK(st.st_mode) &&
-              stat(scratch_at("real.bin"), &st) == 0 && st.st_size == ROWS * 4,
+    CHECK(run("pq2_0_gemv_ref", w, x, scratch_at("link.bin")) == 0 && lstat(scratch_at("link.bin"), &st) == 0 &&
+              S_ISLNK(st.st_mode) && stat(scratch_at("real.bin"), &st) == 0 && st.st_size == ROWS * 4,
           "--out a symlink: the link stays, its target gets the %d bytes", ROWS * 4);
     if (mknod(scratch_at("full"), S_IFCHR | 0666, makedev(1, 7)) == 0 && access(scratch_at("full"), W_OK) == 0) {
         CHECK(run("pq2_0_gemv_ref", w, x, scratch_at("full")) == 1, "--out a full device: exit 1 (a runtime failure)");

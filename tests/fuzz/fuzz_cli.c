@@ -79,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     got, ref, want);
     } else {
         int *got = calloc((size_t)cap, sizeof *got), *want = calloc((size_t)cap, sizeof *want), n = -1, m = -1;
-        const int ok = ciot_parse_int_list(s, lo, hi, got, cap, &n) == CIOT_OK, ref = ref_list(s, lo, hi, want, cap, &m);
+        const int ok = ciot_parse_int_list(s, lo, hi, got, cap, &n) == CIOT_OK,
+                  ref = ref_list(s, lo, hi, want, cap, &m);
         FUZZ_ASSERT(ok == ref, "list '%s' in [%d, %d], cap %d: %d, reference %d", s, lo, hi, cap, ok, ref);
         if (ok) {
             FUZZ_ASSERT(n == m && n >= 1 && n <= cap && !memcmp(got, want, (size_t)n * sizeof *got),

@@ -103,7 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const ciot_status st = ciot_json_close(j);
     fclose(f);
     FUZZ_ASSERT((st == CIOT_OK) == complete, "close %d, complete %d", st, complete);
-    if (st == CIOT_OK) FUZZ_ASSERT(json_valid(buf, len), "invalid JSON written:\n%.*s", (int)(len < 2000 ? len : 2000), buf);
+    if (st == CIOT_OK)
+        FUZZ_ASSERT(json_valid(buf, len), "invalid JSON written:\n%.*s", (int)(len < 2000 ? len : 2000), buf);
     free(buf);
     return 0;
 }

@@ -93,7 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (sizes_ok) {
         xf = malloc(xbytes);
         memcpy(xf, x, xbytes);
-        finite = ciot_source_first_bad_scale(k->layout->source, w, rows, K) == blocks && ciot_first_nonfinite(xf, n_x) == n_x;
+        finite = ciot_source_first_bad_scale(k->layout->source, w, rows, K) == blocks &&
+            ciot_first_nonfinite(xf, n_x) == n_x;
     }
     FUZZ_ASSERT(code == 0 || code == 1 || code == 2, "exit %d", code);
     FUZZ_ASSERT((code == 2) == !(sizes_ok && finite), "%s %dx%d batch %d: exit %d, sizes %s, inputs %s", k->name,
