@@ -211,7 +211,17 @@ static int open_through(const target *t) {
         }
         return s;
     }
-    if (t->kind != TARGET_FIFO) return open(t->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (t->kind != TARGET_FIFO) {
+        int fd = open(t->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        struct stat st;
+        /* another process's descriptor (/proc/PID/fd/N) may lead to a regular file: write it from the start */
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) {
+            const int e = errno;
+            close(fd);
+            return errno = e, -1;
+        }
+        return fd;
+    }
     /* A FIFO without a reader: wait a while for one rather than block forever. */
     for (int waited = 0;; waited += 50) {
         int fd = open(t->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
