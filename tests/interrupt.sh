@@ -20,6 +20,11 @@ interrupt() {
   local pid=$! waited=0
   while [ -z "$(ls "$work" | grep -F "$name.json.tmp.")" ] && [ $waited -lt 300 ]; do sleep 0.1; waited=$((waited + 1)); done
   local had_tmp=$(ls "$work" | grep -cF "$name.json.tmp.")
+  if [ "$had_tmp" -eq 0 ] && ! kill -0 "$pid" 2>/dev/null && grep -q "none of the int8 families" "$work/$name.stderr"; then
+    wait "$pid"
+    echo "SKIP $name: this CPU has nothing to measure ($(head -n 1 "$work/$name.stderr")) (not counted)"
+    return
+  fi
   sleep 1   # into the measurements
   kill -s "$sig" "$pid"
   wait "$pid"
