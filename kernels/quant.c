@@ -34,12 +34,14 @@ static int any_nonfinite(const float *x, int n) { return ciot_first_nonfinite(x,
 void ciot_quantize_q8_K(const float *x, block_q8_K *y, int k) {
     for (int i = 0; i < k / CIOT_QK_K; i++, x += CIOT_QK_K) {
         float amax = 0, max = 0;
+        int nan = 0;   /* found in the same pass: the scan never picks a NaN, and an Inf becomes amax */
         for (int j = 0; j < CIOT_QK_K; j++) {
             float ax = fabsf(x[j]);
+            nan |= ax != ax;
             if (ax > amax) { amax = ax; max = x[j]; }
         }
         memset(&y[i], 0, sizeof y[i]);
-        if (any_nonfinite(x, CIOT_QK_K)) {
+        if (nan || isinf(amax)) {
             y[i].d = NAN;
             continue;
         }
@@ -94,10 +96,14 @@ void ciot_quantize_q8_Kx4(const float *x, block_q8_Kx4 *y, int batch, int k) {
 void ciot_quantize_q8_0(const float *x, block_q8_0 *y, int k) {
     for (int i = 0; i < k / CIOT_QK8_0; i++, x += CIOT_QK8_0) {
         float amax = 0;
-        for (int j = 0; j < CIOT_QK8_0; j++) amax = fmaxf(amax, fabsf(x[j]));
+        int nan = 0;   /* found in the same pass: fmaxf skips a NaN, and an Inf becomes amax */
+        for (int j = 0; j < CIOT_QK8_0; j++) {
+            nan |= x[j] != x[j];
+            amax = fmaxf(amax, fabsf(x[j]));
+        }
         const float d = amax / 127;
         const float id = d ? 1.0f / d : 0.0f;
-        const int bad = any_nonfinite(x, CIOT_QK8_0);
+        const int bad = nan || isinf(amax);
         y[i].d = ciot_fp32_to_fp16(bad ? NAN : d);
         /* Non-finite input, or 1 / d overflowing (d < 1 / FLT_MAX, whose fp16 is 0 anyway): codes 0. */
         if (bad || isinf(id)) {
