@@ -59,9 +59,9 @@ ciot_status ciot_parse_int_list(const char *s, int lo, int hi, int *vals, int ca
         if (parse_prefix(p, lo, hi, &a, &p) != CIOT_OK) return CIOT_E_ARG;
         b = a;
         if (*p == '-' && (parse_prefix(p + 1, lo, hi, &b, &p) != CIOT_OK || b < a)) return CIOT_E_ARG;
-        for (int v = a; v <= b; v++) {
+        for (long long v = a; v <= b; v++) {   /* long long: b may be INT_MAX */
             if (*n == cap) return CIOT_E_ARG;
-            vals[(*n)++] = v;
+            vals[(*n)++] = (int)v;
         }
         if (*p == 0) return CIOT_OK;
         if (*p++ != ',') return CIOT_E_ARG;

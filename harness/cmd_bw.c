@@ -208,8 +208,10 @@ int ciot_cmd_bw(int argc, char **argv) {
     if (o.threads.n == 0)
         for (int t = 1; t <= ciot_topo_cores() && t <= CIOT_INT_LIST_MAX; t++) o.threads.v[o.threads.n++] = t;
     ciot_json *json = NULL;
-    if (o.json_path && ciot_json_open(o.json_path, &json) != CIOT_OK) {
-        fprintf(stderr, "ciot bw: cannot write '%s.tmp.*' for --json\n", o.json_path);
+    char why[CIOT_WHY_MAX];
+    /* The output is checked, and its temporary file made, before the measurements. */
+    if (o.json_path && ciot_json_create(o.json_path, &json, why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot bw: --json %s\n", why);
         return 2;
     }
     ciot_context ctx;
@@ -237,8 +239,8 @@ int ciot_cmd_bw(int argc, char **argv) {
     if (json) {
         if (rc == 0) {
             write_json(json, &o, res, n_res, infos, &ctx, huge_fraction);
-            if (ciot_json_close(json) != CIOT_OK) {
-                fprintf(stderr, "ciot bw: could not write '%s'\n", o.json_path);
+            if (ciot_json_commit(json, why, sizeof why) != CIOT_OK) {
+                fprintf(stderr, "ciot bw: --json %s\n", why);
                 rc = 1;
             }
         } else {

@@ -165,8 +165,10 @@ int ciot_cmd_compute(int argc, char **argv) {
     for (int i = 0; i < o.threads.n; i++)
         if (ciot_warn_oversubscribed("compute", o.threads.v[i])) break;
     ciot_json *json = NULL;
-    if (o.json_path && ciot_json_open(o.json_path, &json) != CIOT_OK) {
-        fprintf(stderr, "ciot compute: cannot write '%s.tmp.*' for --json\n", o.json_path);
+    char why[CIOT_WHY_MAX];
+    /* The output is checked, and its temporary file made, before the measurements. */
+    if (o.json_path && ciot_json_create(o.json_path, &json, why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot compute: --json %s\n", why);
         return 2;
     }
     ciot_context ctx;
@@ -186,8 +188,8 @@ int ciot_cmd_compute(int argc, char **argv) {
     if (json) {
         if (rc == 0) {
             write_json(json, &o, res, n_res, infos, &ctx);
-            if (ciot_json_close(json) != CIOT_OK) {
-                fprintf(stderr, "ciot compute: could not write '%s'\n", o.json_path);
+            if (ciot_json_commit(json, why, sizeof why) != CIOT_OK) {
+                fprintf(stderr, "ciot compute: --json %s\n", why);
                 rc = 1;
             }
         } else {

@@ -1,54 +1,62 @@
-/* File helpers for the command-line program. */
+/* Whole-file reads: a regular file of exactly the expected size, or one line saying why not. */
+#include "fileio.h"
+
 #include <errno.h>
-#include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "fileio.h"
+
+static const char *kind_of(mode_t m) {
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
 
 ciot_status ciot_read_exact(const char *path, size_t expect, void **out, char *why, size_t why_len) {
     *out = NULL;
     struct stat st;
+    /* Looked at before opening: opening a FIFO would wait for a writer. */
     if (stat(path, &st) != 0) {
         snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
         return CIOT_E_IO;
     }
-    if ((size_t)st.st_size != expect) {
+    int fd = S_ISREG(st.st_mode) ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    if (S_ISREG(st.st_mode) && fd < 0) {
+        snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
+        return CIOT_E_IO;
+    }
+    if (fd >= 0 && fstat(fd, &st) != 0) st.st_mode = 0;   /* replaced since: refused below */
+    if (!S_ISREG(st.st_mode)) {
+        if (fd >= 0) close(fd);
+        snprintf(why, why_len, "%s is %s, not a file of data", path, kind_of(st.st_mode));
+        return CIOT_E_IO;
+    }
+    if ((unsigned long long)st.st_size != (unsigned long long)expect) {
+        close(fd);
         snprintf(why, why_len, "%s holds %lld bytes; the shape needs exactly %zu", path, (long long)st.st_size, expect);
         return CIOT_E_SHAPE;
     }
-    void *buf = malloc(expect ? expect : 1);
+    unsigned char *buf = malloc(expect ? expect : 1);
     if (!buf) {
+        close(fd);
         snprintf(why, why_len, "cannot allocate %zu bytes for %s", expect, path);
         return CIOT_E_NOMEM;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f || fread(buf, 1, expect, f) != expect) {
-        snprintf(why, why_len, "cannot read %s: %s", path, f ? "short read" : strerror(errno));
-        if (f) fclose(f);
-        free(buf);
-        return CIOT_E_IO;
+    size_t got = 0;
+    while (got < expect) {
+        ssize_t n = read(fd, buf + got, expect - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            snprintf(why, why_len, "cannot read %s: %s", path,
+                     n < 0 ? strerror(errno) : "it became shorter while read");
+            close(fd);
+            free(buf);
+            return CIOT_E_IO;
+        }
+        got += (size_t)n;
     }
-    fclose(f);
+    close(fd);
     *out = buf;
-    return CIOT_OK;
-}
-
-ciot_status ciot_write_atomic(const char *path, const void *data, size_t bytes, char *why, size_t why_len) {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(why, why_len, "cannot write %s: %s", path, strerror(errno));
-        return CIOT_E_IO;
-    }
-    int ok = fwrite(data, 1, bytes, f) == bytes;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(why, why_len, "cannot write %s: %s", path, strerror(errno));
-        remove(tmp);
-        return CIOT_E_IO;
-    }
     return CIOT_OK;
 }

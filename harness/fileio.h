@@ -1,13 +1,14 @@
-/* Whole-file reads with a size check, and writes that never leave a truncated file behind. */
+/* Whole-file reads with a size check; the outputs (output.h) come with it. */
 #ifndef CIOT_FILEIO_H
 #define CIOT_FILEIO_H
 
 #include <stddef.h>
+#include "output.h"
 #include "status.h"
 
-/* Reads `path`, which must hold exactly `expect` bytes. On error, *why says what was wrong. */
+/* Reads `path`, a regular file that must hold exactly `expect` bytes. CIOT_E_IO when it cannot be
+ * opened or read or is not a regular file (a directory, a FIFO, a device), CIOT_E_SHAPE when the size
+ * differs, CIOT_E_NOMEM. On error, *why says what was wrong. */
 ciot_status ciot_read_exact(const char *path, size_t expect, void **out, char *why, size_t why_len);
-/* Writes to path.tmp.<pid>, then renames over path. */
-ciot_status ciot_write_atomic(const char *path, const void *data, size_t bytes, char *why, size_t why_len);
 
 #endif

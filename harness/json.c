@@ -1,18 +1,18 @@
-/* Streaming JSON writer: tracks nesting to place commas and catch misuse, indents two spaces, and
- * writes files through a temporary name so a reader never sees half a document. */
+/* Streaming JSON writer: tracks nesting to place commas and catch misuse, indents two spaces, writes
+ * only valid UTF-8, and writes files through ciot_out (output.h) so a reader never sees half a document. */
 #include "json.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include "output.h"
 
 enum { MAX_DEPTH = 32 };
 
 struct ciot_json {
     FILE *f;
-    int owns_file;
-    char *path, *tmp_path;          /* set by ciot_json_open */
+    ciot_out *out;                  /* set by ciot_json_create: f is its stream */
+    char *path;                     /* for messages */
     ciot_status status;
     int depth;
     char is_object[MAX_DEPTH];
@@ -61,75 +61,69 @@ static void after_value(ciot_json *j) {
     }
 }
 
-static ciot_json *new_writer(FILE *f, int owns) {
+static ciot_json *new_writer(FILE *f) {
     ciot_json *j = calloc(1, sizeof *j);
-    if (!j) return NULL;
-    j->f = f;
-    j->owns_file = owns;
+    if (j) j->f = f;
     return j;
 }
 
-ciot_status ciot_json_open(const char *path, ciot_json **out) {
+ciot_status ciot_json_create(const char *path, ciot_json **out, char *why, size_t why_len) {
     if (!path || !out) return CIOT_E_ARG;
     *out = NULL;
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n), *copy = strdup(path);
-    if (!tmp || !copy) {
-        free(tmp);
-        free(copy);
+    ciot_out *o;
+    ciot_status st = ciot_out_open(path, &o, why, why_len);
+    if (st != CIOT_OK) return st;
+    ciot_json *j = new_writer(ciot_out_stream(o));
+    if (j && !(j->path = strdup(path))) {
+        free(j);
+        j = NULL;
+    }
+    if (!j) {
+        ciot_out_abort(o);
         return CIOT_E_NOMEM;
     }
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    ciot_json *j = f ? new_writer(f, 1) : NULL;
-    if (!j) {
-        if (f) {
-            fclose(f);
-            remove(tmp);
-        }
-        free(tmp);
-        free(copy);
-        return f ? CIOT_E_NOMEM : CIOT_E_IO;
-    }
-    j->path = copy;
-    j->tmp_path = tmp;
+    j->out = o;
     *out = j;
     return CIOT_OK;
 }
 
+ciot_status ciot_json_open(const char *path, ciot_json **out) {
+    ciot_status st = ciot_json_create(path, out, NULL, 0);
+    return st == CIOT_E_ARG && path && out ? CIOT_E_IO : st;
+}
+
 ciot_status ciot_json_stream(FILE *f, ciot_json **out) {
     if (!f || !out) return CIOT_E_ARG;
-    *out = new_writer(f, 0);
+    *out = new_writer(f);
     return *out ? CIOT_OK : CIOT_E_NOMEM;
 }
 
-static void free_writer(ciot_json *j) {
-    free(j->path);
-    free(j->tmp_path);
-    free(j);
-}
-
-ciot_status ciot_json_close(ciot_json *j) {
+ciot_status ciot_json_commit(ciot_json *j, char *why, size_t why_len) {
     if (!j) return CIOT_E_ARG;
     if (j->depth != 0 || j->have_key || !j->done) fail(j, CIOT_E_ARG);
-    if (fflush(j->f) != 0 || ferror(j->f)) fail(j, CIOT_E_IO);
-    if (j->owns_file) {
-        if (fclose(j->f) != 0) fail(j, CIOT_E_IO);
-        if (j->status == CIOT_OK && rename(j->tmp_path, j->path) != 0) fail(j, CIOT_E_IO);
-        if (j->status != CIOT_OK) remove(j->tmp_path);
+    if (j->status == CIOT_OK && !j->out && (fflush(j->f) != 0 || ferror(j->f))) fail(j, CIOT_E_IO);
+    if (j->status != CIOT_OK) {
+        if (why && why_len)
+            snprintf(why, why_len, "%s: %s", j->path ? j->path : "JSON stream",
+                     j->status == CIOT_E_ARG ? "the document was not built whole (a bug in its writer)"
+                                             : "writing failed");
+        ciot_out_abort(j->out);
+    } else if (j->out) {
+        j->status = ciot_out_commit(j->out, why, why_len);
     }
     ciot_status s = j->status;
-    free_writer(j);
+    free(j->path);
+    free(j);
     return s;
 }
 
+ciot_status ciot_json_close(ciot_json *j) { return ciot_json_commit(j, NULL, 0); }
+
 void ciot_json_discard(ciot_json *j) {
     if (!j) return;
-    if (j->owns_file) {
-        fclose(j->f);
-        remove(j->tmp_path);
-    }
-    free_writer(j);
+    ciot_out_abort(j->out);
+    free(j->path);
+    free(j);
 }
 
 ciot_status ciot_json_status(const ciot_json *j) { return j->status; }
@@ -164,26 +158,53 @@ void ciot_json_end_object(ciot_json *j) { end(j, 1); }
 void ciot_json_begin_array(ciot_json *j) { begin(j, 0); }
 void ciot_json_end_array(ciot_json *j) { end(j, 0); }
 
-static void put_escaped(ciot_json *j, const char *s) {
+static void put_n(ciot_json *j, const void *s, size_t n) {
+    if (j->status == CIOT_OK && n && fwrite(s, 1, n, j->f) != n) fail(j, CIOT_E_IO);
+}
+
+/* Bytes in the UTF-8 sequence starting at s (1 to 4), or 0 when they are not a valid one: a stray
+ * continuation byte, an overlong form, a surrogate, a code point past U+10FFFF, or a sequence cut short
+ * (by the terminating NUL, which is never a continuation byte, so nothing past it is read). */
+static int utf8_len(const unsigned char *s) {
+    const unsigned c = s[0];
+    unsigned lo = 0x80, hi = 0xbf;
+    int n;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) n = 2;
+    else if (c == 0xe0) n = 3, lo = 0xa0;
+    else if (c == 0xed) n = 3, hi = 0x9f;
+    else if (c >= 0xe1 && c <= 0xef) n = 3;
+    else if (c == 0xf0) n = 4, lo = 0x90;
+    else if (c == 0xf4) n = 4, hi = 0x8f;
+    else if (c >= 0xf1 && c <= 0xf3) n = 4;
+    else return 0;
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (int i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped, each byte that is not part of
+ * valid UTF-8 (text from /proc, host names, paths) replaced by U+FFFD. */
+static void put_escaped(ciot_json *j, const char *str) {
+    static const char replacement[] = "\xef\xbf\xbd";
     char buf[8];
     put(j, "\"");
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        switch (*c) {
-        case '"': put(j, "\\\""); break;
-        case '\\': put(j, "\\\\"); break;
-        case '\n': put(j, "\\n"); break;
-        case '\r': put(j, "\\r"); break;
-        case '\t': put(j, "\\t"); break;
-        case '\b': put(j, "\\b"); break;
-        case '\f': put(j, "\\f"); break;
-        default:
-            if (*c < 0x20) {
-                snprintf(buf, sizeof buf, "\\u%04x", *c);
-            } else { /* bytes from 0x80 up pass through: strings are UTF-8 */
-                buf[0] = (char)*c;
-                buf[1] = 0;
-            }
+    for (const unsigned char *c = (const unsigned char *)str; *c;) {
+        const char *esc = *c == '"' ? "\\\"" : *c == '\\' ? "\\\\" : *c == '\n' ? "\\n" : *c == '\r' ? "\\r"
+                        : *c == '\t' ? "\\t" : *c == '\b' ? "\\b" : *c == '\f' ? "\\f" : NULL;
+        if (esc) {
+            put(j, esc);
+            c++;
+        } else if (*c < 0x20) {
+            snprintf(buf, sizeof buf, "\\u%04x", *c);
             put(j, buf);
+            c++;
+        } else {
+            const int n = utf8_len(c);
+            if (n) put_n(j, c, (size_t)n);
+            else put_n(j, replacement, 3);
+            c += n ? n : 1;
         }
     }
     put(j, "\"");

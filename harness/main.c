@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "context.h"
 #include "cpu.h"
+#include "tmpfiles.h"
 
 static const ciot_command commands[] = {
     {"info", ciot_cmd_info, "CPU model, features, topology, and the kernel chosen per layout"},
@@ -27,6 +28,11 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    /* From here on, SIGINT, SIGTERM and SIGHUP remove every temporary file before the process dies. */
+    if (ciot_tmpfiles_install() != CIOT_OK) {
+        fprintf(stderr, "ciot: cannot install the signal handlers that remove temporary files\n");
+        return 1;
+    }
     if (argc < 2) {
         usage(stderr);
         return 2;

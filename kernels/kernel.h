@@ -83,6 +83,10 @@ int ciot_format_block_values(ciot_format f);
 size_t ciot_format_block_bytes(ciot_format f);
 /* Source bytes of a rows x K matrix in the format (K a multiple of its block). */
 size_t ciot_source_bytes(ciot_format f, int rows, int K);
+/* The first block (row-major, rows x K / block values of them) of a source matrix whose fp16 scale is NaN or
+ * +-Inf, or rows * (K / 128) when every scale is finite. Callers refuse such weights: their outputs would
+ * be NaN, whatever the kernel. */
+size_t ciot_source_first_bad_scale(ciot_format f, const void *src, int rows, int K);
 /* "pq2_0", "ptq1_0", "tq1_0", "tq2_0": the name of the file format, as `ciot kernels` prints it
  * (source=NAME). */
 const char *ciot_format_name(ciot_format f);

@@ -72,6 +72,21 @@ size_t ciot_source_bytes(ciot_format f, int rows, int K) {
     return (size_t)rows * (size_t)(K / ciot_format_block_values(f)) * ciot_format_block_bytes(f);
 }
 
+size_t ciot_source_first_bad_scale(ciot_format f, const void *src, int rows, int K) {
+    const size_t n = (size_t)rows * (size_t)(K / ciot_format_block_values(f));
+    for (size_t i = 0; i < n; i++) {
+        uint16_t d = 0;
+        switch (f) {
+        case CIOT_FMT_PQ2_0: d = ((const block_pq2_0 *)src)[i].d; break;
+        case CIOT_FMT_PTQ1_0: d = ((const block_ptq1_0 *)src)[i].d; break;
+        case CIOT_FMT_TQ1_0: d = ((const block_tq1_0 *)src)[i].d; break;
+        case CIOT_FMT_TQ2_0: d = ((const block_tq2_0 *)src)[i].d; break;
+        }
+        if ((d & 0x7c00) == 0x7c00) return i;   /* fp16 exponent all ones: Inf or NaN */
+    }
+    return n;
+}
+
 const char *ciot_format_name(ciot_format f) {
     switch (f) {
     case CIOT_FMT_PQ2_0: return "pq2_0";

@@ -1,4 +1,7 @@
-/* Reference quantizers (spec/formats.md): every rounding step as the runtime's reference does it. */
+/* Reference quantizers (spec/formats.md): every rounding step as the runtime's reference does it. Inputs
+ * the format cannot represent are defined here (quant.h): a block holding NaN or +-Inf gets a NaN scale
+ * and zero codes, and no float is converted to an integer it does not fit (no undefined behaviour). */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "fp16.h"
@@ -20,16 +23,36 @@ void ciot_q8_K_bsums(block_q8_K *b) {
     }
 }
 
+size_t ciot_first_nonfinite(const float *x, size_t n) {
+    for (size_t j = 0; j < n; j++)
+        if (!(fabsf(x[j]) <= FLT_MAX)) return j;
+    return n;
+}
+
+static int any_nonfinite(const float *x, int n) { return ciot_first_nonfinite(x, (size_t)n) < (size_t)n; }
+
 void ciot_quantize_q8_K(const float *x, block_q8_K *y, int k) {
     for (int i = 0; i < k / CIOT_QK_K; i++, x += CIOT_QK_K) {
         float amax = 0, max = 0;
+        int nan = 0;   /* found in the same pass: the scan never picks a NaN, and an Inf becomes amax */
         for (int j = 0; j < CIOT_QK_K; j++) {
             float ax = fabsf(x[j]);
+            nan |= ax != ax;
             if (ax > amax) { amax = ax; max = x[j]; }
         }
         memset(&y[i], 0, sizeof y[i]);
+        if (nan || isinf(amax)) {
+            y[i].d = NAN;
+            continue;
+        }
         if (amax == 0) continue;
         const float iscale = -127.f / max;
+        /* |max| < 127 / FLT_MAX: iscale overflows and every product is +-Inf or NaN, which the runtime's
+         * bit trick turns into codes 0; written out here, as d = 1 / iscale (a signed zero). */
+        if (isinf(iscale)) {
+            y[i].d = 1 / iscale;
+            continue;
+        }
         for (int j = 0; j < CIOT_QK_K; j++) {
             int v = nearest_int(iscale * x[j]);
             y[i].qs[j] = (int8_t)(v < 127 ? v : 127);
@@ -73,10 +96,21 @@ void ciot_quantize_q8_Kx4(const float *x, block_q8_Kx4 *y, int batch, int k) {
 void ciot_quantize_q8_0(const float *x, block_q8_0 *y, int k) {
     for (int i = 0; i < k / CIOT_QK8_0; i++, x += CIOT_QK8_0) {
         float amax = 0;
-        for (int j = 0; j < CIOT_QK8_0; j++) amax = fmaxf(amax, fabsf(x[j]));
+        int nan = 0;   /* found in the same pass: fmaxf skips a NaN, and an Inf becomes amax */
+        for (int j = 0; j < CIOT_QK8_0; j++) {
+            nan |= x[j] != x[j];
+            amax = fmaxf(amax, fabsf(x[j]));
+        }
         const float d = amax / 127;
         const float id = d ? 1.0f / d : 0.0f;
-        y[i].d = ciot_fp32_to_fp16(d);
+        const int bad = nan || isinf(amax);
+        y[i].d = ciot_fp32_to_fp16(bad ? NAN : d);
+        /* Non-finite input, or 1 / d overflowing (d < 1 / FLT_MAX, whose fp16 is 0 anyway): codes 0. */
+        if (bad || isinf(id)) {
+            memset(y[i].qs, 0, sizeof y[i].qs);
+            continue;
+        }
+        /* int8 safe: |x| <= amax, so |x * id| rounds to at most 127 */
         for (int j = 0; j < CIOT_QK8_0; j++) y[i].qs[j] = (int8_t)roundf(x[j] * id);
     }
 }
@@ -92,10 +126,16 @@ void ciot_quantize_pq2_0(const float *x, block_pq2_0 *y, int k) {
     for (int i = 0; i < k / CIOT_QK; i++, x += CIOT_QK) {
         const float d = block_amax(x, CIOT_QK);
         const float id = d > 0 ? 1.0f / d : 0.0f;
-        y[i].d = ciot_fp32_to_fp16(d);
+        const int bad = any_nonfinite(x, CIOT_QK);
+        y[i].d = ciot_fp32_to_fp16(bad ? NAN : d);
         memset(y[i].qs, 0, sizeof y[i].qs);
+        /* Non-finite input, or 1 / d overflowing (d below fp16's range): code 1 (weight 0) throughout. */
+        if (bad || isinf(id)) {
+            memset(y[i].qs, 0x55, sizeof y[i].qs);
+            continue;
+        }
         for (int j = 0; j < CIOT_QK; j++) {
-            int c = (int)roundf(x[j] * id) + 1;
+            int c = (int)roundf(x[j] * id) + 1; /* int safe: |x * id| <= 1 */
             c = c < 0 ? 0 : c > 3 ? 3 : c;
             y[i].qs[j >> 2] |= (uint8_t)(c << (2 * (j & 3)));
         }
@@ -140,13 +180,15 @@ void ciot_quantize_ptq1_0(const float *x, block_ptq1_0 *y, int k) {
     for (int i = 0; i < k / CIOT_QK; i++, x += CIOT_QK) {
         const float d = block_amax(x, CIOT_QK);
         const float id = d > 0 ? 1.0f / d : 0.0f;
+        const int bad = any_nonfinite(x, CIOT_QK);
         uint8_t codes[128];
         for (int j = 0; j < CIOT_QK; j++) {
-            long c = lroundf(x[j] * id) + 1;
+            /* A non-finite input, or 1 / d overflowing (d below fp16's range): code 1 (weight 0). */
+            long c = bad || isinf(id) ? 1 : lroundf(x[j] * id) + 1;
             codes[j] = (uint8_t)(c < 0 ? 0 : c > 2 ? 2 : c);
         }
         ciot_ptq1_set_codes(&y[i], codes);
-        y[i].d = ciot_fp32_to_fp16(d);
+        y[i].d = ciot_fp32_to_fp16(bad ? NAN : d);
     }
 }
 

@@ -2,8 +2,20 @@
 #ifndef CIOT_QUANT_H
 #define CIOT_QUANT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "formats.h"
+
+/* Inputs a format cannot represent, defined (the runtime's reference leaves them to chance or to
+ * undefined behaviour; for every finite input the bytes are the runtime's):
+ * - a block holding NaN or +-Inf is quantized with a NaN scale (fp32 for Q8_K, fp16 0x7e00 otherwise)
+ *   and all codes zero (Q8: qs and bsums 0; PQ2_0, PTQ1_0: code 1, weight 0), so every output that
+ *   reads the block is NaN: bad input is never silently turned into a finite number;
+ * - a block so small that the inverse scale overflows (|amax| < 127 / FLT_MAX for Q8, < 1 / FLT_MAX for
+ *   the weights) gets all codes zero (weight 0) and its scale as computed (a zero or a subnormal that
+ *   rounds to fp16 0): the block contributes 0, as in the runtime.
+ * Callers that must refuse such input instead (ciot run) find it with ciot_first_nonfinite. */
+size_t ciot_first_nonfinite(const float *x, size_t n);   /* index of the first NaN or +-Inf, n when none */
 
 /* Activations. k must be a multiple of the block (256 for Q8_K, 32 for Q8_0). */
 void ciot_quantize_q8_K(const float *x, block_q8_K *y, int k);

@@ -1,6 +1,9 @@
 /* Human-readable names of status values. */
 #include "status.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 const char *ciot_status_str(ciot_status s) {
     switch (s) {
     case CIOT_OK: return "ok";
@@ -14,4 +17,14 @@ const char *ciot_status_str(ciot_status s) {
     case CIOT_E_FORMAT: return "malformed data";
     }
     return "unknown status";
+}
+
+ciot_status ciot_error(ciot_status st, char *why, size_t len, const char *fmt, ...) {
+    if (why && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, len, fmt, ap);
+        va_end(ap);
+    }
+    return st;
 }

@@ -2,6 +2,8 @@
 #ifndef CIOT_STATUS_H
 #define CIOT_STATUS_H
 
+#include <stddef.h>
+
 typedef enum {
     CIOT_OK = 0,
     CIOT_E_SHAPE,       /* a shape the layout or kernel cannot take */
@@ -15,5 +17,9 @@ typedef enum {
 } ciot_status;
 
 const char *ciot_status_str(ciot_status s);
+/* Formats a message into why (when why and len are non-zero) and returns st: the one-line error of a
+ * function that reports what went wrong as text. */
+ciot_status ciot_error(ciot_status st, char *why, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -43,3 +43,5 @@ import matplotlib.pyplot as plt  # noqa: E402
 matplotlib.rcParams["svg.hashsalt"] = "ciot"
 matplotlib.rcParams["svg.fonttype"] = "none"
 matplotlib.rcParams["font.size"] = 9
+# Names come from the input files: a '$' in a host or kernel name is text, not TeX to parse.
+matplotlib.rcParams["text.parse_math"] = False

@@ -3,6 +3,7 @@ labels placed next to points without overlapping."""
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 import traceback
@@ -119,8 +120,11 @@ class LabelPlacer:
             (-1, -0.3, "right", "top"), (0, 1, "center", "bottom"), (0, -1, "center", "top"),
             (1, 1, "left", "bottom"), (1, -1, "left", "top"), (-1, 1, "right", "bottom"), (-1, -1, "right", "top")]
 
+    ATTEMPTS = 4000   # annotations tried in all; past that, labels go straight to their first position
+
     def __init__(self, ax, points, avoid=()):
         self.ax = ax
+        self.attempts = 0
         ax.figure.canvas.draw()
         self.renderer = ax.figure.canvas.get_renderer()
         self.inside = ax.get_window_extent(self.renderer)
@@ -133,8 +137,9 @@ class LabelPlacer:
 
     def add(self, x, y, text, color, fontsize=7, radii=(5, 12, 22, 34, 50, 70)):
         ax, inside = self.ax, self.inside
-        for radius in radii:
+        for radius in radii if self.attempts < self.ATTEMPTS and math.isfinite(x) and math.isfinite(y) else ():
             for dx, dy, ha, va in self.DIRS:
+                self.attempts += 1
                 ann = ax.annotate(text, (x, y), xytext=(dx * radius, dy * radius), textcoords="offset points",
                                   ha=ha, va=va, fontsize=fontsize, color=color,
                                   arrowprops=dict(arrowstyle="-", color=color, lw=0.5, alpha=0.7, shrinkA=0, shrinkB=3))
@@ -156,7 +161,10 @@ def _obstacles(artist, renderer):
         pts = artist.get_transform().transform(artist.get_xydata())
         boxes = []
         for (x0, y0), (x1, y1) in zip(pts[:-1], pts[1:]):
-            steps = max(1, int(max(abs(x1 - x0), abs(y1 - y0)) / 3))
+            if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
+                continue
+            # a box every 3 pixels, at most a figure's width of them (a segment far off the axes is clipped)
+            steps = max(1, min(2000, int(max(abs(x1 - x0), abs(y1 - y0)) / 3)))
             for i in range(steps + 1):
                 x, y = x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps
                 boxes.append(Bbox.from_bounds(x - 1.5, y - 1.5, 3, 3))

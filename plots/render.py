@@ -56,6 +56,8 @@ def main(argv=None):
         except InputError as e:
             fail(str(e), "every plot")
     for run in runs:
+        if run.incomplete:
+            print(f"{PROG}: {run.path}: marked INCOMPLETE (the run did not finish); plotting the files it has")
         for name, plot in per_run:
             if name == "profile" and not run.has("replay.json"):
                 print(f"{PROG}: {run.path}: no replay.json, so no profile")

@@ -12,6 +12,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -375,6 +376,173 @@ def test_broken(good, tmp):
     check("--table with an unknown extension is refused", rc != 0 and "Traceback" not in err, err)
 
 
+# --- a table of broken run folders, through plots/render as a user runs it ---
+
+def _edit(fname, *path_value):
+    """A mutation setting obj[path...] = value in fname (value KeyError: delete it)."""
+    *path, value = path_value
+
+    def mutate(d):
+        p = os.path.join(d, fname)
+        obj = raw_json(d, fname)
+        o = obj
+        for k in path[:-1]:
+            o = o[k]
+        if value is KeyError:
+            del o[path[-1]]
+        else:
+            o[path[-1]] = value
+        with open(p, "w") as f:
+            json.dump(obj, f)
+    return mutate
+
+
+def _each_bench(fn):
+    """A mutation applying fn(entry) to every benchmark entry of bench.json."""
+    def mutate(d):
+        obj = raw_json(d, "bench.json")
+        for e in obj["benchmarks"]:
+            fn(e)
+        with open(os.path.join(d, "bench.json"), "w") as f:
+            json.dump(obj, f)
+    return mutate
+
+
+def _text(fname, text):
+    """A mutation replacing fname with text (str) or bytes."""
+    def mutate(d):
+        with open(os.path.join(d, fname), "wb") as f:
+            f.write(text.encode() if isinstance(text, str) else text)
+    return mutate
+
+
+def _replace(fname, old, new):
+    """A mutation replacing the first occurrence of old in fname's text (for what json.dump cannot write)."""
+    def mutate(d):
+        p = os.path.join(d, fname)
+        with open(p) as f:
+            text = f.read()
+        with open(p, "w") as f:
+            f.write(text.replace(old, new, 1))
+    return mutate
+
+
+def _sparse(fname, size):
+    def mutate(d):
+        with open(os.path.join(d, fname), "wb") as f:
+            f.truncate(size)
+    return mutate
+
+
+def _fifo(fname):
+    def mutate(d):
+        os.remove(os.path.join(d, fname))
+        os.mkfifo(os.path.join(d, fname))
+    return mutate
+
+
+def _many_cases(n):
+    def mutate(d):
+        obj = raw_json(d, "bench.json")
+        e = next(e for e in obj["benchmarks"] if e["run_type"] == "iteration" and "_gemv_" in e["run_name"])
+        obj["benchmarks"] = [dict(e, run_name=f"t2p_gemv_avx2/{4 * (i + 1)}x256/threads:1/persistent") for i in range(n)]
+        with open(os.path.join(d, "bench.json"), "w") as f:
+            json.dump(obj, f)
+    return mutate
+
+
+def _aggregates_swapped(d):
+    obj = raw_json(d, "bench.json")
+    obj["benchmarks"] = [e for e in obj["benchmarks"] if e.get("run_type") == "aggregate"]
+    for e in obj["benchmarks"]:
+        if e.get("aggregate_name") == "min":
+            e["GB/s"] *= 10
+    with open(os.path.join(d, "bench.json"), "w") as f:
+        json.dump(obj, f)
+
+
+def _incomplete(d):
+    with open(os.path.join(d, "INCOMPLETE"), "w") as f:
+        f.write("This run folder is incomplete: ciot suite (pid 1) ...\n")
+
+
+# (how the folder is broken, mutation, expected exit, pattern of the one stderr line; None: no stderr)
+BROKEN_RUNS = [
+    ("bw.json: a negative median", _edit("bw.json", "results", 0, "median_gbs", -5.0), 2,
+     r'bw\.json: results\[0\], "median_gbs" is -5'),
+    ("bw.json: a zero median", _edit("bw.json", "results", 1, "median_gbs", 0), 2, r'bw\.json: results\[1\], "median_gbs" is 0'),
+    ("bw.json: min above median", _edit("bw.json", "results", 0, "min_gbs", 1e6), 2, r"bw\.json: results\[0\]: .*not in order"),
+    ("bw.json: a median of NaN", _replace("bw.json", '"median_gbs": ', '"median_gbs": NaN, "x": '), 2,
+     r'bw\.json: results\[0\], "median_gbs" is NaN, expected a finite number'),
+    ("bw.json: a median of 1e308", _edit("bw.json", "results", 0, "median_gbs", 1e308), 2, r'bw\.json: .*"median_gbs" is 1e\+308'),
+    ("bw.json: zero threads", _edit("bw.json", "results", 0, "threads", 0), 2, r'bw\.json: results\[0\], "threads" is 0'),
+    ("bw.json: 10^40 threads", _edit("bw.json", "results", 0, "threads", 10 ** 40), 2, r'bw\.json: results\[0\], "threads"'),
+    ("bw.json: an integer of 5000 digits", _replace("bw.json", '"threads": 1', '"threads": ' + "9" * 5000), 2,
+     r"bw\.json: not valid JSON"),
+    ("bw.json: a result that is a string", _edit("bw.json", "results", 0, "nonsense"), 2, r"bw\.json: results\[0\] is not a JSON object"),
+    ("compute.json: nested 100000 deep", _text("compute.json", "[" * 100000 + "]" * 100000), 2, r"compute\.json: nested too deep"),
+    ("compute.json: a zero median", _edit("compute.json", "results", 0, "median_gops", 0.0), 2, r'compute\.json: .*"median_gops" is 0'),
+    ("compute.json: a FIFO", _fifo("compute.json"), 2, r"compute\.json: is not a regular file"),
+    ("bench.json: every ceiling zero", _each_bench(lambda e: e.update({"ceiling_GB/s": 0.0}) if "ceiling_GB/s" in e else None),
+     2, r'bench\.json: benchmark ".*", "ceiling_GB/s" is 0'),
+    ("bench.json: GB/s negative", _each_bench(lambda e: e.update({"GB/s": -1.0}) if "GB/s" in e else None), 2,
+     r'bench\.json: benchmark ".*", "GB/s" is -1'),
+    ("bench.json: pct_ceiling Infinity", _replace("bench.json", '"pct_ceiling": ', '"pct_ceiling": Infinity, "x": '), 2,
+     r'bench\.json: benchmark ".*", "pct_ceiling" is Infinity'),
+    ("bench.json: an entry that is a number", _edit("bench.json", "benchmarks", 0, 5), 2,
+     r"bench\.json: benchmarks\[0\] is 5, expected an object"),
+    ("bench.json: 5000 cases", _many_cases(5000), 2, r"bench\.json: more than 4096 benchmark cases"),
+    ("bench.json: aggregates only, min above median", _aggregates_swapped, 2, r'bench\.json: benchmark ".*": the aggregates of "GB/s"'),
+    ("bench.json: 70000 threads in a name",
+     _each_bench(lambda e: e.update({"run_name": e["run_name"].replace("threads:1/", "threads:70000/")}) if "run_name" in e else None),
+     2, r"bench\.json: .*cannot read the name"),
+    ("bench.json: 300 MiB (sparse)", _sparse("bench.json", 300 << 20), 2, r"bench\.json: is 300 MiB"),
+    ("bench.json: not UTF-8", _text("bench.json", b'{"a": "\xff"}'), 2, r"bench\.json: not UTF-8"),
+    ("context.json: a host of 5000 characters", _edit("context.json", "host", "h" * 5000), 2, r'context\.json: "host" is "hhh'),
+    ("context.json: zero cores", _edit("context.json", "topology", "cores", 0), 2, r'context\.json: topology, "cores" is 0'),
+    ("context.json: a folder", lambda d: (os.remove(os.path.join(d, "context.json")), os.mkdir(os.path.join(d, "context.json"))),
+     2, r"context\.json: is a folder"),
+    ("replay.json: tok_s zero", _edit("replay.json", "runs", 0, "tok_s", 0), 2, r'replay\.json: runs\[0\], "tok_s" is 0'),
+    ("replay.json: ms_per_token max 0", _edit("replay.json", "runs", 0, "ms_per_token", "max", 0), 2,
+     r'replay\.json: runs\[0\]\.ms_per_token, "max" is 0'),
+    ("replay.json: wait_share 2", _edit("replay.json", "runs", 1, "wait_share", 2), 2, r'replay\.json: runs\[1\], "wait_share" is 2'),
+    ("replay.json: a negative busy time", _edit("replay.json", "runs", 0, "ops", 0, "threads", 0, "busy_us", -3), 2,
+     r'replay\.json: runs\[0\]\.ops\[0\]\.threads\[0\], "busy_us" is -3'),
+    ("a host name with TeX in it ($\\frac$)", _edit("context.json", "host", "a$\\frac{$b"), 0, None),
+    ("marked INCOMPLETE, otherwise whole", _incomplete, 0, None),
+]
+
+
+def _render_case(good, tmp, i, row):
+    what, mutate, want_rc, pattern = row
+    d = os.path.join(tmp, f"table-{i:02d}")
+    shutil.copytree(good, d)
+    mutate(d)
+    try:
+        p = subprocess.run([os.path.join(HERE, "render"), d, "--out", d + "-out"], capture_output=True, text=True,
+                           timeout=60)
+    except subprocess.TimeoutExpired:
+        return what, False, "hung: no exit within 60 s"
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    if pattern is None:
+        ok = p.returncode == want_rc and not lines
+    else:
+        ok = p.returncode == want_rc and len(lines) == 1 and re.search(pattern, lines[0]) is not None
+    return what, ok, f"exit {p.returncode} (want {want_rc}), stderr {p.stderr.strip()[:300]!r}, stdout {p.stdout[-200:]!r}"
+
+
+def test_broken_table(good, tmp):
+    """Every row: one line on stderr matching its pattern (file and key), the expected exit, within 60 s."""
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda a: _render_case(good, tmp, *a), enumerate(BROKEN_RUNS)))
+    for what, ok, detail in results:
+        check(f"render, {what}", ok, detail)
+    d = os.path.join(tmp, f"table-{len(BROKEN_RUNS) - 1:02d}")
+    p = subprocess.run([os.path.join(HERE, "render"), d, "--out", d + "-again"], capture_output=True, text=True, timeout=60)
+    check("render says a run is INCOMPLETE", "INCOMPLETE" in p.stdout, p.stdout[-300:])
+
+
 def test_aggregates_only(good, tmp):
     """--benchmark_report_aggregates_only leaves no repetitions: the figures come from the aggregates."""
     d = os.path.join(tmp, "aggregates-only")
@@ -413,6 +581,7 @@ def main():
         test_run(b, "synthetic-no-replay", tmp)
         test_compare(a, b, tmp)
         test_broken(a, tmp)
+        test_broken_table(a, tmp)
         test_aggregates_only(a, tmp)
         test_launcher(a, tmp)
         if not refs:

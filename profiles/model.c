@@ -4,23 +4,13 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 enum { MAX_DIM = 1 << 30, MAX_TOKENS = 16 };
-
-static ciot_status fail(ciot_status st, char *err, size_t errlen, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
+static const long long MAX_WEIGHTS = 1LL << 62;
 
 static int is_file(const char *path) {
     struct stat s;
@@ -84,31 +74,31 @@ static void model_name(const char *file, char *out, size_t len) {
 }
 
 /* Parses one line's words into op; returns CIOT_OK, or an error with the message in err. */
-static ciot_status parse_op(char **w, int nw, const char *file, int line, ciot_model_op *op, char *group,
-                            size_t group_len, char *err, size_t errlen) {
+static ciot_status parse_op(char **w, int nw, const char *file, int line, ciot_model_op *op, const char **group,
+                            char *err, size_t errlen) {
     if (nw < 3)
-        return fail(CIOT_E_ARG, err, errlen, "%s:%d: expected 'name rows K [flags]', found %d word%s", file, line,
-                    nw, nw == 1 ? "" : "s");
+        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: expected 'name rows K [flags]', found %d word%s", file, line,
+                          nw, nw == 1 ? "" : "s");
     if (strlen(w[0]) >= CIOT_OP_NAME_MAX)
-        return fail(CIOT_E_ARG, err, errlen, "%s:%d: op name '%.20s...' is longer than %d characters", file, line,
-                    w[0], CIOT_OP_NAME_MAX - 1);
+        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: op name '%.20s...' is longer than %d characters", file, line,
+                          w[0], CIOT_OP_NAME_MAX - 1);
     memset(op, 0, sizeof *op);
     snprintf(op->name, sizeof op->name, "%s", w[0]);
     op->line = line;
     op->fuse = -1;
     if (!parse_dim(w[1], &op->rows))
-        return fail(CIOT_E_ARG, err, errlen, "%s:%d: rows '%s' of %s is not a whole number from 1 to %d", file, line,
-                    w[1], w[0], MAX_DIM);
+        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: rows '%s' of %s is not a whole number from 1 to %d", file,
+                          line, w[1], w[0], MAX_DIM);
     if (!parse_dim(w[2], &op->K))
-        return fail(CIOT_E_ARG, err, errlen, "%s:%d: K '%s' of %s is not a whole number from 1 to %d", file, line,
-                    w[2], w[0], MAX_DIM);
-    group[0] = 0;
+        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: K '%s' of %s is not a whole number from 1 to %d", file, line,
+                          w[2], w[0], MAX_DIM);
+    *group = NULL;
     for (int i = 3; i < nw; i++) {
         if (!strcmp(w[i], "lm_head")) op->lm_head = 1;
-        else if (!strncmp(w[i], "fuse=", 5) && w[i][5]) snprintf(group, group_len, "%s", w[i] + 5);
+        else if (!strncmp(w[i], "fuse=", 5) && w[i][5]) *group = w[i] + 5;   /* compared whole, any length */
         else
-            return fail(CIOT_E_ARG, err, errlen, "%s:%d: unknown flag '%s' (the flags are lm_head and fuse=GROUP)",
-                        file, line, w[i]);
+            return ciot_error(CIOT_E_ARG, err, errlen,
+                              "%s:%d: unknown flag '%s' (the flags are lm_head and fuse=GROUP)", file, line, w[i]);
     }
     return CIOT_OK;
 }
@@ -119,9 +109,10 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
     snprintf(m->path, sizeof m->path, "%s", file);
     model_name(file, m->name, sizeof m->name);
     char *copy = strdup(text);
-    if (!copy) return fail(CIOT_E_NOMEM, err, errlen, "%s: out of memory", file);
+    if (!copy) return ciot_error(CIOT_E_NOMEM, err, errlen, "%s: out of memory", file);
     int cap = 0;
-    char prev_group[CIOT_OP_NAME_MAX] = "", group[CIOT_OP_NAME_MAX];
+    const char *prev_group = NULL, *group; /* point into copy, which outlives the loop */
+    long long weights = 0, group_rows = 0;
     ciot_status st = CIOT_OK;
     int line = 0;
     for (char *p = copy, *next; p && st == CIOT_OK; p = next) {
@@ -136,42 +127,56 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
             w[nw++] = t;
         if (nw == 0) continue;
         if (nw > MAX_TOKENS) {
-            st = fail(CIOT_E_ARG, err, errlen, "%s:%d: more than %d words", file, line, MAX_TOKENS);
+            st = ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: more than %d words", file, line, MAX_TOKENS);
             break;
         }
         if (m->n_ops == cap) {
             int ncap = cap ? 2 * cap : 64;
             ciot_model_op *grown = realloc(m->ops, (size_t)ncap * sizeof *grown);
             if (!grown) {
-                st = fail(CIOT_E_NOMEM, err, errlen, "%s: out of memory", file);
+                st = ciot_error(CIOT_E_NOMEM, err, errlen, "%s: out of memory", file);
                 break;
             }
             m->ops = grown, cap = ncap;
         }
         ciot_model_op *op = &m->ops[m->n_ops];
-        st = parse_op(w, nw, file, line, op, group, sizeof group, err, errlen);
+        st = parse_op(w, nw, file, line, op, &group, err, errlen);
         if (st != CIOT_OK) break;
+        /* rows and K are at most 2^30 each: a sum past 2^62 weights is no model, and would overflow */
+        weights += (long long)op->rows * op->K;
+        if (weights > MAX_WEIGHTS) {
+            st = ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: the ops up to %s hold more than 2^62 weights", file, line,
+                            op->name);
+            break;
+        }
         /* A fuse group is a run of consecutive ops naming the same group; they share K. */
-        if (group[0]) {
+        if (group) {
             const ciot_model_op *before = m->n_ops ? &m->ops[m->n_ops - 1] : NULL;
-            if (before && before->fuse >= 0 && !strcmp(group, prev_group)) {
+            if (before && before->fuse >= 0 && prev_group && !strcmp(group, prev_group)) {
                 if (before->K != op->K) {
-                    st = fail(CIOT_E_ARG, err, errlen,
-                              "%s:%d: %s (K %d) cannot be fused with %s (K %d, line %d): fused ops share K", file,
-                              line, op->name, op->K, before->name, before->K, before->line);
+                    st = ciot_error(CIOT_E_ARG, err, errlen,
+                                    "%s:%d: %s (K %d) cannot be fused with %s (K %d, line %d): fused ops share K", file,
+                                    line, op->name, op->K, before->name, before->K, before->line);
+                    break;
+                }
+                /* the fused matvec's rows are one int, like any op's */
+                if ((group_rows += op->rows) > MAX_DIM) {
+                    st = ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: fuse group '%s' adds up to more than %d rows",
+                                    file, line, group, MAX_DIM);
                     break;
                 }
                 op->fuse = before->fuse;
             } else {
                 op->fuse = m->n_fuse++;
+                group_rows = op->rows;
             }
         }
-        snprintf(prev_group, sizeof prev_group, "%s", group);
+        prev_group = group;
         m->n_ops++;
     }
     free(copy);
     if (st == CIOT_OK && m->n_ops == 0)
-        st = fail(CIOT_E_ARG, err, errlen, "%s: no ops (expected lines 'name rows K [flags]')", file);
+        st = ciot_error(CIOT_E_ARG, err, errlen, "%s: no ops (expected lines 'name rows K [flags]')", file);
     if (st != CIOT_OK) ciot_model_free(m);
     return st;
 }
@@ -180,11 +185,11 @@ ciot_status ciot_model_load(const char *name_or_file, ciot_model *m, char *err, 
     memset(m, 0, sizeof *m);
     char path[1024], known[512];
     if (ciot_model_resolve(name_or_file, path, sizeof path) != CIOT_OK)
-        return fail(CIOT_E_UNKNOWN, err, errlen, "unknown model '%s': no such file, and no profiles/%s.ops (known: %s)",
-                    name_or_file ? name_or_file : "", name_or_file ? name_or_file : "",
-                    ciot_model_list(known, sizeof known));
+        return ciot_error(
+            CIOT_E_UNKNOWN, err, errlen, "unknown model '%s': no such file, and no profiles/%s.ops (known: %s)",
+            name_or_file ? name_or_file : "", name_or_file ? name_or_file : "", ciot_model_list(known, sizeof known));
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(CIOT_E_IO, err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    if (!f) return ciot_error(CIOT_E_IO, err, errlen, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;
     char *text = malloc(cap);
     for (size_t got; text && (got = fread(text + n, 1, cap - n - 1, f)) > 0;) {
@@ -197,15 +202,15 @@ ciot_status ciot_model_load(const char *name_or_file, ciot_model *m, char *err, 
     }
     int read_error = ferror(f);
     fclose(f);
-    if (!text) return fail(CIOT_E_NOMEM, err, errlen, "%s: out of memory", path);
+    if (!text) return ciot_error(CIOT_E_NOMEM, err, errlen, "%s: out of memory", path);
     if (read_error) {
         free(text);
-        return fail(CIOT_E_IO, err, errlen, "%s: read error", path);
+        return ciot_error(CIOT_E_IO, err, errlen, "%s: read error", path);
     }
     text[n] = 0;
     if (memchr(text, 0, n)) {
         free(text);
-        return fail(CIOT_E_ARG, err, errlen, "%s: not a text file (contains NUL bytes)", path);
+        return ciot_error(CIOT_E_ARG, err, errlen, "%s: not a text file (contains NUL bytes)", path);
     }
     ciot_status st = ciot_model_parse(text, path, m, err, errlen);
     free(text);
@@ -222,10 +227,10 @@ ciot_status ciot_model_check(const ciot_model *m, int n_ops, const ciot_layout *
     for (int i = 0; i < n_ops && i < m->n_ops; i++) {
         const ciot_model_op *op = &m->ops[i];
         if (ciot_layout_check(l, op->rows, op->K) != CIOT_OK)
-            return fail(CIOT_E_SHAPE, err, errlen,
-                        "%s:%d: %s is %dx%d, a shape the %s layout cannot take (rows must be a multiple of %d, "
-                        "K of %d)",
-                        m->path, op->line, op->name, op->rows, op->K, l->name, l->tile_rows, l->k_multiple);
+            return ciot_error(CIOT_E_SHAPE, err, errlen,
+                              "%s:%d: %s is %dx%d, a shape the %s layout cannot take (rows must be a multiple of %d, "
+                              "K of %d)",
+                              m->path, op->line, op->name, op->rows, op->K, l->name, l->tile_rows, l->k_multiple);
     }
     return CIOT_OK;
 }

@@ -37,7 +37,8 @@ const char *ciot_dispatch_name(ciot_dispatch d) {
     return (unsigned)d < CIOT_DISPATCH_N ? names[d] : "unknown";
 }
 
-static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
+/* Rounded up to 64 bytes; SIZE_MAX stays SIZE_MAX (a saturated sum). */
+static size_t align64(size_t x) { return x > SIZE_MAX - 63 ? SIZE_MAX : (x + 63) & ~(size_t)63; }
 
 /* Op i continues the memory group of op i - 1: both are in one fuse group. */
 static int joins_previous(const ciot_model *m, int i) {
@@ -54,23 +55,29 @@ static int count_groups(const ciot_model *m, int n_ops, int *group_of) {
     return g + 1;
 }
 
+/* a + b, or SIZE_MAX when that overflows (a size nothing can allocate). */
+static size_t add_sat(size_t a, size_t b) {
+    size_t r;
+    return __builtin_add_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+
 void ciot_replay_sizes(const ciot_model *m, int n_ops, const ciot_layout *l, size_t *full_bytes, size_t *max_group,
                        size_t *ring_bytes) {
     size_t full = 0, group = 0, biggest = 0;
     for (int i = 0; i < n_ops && i < m->n_ops; i++) {
         if (!joins_previous(m, i)) {
-            full += align64(group);
+            full = add_sat(full, align64(group));
             group = 0;
         }
-        group += ciot_layout_bytes(l, m->ops[i].rows, m->ops[i].K);
+        group = add_sat(group, ciot_layout_bytes(l, m->ops[i].rows, m->ops[i].K));
         if (group > biggest) biggest = group;
     }
-    full += align64(group);
+    full = add_sat(full, align64(group));
     size_t cold = 4 * ciot_topo_llc_bytes(NULL);
     if (cold < ((size_t)1 << 30)) cold = (size_t)1 << 30;
     if (full_bytes) *full_bytes = full;
     if (max_group) *max_group = align64(biggest);
-    if (ring_bytes) *ring_bytes = cold + align64(biggest);
+    if (ring_bytes) *ring_bytes = add_sat(cold, align64(biggest));
 }
 
 static void step_names(ciot_replay_step *s, const ciot_model *m) {

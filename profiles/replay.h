@@ -58,7 +58,8 @@ typedef struct {
 typedef struct ciot_replay ciot_replay;
 
 /* Memory a replay needs, without allocating: the whole model (groups 64-byte aligned), the largest
- * group, and the default ring: max(4 x last-level cache, 1 GiB) + the largest group. */
+ * group, and the default ring: max(4 x last-level cache, 1 GiB) + the largest group. A sum that would
+ * overflow is SIZE_MAX (the parser's 2^62-weight limit keeps real models far below). */
 void ciot_replay_sizes(const ciot_model *m, int n_ops, const ciot_layout *l, size_t *full_bytes, size_t *max_group,
                        size_t *ring_bytes);
 

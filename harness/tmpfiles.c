@@ -1,0 +1,71 @@
+/* The registry of temporary files and the signal handlers that remove them. The handler touches only
+ * static memory, lock-free atomics, unlink, sigaction, pthread_sigmask and raise: all async-signal-safe. */
+#include "tmpfiles.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { FREE, FILLING, LIVE };
+
+static char paths[CIOT_TMPFILES_MAX][PATH_MAX];
+static _Atomic int state[CIOT_TMPFILES_MAX];     /* FREE -> FILLING (path being copied) -> LIVE -> FREE */
+static atomic_flag installed = ATOMIC_FLAG_INIT;
+static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_signal(int sig) {
+    for (int i = 0; i < CIOT_TMPFILES_MAX; i++)
+        if (atomic_load(&state[i]) == LIVE) unlink(paths[i]);
+    /* SA_RESETHAND made the action the default one; sig is blocked while we run: unblock it and die. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    raise(sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+ciot_status ciot_tmpfiles_install(void) {
+    if (atomic_flag_test_and_set(&installed)) return CIOT_OK;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) sigaddset(&sa.sa_mask, signals[i]);
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+        struct sigaction old;
+        if (sigaction(signals[i], NULL, &old) != 0) return CIOT_E_SYS;
+        if (old.sa_handler == SIG_IGN) continue;
+        if (sigaction(signals[i], &sa, NULL) != 0) return CIOT_E_SYS;
+    }
+    return CIOT_OK;
+}
+
+ciot_status ciot_tmpfile_register(const char *path, int *slot) {
+    *slot = -1;
+    if (!path || !*path) return CIOT_E_ARG;
+    const size_t n = strlen(path);
+    if (n >= PATH_MAX) return CIOT_E_ARG;
+    for (int i = 0; i < CIOT_TMPFILES_MAX; i++) {
+        int expect = FREE;
+        if (!atomic_compare_exchange_strong(&state[i], &expect, FILLING)) continue;
+        memcpy(paths[i], path, n + 1);
+        atomic_store(&state[i], LIVE);
+        *slot = i;
+        return CIOT_OK;
+    }
+    return CIOT_E_NOMEM;
+}
+
+void ciot_tmpfile_release(int slot) {
+    if (slot >= 0 && slot < CIOT_TMPFILES_MAX) atomic_store(&state[slot], FREE);
+}
+
+int ciot_tmpfiles_count(void) {
+    int n = 0;
+    for (int i = 0; i < CIOT_TMPFILES_MAX; i++) n += atomic_load(&state[i]) == LIVE;
+    return n;
+}

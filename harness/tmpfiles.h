@@ -1,0 +1,27 @@
+/* Temporary files a signal must not leave behind. Every temporary file is registered here while it
+ * exists; SIGINT, SIGTERM and SIGHUP unlink every registered file, then kill the process with the same
+ * signal (its default action), so an interrupted command leaves only whole files and its exit status
+ * says which signal stopped it (128 + the signal number in a shell). */
+#ifndef CIOT_TMPFILES_H
+#define CIOT_TMPFILES_H
+
+#include "status.h"
+
+enum { CIOT_TMPFILES_MAX = 32 };
+
+/* Installs the handlers (once per process; later calls do nothing). A signal the process inherited as
+ * ignored (nohup, a background job of a non-interactive shell) stays ignored. CIOT_E_SYS when sigaction
+ * refuses. */
+ciot_status ciot_tmpfiles_install(void);
+
+/* Registers PATH (copied) for removal by the handlers; *slot receives the handle to release it with.
+ * Register before creating the file and release after renaming or removing it: a signal in between
+ * unlinks a name that does not exist, which is harmless. CIOT_E_ARG: PATH is NULL, empty or longer than
+ * PATH_MAX - 1; CIOT_E_NOMEM: CIOT_TMPFILES_MAX files are registered. Thread-safe. */
+ciot_status ciot_tmpfile_register(const char *path, int *slot);
+/* Forgets a registration (the file itself is left alone). A negative slot does nothing. */
+void ciot_tmpfile_release(int slot);
+/* Registered files right now (for tests). */
+int ciot_tmpfiles_count(void);
+
+#endif

@@ -1,0 +1,11 @@
+# Failing well: outputs that never damage their target, temporary files removed on signals, the JSON
+# writer's UTF-8, quantizers on NaN/Inf, and SIGINT in the middle of the probes (a shell script that
+# starts the real program, under the emulator when cross-compiling).
+ciot_test(test_output ${CMAKE_CURRENT_LIST_DIR}/test_output.c)
+set_tests_properties(test_output PROPERTIES TIMEOUT 120)
+add_test(NAME interrupt COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/interrupt.sh ${CMAKE_CROSSCOMPILING_EMULATOR}
+         $<TARGET_FILE:ciot>)
+set_tests_properties(interrupt PROPERTIES TIMEOUT 180)
+ciot_test(test_nonfinite ${CMAKE_CURRENT_LIST_DIR}/test_nonfinite.c)
+ciot_test(test_model_limits ${CMAKE_CURRENT_LIST_DIR}/test_model_limits.c)
+ciot_test(test_run_inputs ${CMAKE_CURRENT_LIST_DIR}/test_run_inputs.c)
