@@ -27,6 +27,7 @@ extern "C" {
 #include "cli.h"
 #include "cpu.h"
 #include "gguf.h"
+#include "output.h"
 #include "parallel.h"
 #include "registry.h"
 #include "split.h"
@@ -460,11 +461,6 @@ int prepare() {
     return -1;
 }
 
-// GB's --benchmark_out is written to a temporary name and renamed when the run completes.
-struct GbOut {
-    std::string path, tmp;
-};
-
 }  // namespace
 
 extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int max, int *n) {
@@ -477,18 +473,25 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
     int rc = parse_args(argc, argv, o, gb_flags);
     if (rc >= 0) return rc;
     bool have_interleave = false, have_aggr = false, other_format = false;
-    GbOut gb_out;
+    std::string gb_out_path;       // Google Benchmark's own --benchmark_out, written through ciot_out
     for (auto &a : gb_flags) {
         have_interleave |= a.rfind("--benchmark_enable_random_interleaving", 0) == 0;
         have_aggr |= a.rfind("--benchmark_display_aggregates_only", 0) == 0 || a.rfind("--benchmark_report_aggregates_only", 0) == 0;
         other_format |= a.rfind("--benchmark_format=", 0) == 0 && a != "--benchmark_format=console";
-        if (a.rfind("--benchmark_out=", 0) == 0) {
-            gb_out.path = a.substr(16);
-            gb_out.tmp = gb_out.path + ".tmp." + std::to_string(long(getpid()));
-            passthrough.push_back("--benchmark_out=" + gb_out.tmp);
-        } else {
-            passthrough.push_back(a);
+        if (a.rfind("--benchmark_out=", 0) == 0) gb_out_path = a.substr(16);
+        else passthrough.push_back(a);
+    }
+    // Google Benchmark writes its file by name: it gets the temporary file of a checked output.
+    char why[CIOT_WHY_MAX];
+    std::unique_ptr<ciot_out, void (*)(ciot_out *)> gb_out(nullptr, ciot_out_abort);   // aborted unless committed
+    if (!gb_out_path.empty()) {
+        ciot_out *out;
+        if (ciot_out_open(gb_out_path.c_str(), &out, why, sizeof why) != CIOT_OK) {
+            fprintf(stderr, "ciot bench: --benchmark_out %s\n", why);
+            return 2;
         }
+        gb_out.reset(out);
+        passthrough.push_back(std::string("--benchmark_out=") + ciot_out_temp_path(out));
     }
     if (!have_interleave) passthrough.push_back("--benchmark_enable_random_interleaving=true");
     if (!have_aggr) passthrough.push_back("--benchmark_display_aggregates_only=true");
@@ -505,34 +508,23 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
         if (ciot_warn_oversubscribed("bench", o.threads.v[i])) break;
     if ((rc = make_cases(benchmark::GetBenchmarkFilter())) >= 0) return rc;
     if ((rc = settle_memory()) >= 0) return rc;
-    // Output paths are checked before the long work: the temporary files are created now.
-    ciot_json *json = nullptr;
-    if (!o.json.empty() && ciot_json_open(o.json.c_str(), &json) != CIOT_OK) {
-        fprintf(stderr, "ciot bench: cannot write '%s' (--json)\n", o.json.c_str());
-        return 2;
-    }
-    if (!gb_out.tmp.empty()) {
-        FILE *f = fopen(gb_out.tmp.c_str(), "w");
-        if (!f) {
-            fprintf(stderr, "ciot bench: cannot write '%s' (--benchmark_out)\n", gb_out.path.c_str());
-            ciot_json_discard(json);
+    // Output paths are checked before the long work: their temporary files are created now (and removed
+    // on an interruption, harness/tmpfiles.h).
+    std::unique_ptr<ciot_json, void (*)(ciot_json *)> json(nullptr, ciot_json_discard);   // discarded unless committed
+    if (!o.json.empty()) {
+        ciot_json *j;
+        if (ciot_json_create(o.json.c_str(), &j, why, sizeof why) != CIOT_OK) {
+            fprintf(stderr, "ciot bench: --json %s\n", why);
             return 2;
         }
-        fclose(f);
+        json.reset(j);
     }
-    auto discard = [&]() {
-        if (json) ciot_json_discard(json);
-        if (!gb_out.tmp.empty()) remove(gb_out.tmp.c_str());
-    };
     ciot_context ctx;
     ciot_context_collect(&ctx);
     if (ciot_cache_resident(o.working_set))
         fprintf(stderr, "ciot bench: warning: the weight region is below 4 x LLC (%s): every case is labelled "
                         "cache-resident\n", ctx.llc_source);
-    if ((rc = prepare()) >= 0) {
-        discard();
-        return rc;
-    }
+    if ((rc = prepare()) >= 0) return rc;
 
     for (size_t i = 0; i < g->cases.size(); i++)
         benchmark::RegisterBenchmark(g->cases[i].name.c_str(), run_case, i)
@@ -559,15 +551,14 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
     ciot_context_finish(&ctx);
     print_summary(other_format ? stderr : stdout, o, g->cases, g->ruler, g->region);
     rc = 0;
-    if (!gb_out.tmp.empty() && rename(gb_out.tmp.c_str(), gb_out.path.c_str()) != 0) {
-        fprintf(stderr, "ciot bench: cannot write %s\n", gb_out.path.c_str());
-        remove(gb_out.tmp.c_str());
+    if (gb_out && ciot_out_commit(gb_out.release(), why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot bench: --benchmark_out %s\n", why);
         rc = 1;
     }
     if (json) {
-        const ciot_status st = write_json(json, o, g->cases, g->overheads, &ctx, g->ruler, g->region);
-        if (st != CIOT_OK) {
-            fprintf(stderr, "ciot bench: could not write '%s': %s\n", o.json.c_str(), ciot_status_str(st));
+        write_json(json.get(), o, g->cases, g->overheads, &ctx, g->ruler, g->region);
+        if (ciot_json_commit(json.release(), why, sizeof why) != CIOT_OK) {
+            fprintf(stderr, "ciot bench: --json %s\n", why);
             rc = 1;
         }
     }

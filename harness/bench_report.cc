@@ -163,7 +163,7 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
     ciot_json_end_object(j);
 }
 
-ciot_status write_json(ciot_json *j, const Options &o, const std::vector<Case> &cases,
+void write_json(ciot_json *j, const Options &o, const std::vector<Case> &cases,
                        const std::vector<Overhead> &overheads, ciot_context *ctx, const ciot_ruler &ruler,
                        const ciot_weight_region &region) {
     const bool cache = ciot_cache_resident(region.bytes);
@@ -198,7 +198,6 @@ ciot_status write_json(ciot_json *j, const Options &o, const std::vector<Case> &
     }
     ciot_json_end_array(j);
     ciot_json_end_object(j);
-    return ciot_json_close(j);
 }
 
 }  // namespace ciot_bench

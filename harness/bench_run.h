@@ -75,8 +75,8 @@ inline const char *pool_name(ciot_pool_kind k) { return k == CIOT_POOL_PERSISTEN
 // The table of every case (median (min - max) Gweights/s, GB/s, paired probe, ratio, flags) on f.
 void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, const ciot_ruler &ruler,
                    const ciot_weight_region &region);
-// The JSON document: context, protocol, every case with every repetition's pair. Returns CIOT_E_IO on failure.
-ciot_status write_json(ciot_json *j, const Options &o, const std::vector<Case> &cases,
+// The JSON document: context, protocol, every case with every repetition's pair (the caller commits it).
+void write_json(ciot_json *j, const Options &o, const std::vector<Case> &cases,
                        const std::vector<Overhead> &overheads, ciot_context *ctx, const ciot_ruler &ruler,
                        const ciot_weight_region &region);
 

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "measure.h"
 #include "opts.h"
+#include "output.h"
 #include "prefetch.h"
 #include "commands.h"
 #include "context.h"
@@ -290,9 +291,10 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
         ciot_replay_print(stdout, &rep, o->per_op);
         if (o->json) {
             ciot_context_finish(ctx);
-            if ((st = ciot_replay_write_json(o->json, &rep, ctx)) != CIOT_OK) {
-                fprintf(stderr, "ciot replay: could not write '%s': %s\n", o->json, ciot_status_str(st));
-                rc = 1;
+            char why[CIOT_WHY_MAX];
+            if ((st = ciot_replay_write_json(o->json, &rep, ctx, why, sizeof why)) != CIOT_OK) {
+                fprintf(stderr, "ciot replay: --json %s\n", why);
+                rc = st == CIOT_E_ARG ? 2 : 1;
             }
         }
     }
@@ -333,14 +335,10 @@ int ciot_cmd_replay(int argc, char **argv) {
             rc = settle_memory(&o, &m, n_ops, kernel->layout, ceiling_bytes, &ro, &region, &cold);
         }
     }
-    if (rc < 0 && o.json) {    /* a file we cannot write is refused now, not after the run */
-        ciot_json *j;
-        if (ciot_json_open(o.json, &j) != CIOT_OK) {
-            fprintf(stderr, "ciot replay: cannot write '%s' (--json)\n", o.json);
-            rc = 2;
-        } else {
-            ciot_json_discard(j);
-        }
+    char why[CIOT_WHY_MAX];
+    if (rc < 0 && o.json && ciot_output_check(o.json, why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot replay: --json %s\n", why);   /* refused now, not after the run */
+        rc = 2;
     }
     if (rc >= 0) {
         ciot_model_free(&m);

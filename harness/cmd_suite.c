@@ -14,6 +14,8 @@
 #include "commands.h"
 #include "context.h"
 #include "fileio.h"
+#include "incomplete.h"
+#include "output.h"
 #include "json.h"
 #include "measure.h"
 #include "opts.h"
@@ -86,7 +88,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     if (rc >= 0) return rc;
     ciot_context ctx;
     ciot_context_collect(&ctx);
-    char day[32], dir[2048], path[2200], why[2400];
+    char day[32], dir[2048], path[2200], why[CIOT_WHY_MAX];
     time_t now = time(NULL);
     strftime(day, sizeof day, "%Y%m%d-%H%M%S", gmtime(&now));
     snprintf(dir, sizeof dir, "%s/%s-%s-%s%s", results, day, ctx.host, ctx.commit, quick ? "-quick" : "");
@@ -98,26 +100,23 @@ int ciot_cmd_suite(int argc, char **argv) {
         fprintf(stderr, "ciot suite: cannot create the run folder %s: %s\n", dir, strerror(errno));
         return 2;
     }
-    snprintf(path, sizeof path, "%s/INCOMPLETE", dir);
-    const char note[] = "ciot suite has not finished this run (still running, interrupted, or a part failed); the "
-                        "other files here are whole\n";
-    if (ciot_write_atomic(path, note, sizeof note - 1, why, sizeof why) != CIOT_OK) {
+    if (ciot_run_mark_incomplete(dir, "ciot suite", why, sizeof why) != CIOT_OK) {
         fprintf(stderr, "ciot suite: %s\n", why);
         return 2;
     }
     fprintf(stderr, "ciot suite: run folder %s\n", dir);
     snprintf(path, sizeof path, "%s/context.json", dir);
     ciot_json *j;
-    if (ciot_json_open(path, &j) != CIOT_OK) {
-        fprintf(stderr, "ciot suite: cannot write %s\n", path);
+    if (ciot_json_create(path, &j, why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot suite: %s\n", why);
         return 2;
     }
     ciot_json_begin_object(j);
     ciot_context_write(j, &ctx);
     ciot_json_kv_bool(j, "quick", quick);
     ciot_json_end_object(j);
-    if (ciot_json_close(j) != CIOT_OK) {
-        fprintf(stderr, "ciot suite: cannot write %s\n", path);
+    if (ciot_json_commit(j, why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot suite: %s\n", why);
         return 1;
     }
 
@@ -174,8 +173,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     printf("\n%s", text ? text : "");
     free(text);
     printf("\nrun folder: %s\n", dir);
-    snprintf(path, sizeof path, "%s/INCOMPLETE", dir);
     if (failed) fprintf(stderr, "ciot suite: a part failed (see above); what finished is in %s, marked INCOMPLETE\n", dir);
-    else if (remove(path) != 0) fprintf(stderr, "ciot suite: cannot remove %s: %s\n", path, strerror(errno)), failed = 1;
+    else if (ciot_run_mark_complete(dir, why, sizeof why) != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why), failed = 1;
     return failed ? 1 : 0;
 }

@@ -187,9 +187,10 @@ static void json_run(ciot_json *j, const ciot_replay_report *rep, const ciot_run
     ciot_json_end_object(j);
 }
 
-ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *rep, const ciot_context *ctx) {
+ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *rep, const ciot_context *ctx, char *why,
+                                   size_t why_len) {
     ciot_json *j;
-    ciot_status st = ciot_json_open(path, &j);
+    ciot_status st = ciot_json_create(path, &j, why, why_len);
     if (st != CIOT_OK) return st;
     ciot_json_begin_object(j);
     ciot_json_key(j, "context");
@@ -256,5 +257,5 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
     for (int i = 0; i < rep->n_runs; i++) json_run(j, rep, &rep->runs[i]);
     ciot_json_end_array(j);
     ciot_json_end_object(j);
-    return ciot_json_close(j);
+    return ciot_json_commit(j, why, why_len);
 }

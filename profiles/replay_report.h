@@ -33,7 +33,9 @@ typedef struct {
 /* Prints the summary, the per-kind table of every run (per_op: one line per op instead), the slowest
  * ops, the straggler's figures and the profiler's overhead. */
 void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op);
-/* Writes the JSON document (ciot_json_open / close: a temporary file renamed when complete). */
-ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *rep, const ciot_context *ctx);
+/* Writes the JSON document through ciot_json_create / commit (harness/output.h); why gets the reason of
+ * a failure (CIOT_E_ARG: the path is refused; CIOT_E_IO: writing failed). */
+ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *rep, const ciot_context *ctx, char *why,
+                                   size_t why_len);
 
 #endif

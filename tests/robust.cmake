@@ -3,9 +3,9 @@
 # starts the real program, under the emulator when cross-compiling).
 ciot_test(test_output ${CMAKE_CURRENT_LIST_DIR}/test_output.c)
 set_tests_properties(test_output PROPERTIES TIMEOUT 120)
-add_test(NAME interrupt COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/interrupt.sh ${CMAKE_CROSSCOMPILING_EMULATOR}
+add_test(NAME test_interrupt COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/interrupt.sh ${CMAKE_CROSSCOMPILING_EMULATOR}
          $<TARGET_FILE:ciot>)
-set_tests_properties(interrupt PROPERTIES TIMEOUT 180)
+set_tests_properties(test_interrupt PROPERTIES TIMEOUT 180)
 ciot_test(test_nonfinite ${CMAKE_CURRENT_LIST_DIR}/test_nonfinite.c)
 ciot_test(test_model_limits ${CMAKE_CURRENT_LIST_DIR}/test_model_limits.c)
 ciot_test(test_run_inputs ${CMAKE_CURRENT_LIST_DIR}/test_run_inputs.c)
