@@ -209,7 +209,7 @@ static void test_refusals(void) {
     REFUSES("--model NAME|FILE is required", "--threads", "1");
     REFUSES("has none", "--model", "tiny-0.6b", "--kernel", "pq2_0_gemv_ref", "--batch", "4");
     REFUSES("unknown option '--frobnicate'", "--model", "tiny-0.6b", "--frobnicate", "1");
-    REFUSES("cannot write", "--model", "tiny-0.6b", "--json", "/nonexistent-dir/x.json");
+    REFUSES("--json /nonexistent-dir/x.json: no such directory", "--model", "tiny-0.6b", "--json", "/nonexistent-dir/x.json");
     remove(bad_line), remove(bad_shape), remove(huge);
 }
 
