@@ -1,9 +1,12 @@
-/* Fuzz target: the number and size parsers of the command line (harness/cli.c) against reference
+/* Fuzz target: the number, size, list, shape and decimal parsers of the command line (harness/cli.c) against reference
  * parsers written here from their contracts in cli.h: the same strings accepted, the same values,
  * whatever the bytes (overflow, signs, spaces, junk after the number, NaN and Inf spelled out).
  * ciot-fuzz-runs: 2000000 */
 #include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <strings.h>
 #include "cli.h"
 #include "fuzz.h"
@@ -39,6 +42,37 @@ static int ref_int(const char **s, int lo, int hi, int *out) {
     return 1;
 }
 
+/* "RxK": two whole numbers in [lo, hi] joined by x or X, nothing else. */
+static int ref_shape(const char *s, int lo, int hi, int *r, int *k) {
+    if (!ref_int(&s, lo, hi, r) || (*s != 'x' && *s != 'X')) return 0;
+    s++;
+    return ref_int(&s, lo, hi, k) && !*s;
+}
+
+/* A finite decimal: [+-]digits[.digits][e[+-]digits], with digits on at least one side of the point,
+ * nothing before or after; the value strtod gives must be finite. */
+static int ref_double(const char *s, double *out) {
+    const char *p = s;
+    if (*p == '+' || *p == '-') p++;
+    int digits = 0;
+    while (isdigit((unsigned char)*p)) p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (isdigit((unsigned char)*p)) p++, digits++;
+    }
+    if (!digits) return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return 0;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    if (*p) return 0;
+    errno = 0;
+    *out = strtod(s, NULL);
+    return errno != ERANGE && isfinite(*out);
+}
+
 static int ref_list(const char *s, int lo, int hi, int *vals, int cap, int *n) {
     *n = 0;
     for (;;) {
@@ -65,7 +99,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *s = malloc(in.left + 1);
     memcpy(s, in.p, in.left);
     s[in.left] = 0;
-    if (which % 3 == 0) {
+    if (which % 5 == 3) {
+        int r = 0, k = 0, wr = 0, wk = 0;
+        const int ok = ciot_parse_shape(s, lo, hi, &r, &k) == CIOT_OK, ref = ref_shape(s, lo, hi, &wr, &wk);
+        FUZZ_ASSERT(ok == ref && (!ok || (r == wr && k == wk)), "shape '%s' in [%d, %d]: %d %dx%d, reference %d %dx%d", s,
+                    lo, hi, ok, r, k, ref, wr, wk);
+    } else if (which % 5 == 4) {
+        double got = 7, want = 0;
+        const int ok = ciot_parse_double(s, &got) == CIOT_OK, ref = ref_double(s, &want);
+        FUZZ_ASSERT(ok == ref && (!ok || got == want), "double '%s': %d %g, reference %d %g", s, ok, got, ref, want);
+        FUZZ_ASSERT(!ok || isfinite(got), "double '%s' accepted as %g", s, got);
+    } else if (which % 3 == 0) {
         size_t got = 7, want = 0;
         const int ok = ciot_parse_size(s, &got) == CIOT_OK, ref = ref_size(s, &want);
         FUZZ_ASSERT(ok == ref && (!ok || got == want), "size '%s': %d %zu, reference %d %zu", s, ok, got, ref, want);
