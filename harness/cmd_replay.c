@@ -28,7 +28,7 @@ static const size_t GIB = (size_t)1 << 30;
 enum { MEM_AUTO = 2 };      /* --memory auto (index 2 of full|ring|auto), settled by settle_memory */
 
 typedef struct {
-    const char *model, *kernel, *json, *dispatch_name, *straggler_arg;
+    const char *model, *kernel, *json, *dispatch_name, *straggler_arg, *dump_ops;
     int threads, tokens, batch, chunk, ops, no_pin, per_op, prefetch_off, pages_small;
     ciot_dispatch dispatch[CIOT_DISPATCH_N];
     int n_dispatch;
@@ -72,10 +72,12 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
     parse_dispatch("all", o);
     const ciot_opt opts[] = {
         {"--model", CIOT_OPT_STRING, &o->model, 0, 0, NULL, "NAME|FILE",
-         "profiles/NAME.ops of the source tree, or an op-list file (profiles/README.md)", NULL},
+         "profiles/NAME.ops of the source tree, an op-list file (profiles/README.md), or a\n"
+         "GGUF file: its 2-D ternary tensors in block order, their real bytes when they fit", NULL},
         {"--kernel", CIOT_OPT_STRING, &o->kernel, 0, 0, NULL, "NAME",
-         "the kernel (default: the best this CPU runs for the t2p layout; with --batch > 1\n"
-         "the best gemm kernel of the named kernel's layout)", NULL},
+         "the kernel (default: the best this CPU runs for the t2p layout, or for a GGUF file the\n"
+         "best for each tensor type; with --batch > 1 the best gemm kernel of the named kernel's\n"
+         "layout)", NULL},
         {"--threads", CIOT_OPT_INT, &o->threads, 1, MAX_THREADS, NULL, "T", "threads of the persistent pool (default: the cores)", NULL},
         {"--dispatch", CIOT_OPT_STRING, &o->dispatch_name, 0, 0, NULL, "D",
          "static (one slice per thread, one barrier per op), chunks (atomic row chunks, two\n"
@@ -101,6 +103,8 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
          "the probe buffer (default max(4 x LLC, 1G); below that the ceiling is flagged)", NULL},
         {"--ring-size", CIOT_OPT_SIZE, &o->ring_bytes, 1 << 20, 1e18, NULL, "BYTES",
          "the ring region (default max(4 x LLC, 1G) + the largest matvec)", NULL},
+        {"--dump-ops", CIOT_OPT_STRING, &o->dump_ops, 0, 0, NULL, "FILE",
+         "write the replayed ops as an op list (profiles/README.md), e.g. those a GGUF file gives", NULL},
         {"--json", CIOT_OPT_STRING, &o->json, 0, 0, NULL, "FILE", "everything as JSON (profiles/README.md)", NULL},
     };
     const ciot_cmdline c = {"replay", "--model NAME|FILE [options]",
@@ -157,6 +161,54 @@ static int pick_kernel(const replay_opts *o, const ciot_kernel **out) {
     return -1;
 }
 
+/* The best kernel this CPU runs for format f and op that takes rows x K (the registry's order): as a
+ * runtime keeps the plain path for a matrix a repacked layout cannot take. NULL when none. */
+static const ciot_kernel *best_for_shape(ciot_format f, ciot_op op, int rows, int K) {
+    const unsigned cpu = ciot_cpu_features();
+    const ciot_kernel *best = NULL;
+    for (int i = 0; i < ciot_kernel_count(); i++) {
+        const ciot_kernel *k = ciot_kernel_at(i);
+        if (k->layout->source == f && k->op == op && !ciot_kernel_missing(k, cpu) &&
+            ciot_layout_check(k->layout, rows, K) == CIOT_OK)
+            best = k;
+    }
+    return best;
+}
+
+/* GGUF models: each op's kernel by its format (model.h): --kernel for the format it reads, else the best
+ * this CPU runs for the format and shape (a gemm with --batch > 1). *first: the first op's, the replay's
+ * default. Returns -1 when every op has one, else the exit code. */
+static int pick_op_kernels(const replay_opts *o, ciot_model *m, int n_ops, const ciot_kernel *named,
+                           const ciot_kernel **first) {
+    const ciot_op op_kind = o->batch > 1 ? CIOT_OP_GEMM : CIOT_OP_GEMV;
+    int named_used = 0;
+    for (int i = 0; i < n_ops; i++) {
+        ciot_model_op *op = &m->ops[i];
+        const ciot_kernel *k = named && (int)named->layout->source == op->format
+                                   ? named : best_for_shape((ciot_format)op->format, op_kind, op->rows, op->K);
+        if (!k) {
+            fprintf(stderr, "ciot replay: %s: no %s kernel for %s (%s) runs on this CPU\n", m->path,
+                    op_kind == CIOT_OP_GEMM ? "gemm" : "gemv", op->name, ciot_format_name((ciot_format)op->format));
+            return 2;
+        }
+        named_used |= k == named;
+        op->kernel = k;
+        /* a fused matvec is one kernel's: a run whose kernels differ (one of its shapes kept the plain
+         * path) is split where they do */
+        if (i && op->fuse >= 0 && op->fuse == m->ops[i - 1].fuse && k != m->ops[i - 1].kernel) {
+            const int old = op->fuse, fresh = m->n_fuse++;
+            for (int j = i; j < n_ops && m->ops[j].fuse == old; j++) m->ops[j].fuse = fresh;
+        }
+    }
+    if (named && !named_used) {
+        fprintf(stderr, "ciot replay: kernel %s reads %s, and %s has no %s tensor among the replayed ops\n", named->name,
+                ciot_format_name(named->layout->source), m->path, ciot_format_name(named->layout->source));
+        return 2;
+    }
+    *first = m->ops[0].kernel;
+    return -1;
+}
+
 /* Settles full or ring against the memory available (less the probe buffer); returns -1 when it fits,
  * else the exit code. */
 static int settle_memory(const replay_opts *o, const ciot_model *m, int n_ops, const ciot_layout *l, size_t probe_bytes,
@@ -170,7 +222,8 @@ static int settle_memory(const replay_opts *o, const ciot_model *m, int n_ops, c
     int mem = o->memory;
     if (mem == MEM_AUTO) {
         const int full_ok = !avail || full <= avail / 10 * 6;
-        if (full_ok && full >= cold_min) mem = CIOT_MEMORY_FULL;
+        /* a GGUF model replays its real bytes, which only the full plan holds: full whenever it fits */
+        if (full_ok && (full >= cold_min || m->gguf)) mem = CIOT_MEMORY_FULL;
         else if (!avail || ring <= fit) mem = CIOT_MEMORY_RING;
         else if (full_ok) mem = CIOT_MEMORY_FULL;
         else mem = CIOT_MEMORY_RING;     /* refused below */
@@ -269,7 +322,8 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
         .memory_bytes = ciot_replay_memory_bytes(r), .weight_bytes = ciot_replay_weight_bytes(r),
         .probe_gbs = rs->probe_gbs, .ceiling_gbs = probe.median, .ceiling_buffer = ruler->bytes,
         .probe_huge_fraction = ruler->huge_fraction, .weights_huge_fraction = ciot_replay_huge_fraction(r),
-        .prefetch = ro->prefetch, .overhead_dispatch = o->dispatch[0], .overhead_off_ms = off_median,
+        .prefetch = ro->prefetch, .real_ops = ciot_replay_real_ops(r), .left_out = m->left_out,
+        .overhead_dispatch = o->dispatch[0], .overhead_off_ms = off_median,
         .overhead_off_min_ms = off_min,
         .straggler = o->straggler, .straggler_us = o->straggler_us, .runs = runs, .n_runs = o->n_dispatch,
     };
@@ -327,7 +381,8 @@ int ciot_cmd_replay(int argc, char **argv) {
         fprintf(stderr, "ciot replay: --straggler thread %d, but the pool has threads 0..%d\n", o.straggler,
                 threads - 1);
         rc = 2;
-    } else if ((rc = pick_kernel(&o, &kernel)) < 0) {
+    } else if ((rc = pick_kernel(&o, &kernel)) < 0 && (!m.gguf || (rc = pick_op_kernels(&o, &m, n_ops, o.kernel ? kernel : NULL,
+                                                                                          &kernel)) < 0)) {
         if (ciot_model_check(&m, n_ops, kernel->layout, err, sizeof err) != CIOT_OK) {
             fprintf(stderr, "ciot replay: %s (kernel %s)\n", err, kernel->name);
             rc = 2;
@@ -340,10 +395,19 @@ int ciot_cmd_replay(int argc, char **argv) {
         fprintf(stderr, "ciot replay: --json %s\n", why);   /* refused now, not after the run */
         rc = 2;
     }
+    if (rc < 0 && o.dump_ops) {
+        const ciot_status st = ciot_model_write_ops(&m, n_ops, o.dump_ops, why, sizeof why);
+        if (st != CIOT_OK) fprintf(stderr, "ciot replay: --dump-ops %s\n", why), rc = st == CIOT_E_ARG ? 2 : 1;
+        else fprintf(stderr, "ciot replay: wrote the %d ops to %s\n", n_ops, o.dump_ops);
+    }
     if (rc >= 0) {
         ciot_model_free(&m);
         return rc;
     }
+    if (m.left_out[0]) fprintf(stderr, "ciot replay: %s: left out: %s\n", m.path, m.left_out);
+    if (m.gguf && ro.memory == CIOT_MEMORY_RING)
+        fprintf(stderr, "ciot replay: the ring holds drawn bytes, not the file's (the whole model does not fit, or "
+                        "--memory ring was asked)\n");
     ciot_warn_oversubscribed("replay", threads);
     if (!cold)
         fprintf(stderr, "ciot replay: warning: %.2f GiB of weights is less than 4x the last-level cache plus the "

@@ -54,5 +54,12 @@ const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, unsigned c
     return best;
 }
 
+const ciot_kernel *ciot_kernel_best_source(ciot_format f, ciot_op op, unsigned cpu) {
+    const ciot_kernel *best = NULL;
+    for (int i = 0; i < ciot_kernel_count(); i++)
+        if (table[i]->layout->source == f && table[i]->op == op && !ciot_kernel_missing(table[i], cpu)) best = table[i];
+    return best;
+}
+
 int ciot_layout_count(void) { return (int)(sizeof layouts / sizeof layouts[0]); }
 const ciot_layout *ciot_layout_at(int i) { return i >= 0 && i < ciot_layout_count() ? layouts[i] : NULL; }

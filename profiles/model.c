@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "gguf.h"
 
 enum { MAX_DIM = 1 << 30, MAX_TOKENS = 16 };
 static const long long MAX_WEIGHTS = 1LL << 62;
@@ -141,6 +142,7 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
         }
         ciot_model_op *op = &m->ops[m->n_ops];
         st = parse_op(w, nw, file, line, op, &group, err, errlen);
+        op->format = -1;
         if (st != CIOT_OK) break;
         /* rows and K are at most 2^30 each: a sum past 2^62 weights is no model, and would overflow */
         weights += (long long)op->rows * op->K;
@@ -181,15 +183,37 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
     return st;
 }
 
+/* A GGUF file: named .gguf, or starting with the magic. */
+static int is_gguf(const char *path, FILE *f) {
+    const size_t n = strlen(path);
+    char magic[4];
+    const int named = n > 5 && !strcmp(path + n - 5, ".gguf");
+    const int magic_ok = fread(magic, 1, 4, f) == 4 && !memcmp(magic, "GGUF", 4);
+    rewind(f);
+    return named || magic_ok;
+}
+
 ciot_status ciot_model_load(const char *name_or_file, ciot_model *m, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
     char path[1024], known[512];
+    struct stat sb;
+    if (name_or_file && stat(name_or_file, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return ciot_error(CIOT_E_ARG, err, errlen, "%s is a directory: --model takes an op-list file, a .gguf file "
+                                                   "or a name (known: %s)", name_or_file, ciot_model_list(known, sizeof known));
     if (ciot_model_resolve(name_or_file, path, sizeof path) != CIOT_OK)
         return ciot_error(
             CIOT_E_UNKNOWN, err, errlen, "unknown model '%s': no such file, and no profiles/%s.ops (known: %s)",
             name_or_file ? name_or_file : "", name_or_file ? name_or_file : "", ciot_model_list(known, sizeof known));
     FILE *f = fopen(path, "rb");
     if (!f) return ciot_error(CIOT_E_IO, err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    if (is_gguf(path, f)) {
+        fclose(f);
+        ciot_gguf *g;
+        char why[512];
+        const ciot_status st = ciot_gguf_open(path, &g, why, sizeof why);
+        if (st != CIOT_OK) return ciot_error(st, err, errlen, "%s: %s", path, why);
+        return ciot_model_from_gguf(g, path, m, err, errlen);
+    }
     size_t cap = 1 << 16, n = 0;
     char *text = malloc(cap);
     for (size_t got; text && (got = fread(text + n, 1, cap - n - 1, f)) > 0;) {
@@ -219,18 +243,21 @@ ciot_status ciot_model_load(const char *name_or_file, ciot_model *m, char *err, 
 
 void ciot_model_free(ciot_model *m) {
     free(m->ops);
+    if (m->gguf) ciot_gguf_close(m->gguf);
     m->ops = NULL;
+    m->gguf = NULL;
     m->n_ops = m->n_fuse = 0;
 }
 
 ciot_status ciot_model_check(const ciot_model *m, int n_ops, const ciot_layout *l, char *err, size_t errlen) {
     for (int i = 0; i < n_ops && i < m->n_ops; i++) {
         const ciot_model_op *op = &m->ops[i];
-        if (ciot_layout_check(l, op->rows, op->K) != CIOT_OK)
+        const ciot_layout *ol = ciot_op_layout(op, l);
+        if (ciot_layout_check(ol, op->rows, op->K) != CIOT_OK)
             return ciot_error(CIOT_E_SHAPE, err, errlen,
                               "%s:%d: %s is %dx%d, a shape the %s layout cannot take (rows must be a multiple of %d, "
                               "K of %d)",
-                              m->path, op->line, op->name, op->rows, op->K, l->name, l->tile_rows, l->k_multiple);
+                              m->path, op->line, op->name, op->rows, op->K, ol->name, ol->tile_rows, ol->k_multiple);
     }
     return CIOT_OK;
 }

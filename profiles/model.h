@@ -15,8 +15,14 @@ typedef struct {
     int rows, K;
     int lm_head;            /* the flag lm_head: the output projection */
     int fuse;               /* fuse group index (a run of consecutive ops with the same fuse=NAME), -1: none */
-    int line;               /* 1-based line in the file */
+    int line;               /* 1-based line in the file (GGUF: the tensor's index + 1) */
+    int format;             /* the weights' ciot_format (a GGUF tensor's type); -1 when the op list does not say */
+    const void *data;       /* the op's real source bytes (a GGUF tensor inside the mapped file), NULL: none */
+    size_t data_bytes;
+    const ciot_kernel *kernel;  /* the kernel chosen for this op (by the caller, per format); NULL: the replay's */
 } ciot_model_op;
+
+struct ciot_gguf;
 
 typedef struct {
     char name[128];         /* the file's stem, e.g. "bonsai-2-27b" */
@@ -24,19 +30,36 @@ typedef struct {
     ciot_model_op *ops;
     int n_ops;
     int n_fuse;             /* fuse groups */
+    char left_out[1024];    /* GGUF: the tensors not replayed and why ("" when none) */
+    struct ciot_gguf *gguf; /* GGUF: the mapped file the ops' data point into (closed by ciot_model_free) */
 } ciot_model;
 
 /* NAME -> <source tree>/profiles/NAME.ops, or a path to a file. CIOT_E_UNKNOWN when neither exists. */
 ciot_status ciot_model_resolve(const char *name_or_file, char *path, size_t len);
-/* Resolves, reads and parses. Errors: CIOT_E_UNKNOWN (no such model), CIOT_E_IO, CIOT_E_ARG (a bad
- * line), CIOT_E_NOMEM; err receives "FILE:LINE: what is wrong". */
+/* Resolves, reads and parses: an op list, or a GGUF file (its name ends in .gguf, or it starts with the
+ * GGUF magic), whose 2-D ternary tensors become the ops (model_gguf.c). Errors: CIOT_E_UNKNOWN (no such
+ * model), CIOT_E_IO, CIOT_E_ARG (a bad line), CIOT_E_FORMAT (a malformed GGUF), CIOT_E_NOMEM; err
+ * receives "FILE:LINE: what is wrong" or "FILE: what is wrong". */
 ciot_status ciot_model_load(const char *name_or_file, ciot_model *m, char *err, size_t errlen);
 /* Parses text as the contents of `file` (used in messages and for the model's name). */
 ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, char *err, size_t errlen);
 void ciot_model_free(ciot_model *m);
 
-/* CIOT_E_SHAPE when one of the first n_ops ops is a shape the layout cannot take; err names its line. */
+/* CIOT_E_SHAPE when one of the first n_ops ops is a shape its layout cannot take (the op's kernel's
+ * layout, or l for ops without a kernel of their own); err names its line. */
 ciot_status ciot_model_check(const ciot_model *m, int n_ops, const ciot_layout *l, char *err, size_t errlen);
+/* The layout an op is stored in: its own kernel's, else l. */
+static inline const ciot_layout *ciot_op_layout(const ciot_model_op *op, const ciot_layout *l) {
+    return op->kernel ? op->kernel->layout : l;
+}
+/* A GGUF model: the 2-D ternary tensors of g in block order (blk.N. prefixes, then the rest, the output
+ * projection last and flagged lm_head), each op named after its tensor without ".weight"; ffn_gate +
+ * ffn_up and attn_q + attn_k + attn_v of a block are placed together and fused when they share K and
+ * format. The embedding (token_embd) is a row lookup, not a matvec: it is left out, and so are tensors of
+ * other types and shapes; m->left_out says which. m takes over g. */
+ciot_status ciot_model_from_gguf(struct ciot_gguf *g, const char *path, ciot_model *m, char *err, size_t errlen);
+/* Writes the first n_ops ops as an op list (profiles/README.md), with each op's format as a comment. */
+ciot_status ciot_model_write_ops(const ciot_model *m, int n_ops, const char *path, char *why, size_t why_len);
 
 /* Weights (rows x K summed) of the first n_ops ops, with or without the LM head. */
 long long ciot_model_weights(const ciot_model *m, int n_ops, int with_lm_head);

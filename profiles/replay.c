@@ -29,6 +29,7 @@ struct ciot_replay {
     unsigned char **xq_own;                 /* one per thread (static and fused dispatch) */
     float *y;
     thread_slot *slots;
+    int real_ops;                           /* ops holding the model's real bytes */
     int timing;                             /* the pool's timing state as last set */
 };
 
@@ -69,7 +70,7 @@ void ciot_replay_sizes(const ciot_model *m, int n_ops, const ciot_layout *l, siz
             full = add_sat(full, align64(group));
             group = 0;
         }
-        group = add_sat(group, ciot_layout_bytes(l, m->ops[i].rows, m->ops[i].K));
+        group = add_sat(group, ciot_layout_bytes(ciot_op_layout(&m->ops[i], l), m->ops[i].rows, m->ops[i].K));
         if (group > biggest) biggest = group;
     }
     full = add_sat(full, align64(group));
@@ -95,7 +96,6 @@ static void step_names(ciot_replay_step *s, const ciot_model *m) {
 /* Ops as steps (static, chunks) and fuse groups as steps (fused), with their places in a group. */
 static ciot_status build_steps(ciot_replay *r) {
     const ciot_model *m = r->o.model;
-    const ciot_layout *l = r->o.kernel->layout;
     const int n = r->o.n_ops;
     int *group_of = malloc((size_t)n * sizeof *group_of);
     if (!group_of) return CIOT_E_NOMEM;
@@ -108,13 +108,14 @@ static ciot_status build_steps(ciot_replay *r) {
     }
     for (int i = 0; i < n; i++) {
         const ciot_model_op *op = &m->ops[i];
+        const ciot_kernel *k = op->kernel ? op->kernel : r->o.kernel;
         const int g = group_of[i];
         ciot_replay_step *s = &ops[i], *f = &fused[g];
         *s = (ciot_replay_step){.first_op = i, .n_ops = 1, .rows = op->rows, .K = op->K, .lm_head = op->lm_head,
-                                .bytes = ciot_layout_bytes(l, op->rows, op->K), .group = g,
+                                .bytes = ciot_layout_bytes(k->layout, op->rows, op->K), .kernel = k, .group = g,
                                 .offset = r->group_bytes[g]};
         step_names(s, m);
-        if (f->n_ops == 0) *f = (ciot_replay_step){.first_op = i, .K = op->K, .group = g};
+        if (f->n_ops == 0) *f = (ciot_replay_step){.first_op = i, .K = op->K, .kernel = k, .group = g};
         f->n_ops++;
         f->rows += op->rows;
         f->bytes += s->bytes;
@@ -136,9 +137,36 @@ static ciot_status build_steps(ciot_replay *r) {
     return CIOT_OK;
 }
 
+/* Full memory: every op that carries its real source bytes (a GGUF tensor) is packed into its place (the
+ * places group_base gives a token from the region's start), the others keep the drawn bytes. */
+static ciot_status fill_real_bytes(ciot_replay *r) {
+    const ciot_replay_step *ops = r->steps[CIOT_DISPATCH_STATIC];
+    size_t group_at = 0;
+    for (int i = 0; i < r->o.n_ops; i++) {
+        const ciot_model_op *op = &r->o.model->ops[i];
+        if (i && ops[i].group != ops[i - 1].group) group_at += align64(r->group_bytes[ops[i - 1].group]);
+        if (!op->data || op->format != (int)ops[i].kernel->layout->source) continue;
+        void *copy = malloc(op->data_bytes ? op->data_bytes : 1);   /* the file's bytes may be misaligned */
+        if (!copy) return CIOT_E_NOMEM;
+        memcpy(copy, op->data, op->data_bytes);
+        const ciot_status st = ciot_layout_pack(ops[i].kernel->layout, copy, r->region.base + group_at + ops[i].offset,
+                                                op->rows, op->K);
+        free(copy);
+        if (st != CIOT_OK) return st;
+        r->real_ops++;
+    }
+    return CIOT_OK;
+}
+
 static ciot_status alloc_activations(ciot_replay *r) {
-    const ciot_act_format *a = r->o.kernel->act;
-    const size_t xf = (size_t)r->o.batch * (size_t)r->max_k, xq = align64(ciot_act_bytes(a, r->o.batch, r->max_k));
+    /* the quantized buffers hold the largest activation format of the ops' kernels */
+    size_t xq = align64(ciot_act_bytes(r->o.kernel->act, r->o.batch, r->max_k));
+    for (int i = 0; i < r->o.n_ops; i++) {
+        const ciot_kernel *k = r->o.model->ops[i].kernel;
+        const size_t need = k ? align64(ciot_act_bytes(k->act, r->o.batch, r->max_k)) : 0;
+        if (need > xq) xq = need;
+    }
+    const size_t xf = (size_t)r->o.batch * (size_t)r->max_k;
     r->xf = aligned_alloc(64, align64(xf * sizeof *r->xf));
     r->xq = aligned_alloc(64, xq);
     r->xq_own = calloc((size_t)r->threads, sizeof *r->xq_own);
@@ -174,6 +202,7 @@ ciot_status ciot_replay_create(const ciot_replay_opts *o, int threads, ciot_repl
         /* Every group must fit in the region on its own. */
         for (int g = 0; st == CIOT_OK && g < r->n_groups; g++)
             if (r->group_bytes[g] > r->region.bytes) st = CIOT_E_NOMEM;
+        if (st == CIOT_OK && o->memory == CIOT_MEMORY_FULL) st = fill_real_bytes(r);
     }
     if (st != CIOT_OK) {
         ciot_replay_destroy(r);
@@ -182,6 +211,8 @@ ciot_status ciot_replay_create(const ciot_replay_opts *o, int threads, ciot_repl
     *out = r;
     return CIOT_OK;
 }
+
+int ciot_replay_real_ops(const ciot_replay *r) { return r->real_ops; }
 
 void ciot_replay_destroy(ciot_replay *r) {
     if (!r) return;
@@ -236,6 +267,7 @@ void ciot_replay_record_free(ciot_replay_record *rec) {
 
 typedef struct {
     ciot_replay *r;
+    const ciot_kernel *k;       /* the step's kernel */
     ciot_mm mm;                 /* x is set per dispatch: own copy or the shared one */
     int tiles;
     ciot_chunks chunks;
@@ -255,7 +287,7 @@ static void maybe_delay(step_job *j, int t) {
 /* Thread t's part of quantizing the step's activations into the shared buffer: K-blocks of one row,
  * or groups of activation rows for multi-row formats. */
 static void quantize_part(step_job *j, int t, int n) {
-    const ciot_act_format *a = j->r->o.kernel->act;
+    const ciot_act_format *a = j->k->act;
     const int K = j->mm.K, batch = j->mm.batch;
     int first, count;
     if (a->group_rows == 1) {
@@ -280,11 +312,11 @@ static void static_task(void *arg, int t, int n) {
     step_job *j = arg;
     ciot_mm mm = j->mm;
     mm.x = j->r->xq_own[t];
-    j->r->o.kernel->act->quantize(j->r->xf, j->r->xq_own[t], mm.batch, mm.K);
+    j->k->act->quantize(j->r->xf, j->r->xq_own[t], mm.batch, mm.K);
     int first, count;
     ciot_split_static(j->tiles, t, n, &first, &count);
     maybe_delay(j, t);
-    if (count) j->r->o.kernel->compute(&mm, first, count);
+    if (count) j->k->compute(&mm, first, count);
 }
 
 /* chunks, first job (the runtime's first barrier): the threads quantize the activations together into
@@ -302,7 +334,7 @@ static void chunks_task(void *arg, int t, int n) {
     int first, count, delayed = 0;
     while (ciot_chunks_next(&j->chunks, &first, &count)) {
         if (!delayed) maybe_delay(j, t), delayed = 1;
-        j->r->o.kernel->compute(&j->mm, first, count);
+        j->k->compute(&j->mm, first, count);
     }
     if (!delayed) maybe_delay(j, t);
 }
@@ -345,15 +377,14 @@ uint64_t ciot_replay_token(ciot_replay *r, ciot_pool *p, ciot_dispatch d, ciot_r
         memset(rec->injected_ns, 0, cells * sizeof *rec->injected_ns);
         for (int t = 0; t < r->threads; t++) r->slots[t].injected_ns = 0;
     }
-    const ciot_layout *l = r->o.kernel->layout;
     int group = -1;
     const unsigned char *base = NULL;
     const uint64_t t0 = ciot_now_ns();
     for (int s = 0; s < n; s++) {
         const ciot_replay_step *st = &steps[s];
         if (st->group != group) base = group_base(r, group = st->group);
-        step_job j = {r, {base + st->offset, r->xq, r->y, st->rows, st->K, r->o.batch, st->rows, r->o.prefetch},
-                      st->rows / l->tile_rows, {0}};
+        step_job j = {r, st->kernel, {base + st->offset, r->xq, r->y, st->rows, st->K, r->o.batch, st->rows, r->o.prefetch},
+                      st->rows / st->kernel->layout->tile_rows, {0}};
         const uint64_t s0 = timing ? ciot_now_ns() : 0;
         if (d == CIOT_DISPATCH_CHUNKS) {
             ciot_pool_run(p, prepare_task, &j);

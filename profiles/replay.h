@@ -42,6 +42,7 @@ typedef struct {
     int rows, K;
     int lm_head;
     size_t bytes;               /* packed weight bytes (scales included) */
+    const ciot_kernel *kernel;  /* the op's own kernel (per format, model.h), or the replay's */
     int group;                  /* memory group (a fuse group, or the op alone) */
     size_t offset;              /* bytes from its group's start */
 } ciot_replay_step;
@@ -59,7 +60,8 @@ typedef struct ciot_replay ciot_replay;
 
 /* Memory a replay needs, without allocating: the whole model (groups 64-byte aligned), the largest
  * group, and the default ring: max(4 x last-level cache, 1 GiB) + the largest group. A sum that would
- * overflow is SIZE_MAX (the parser's 2^62-weight limit keeps real models far below). */
+ * overflow is SIZE_MAX (the parser's 2^62-weight limit keeps real models far below). Each op is sized
+ * in its own kernel's layout (model.h), l for ops without one. */
 void ciot_replay_sizes(const ciot_model *m, int n_ops, const ciot_layout *l, size_t *full_bytes, size_t *max_group,
                        size_t *ring_bytes);
 
@@ -71,6 +73,8 @@ int ciot_replay_steps(const ciot_replay *r, ciot_dispatch d, const ciot_replay_s
 size_t ciot_replay_weight_bytes(const ciot_replay *r);  /* packed weight bytes one token reads */
 size_t ciot_replay_memory_bytes(const ciot_replay *r);  /* the weight region allocated */
 double ciot_replay_huge_fraction(const ciot_replay *r); /* its share backed by huge pages, -1 unknown */
+/* Ops whose weights are the model's real bytes (GGUF, full memory); the others hold drawn bytes. */
+int ciot_replay_real_ops(const ciot_replay *r);
 
 ciot_status ciot_replay_record_alloc(ciot_replay_record *rec, int steps, int threads);
 void ciot_replay_record_free(ciot_replay_record *rec);

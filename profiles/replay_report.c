@@ -79,6 +79,9 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
     fprintf(f, "# ciot replay: %s (%s), %d of %d ops, kernel %s, %d thread%s (%s), batch %d\n", rep->model->name,
             rep->model->path, rep->n_ops, rep->model->n_ops, rep->kernel->name, rep->threads,
             rep->threads > 1 ? "s" : "", rep->pinned ? "pinned" : "not pinned", rep->batch);
+    if (rep->real_ops) fprintf(f, "# the file's real bytes for %d of %d ops%s\n", rep->real_ops, rep->n_ops,
+                               rep->real_ops < rep->n_ops ? " (the others drawn)" : "");
+    if (rep->left_out && rep->left_out[0]) fprintf(f, "# left out: %s\n", rep->left_out);
     fprintf(f, "# weights %.3f GB per pass; memory %s (%.2f GiB%s); %d tokens after 1 warm-up, interleaved\n", gb,
             rep->memory == CIOT_MEMORY_FULL ? "full" : "ring", (double)rep->memory_bytes / (1 << 30),
             rep->cold ? ", every op starts cold" : ", smaller than 4x the LLC: ops may hit the cache", rep->tokens);
@@ -116,6 +119,8 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
             rep->overhead_on_min_ms, rep->overhead_off_min_ms, pct_min);
 }
 
+static const char rep_kernel_unknown[] = "unknown";
+
 static void json_op(ciot_json *j, const ciot_run_stats *run, int i) {
     const ciot_replay_step *st = &run->steps[i];
     const ciot_step_stats *x = &run->step[i];
@@ -125,6 +130,7 @@ static void json_op(ciot_json *j, const ciot_run_stats *run, int i) {
     ciot_json_kv_int(j, "rows", st->rows);
     ciot_json_kv_int(j, "K", st->K);
     ciot_json_kv_int(j, "fused_ops", st->n_ops);
+    ciot_json_kv_string(j, "op_kernel", st->kernel ? st->kernel->name : rep_kernel_unknown);
     ciot_json_kv_int(j, "bytes", (long long)st->bytes);
     ciot_json_kv_bool(j, "lm_head", st->lm_head);
     ciot_json_kv_fixed(j, "wall_us", x->wall_us, 3);
@@ -201,6 +207,8 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
     ciot_json_kv_string(j, "model_file", rep->model->path);
     ciot_json_kv_int(j, "ops_replayed", rep->n_ops);
     ciot_json_kv_int(j, "ops_in_model", rep->model->n_ops);
+    ciot_json_kv_int(j, "ops_with_real_bytes", rep->real_ops);
+    ciot_json_kv_string(j, "left_out", rep->left_out ? rep->left_out : "");
     ciot_json_kv_string(j, "kernel", rep->kernel->name);
     ciot_json_kv_string(j, "layout", rep->kernel->layout->name);
     ciot_json_kv_int(j, "threads", rep->threads);

@@ -21,6 +21,8 @@ typedef struct {
     size_t ceiling_buffer;
     double probe_huge_fraction, weights_huge_fraction;  /* shares backed by huge pages, -1 unknown */
     size_t prefetch;            /* the kernels' and the probe's software prefetch, bytes ahead (0: off) */
+    int real_ops;               /* ops replayed on the model's real bytes (GGUF, full memory); others drawn */
+    const char *left_out;       /* GGUF: the tensors not replayed and why ("" when none) */
     ciot_dispatch overhead_dispatch;
     double overhead_on_ms, overhead_off_ms;        /* medians over tokens */
     double overhead_on_min_ms, overhead_off_min_ms; /* fastest tokens: less exposed to a busy machine */

@@ -15,7 +15,7 @@ set_tests_properties(test_gguf_reader PROPERTIES FIXTURES_REQUIRED gguf_files TI
 set_property(TEST test_gguf_reader APPEND PROPERTY ENVIRONMENT "CIOT_GGUF_DIR=${gguf_dir}")
 
 string(JOIN " " gguf_emulator ${CMAKE_CROSSCOMPILING_EMULATOR})
-set(gguf_parts list check run broken)
+set(gguf_parts list check run broken replay)
 if(NOT CMAKE_CROSSCOMPILING)   # bench needs two 1 GiB buffers: natively only, not under the emulator
   list(APPEND gguf_parts bench)
 endif()

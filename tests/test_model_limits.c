@@ -57,7 +57,8 @@ static void test_sizes_saturate(void) {
     /* Built by hand, past what the parser accepts: 64 ops of 2^30 x 2^30 need 2^64 bytes and more. */
     ciot_model m = {.name = "huge", .path = "huge.ops", .n_ops = 64};
     m.ops = calloc(64, sizeof *m.ops);
-    for (int i = 0; i < 64; i++) m.ops[i] = (ciot_model_op){"op", 1 << 30, 1 << 30, 0, 0, i + 1};   /* one fuse group */
+    for (int i = 0; i < 64; i++)   /* one fuse group */
+        m.ops[i] = (ciot_model_op){.name = "op", .rows = 1 << 30, .K = 1 << 30, .fuse = 0, .line = i + 1, .format = -1};
     size_t full = 0, group = 0, ring = 0;
     ciot_replay_sizes(&m, m.n_ops, &ciot_layout_t2p, &full, &group, &ring);
     CHECK(full == SIZE_MAX && group == SIZE_MAX && ring == SIZE_MAX,

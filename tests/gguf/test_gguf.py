@@ -367,7 +367,53 @@ def part_bench(ciot, d, meta, tensors):
         check(rc == 2 and len(err.strip().splitlines()) == 1, "bench refuses %s with one line, exit 2: rc %d %r" % (what, rc, err))
 
 
-PARTS = {"list": part_list, "check": part_check, "run": part_run, "broken": part_broken, "bench": part_bench}
+def part_replay(ciot, d, meta, tensors):
+    """ciot replay --model F.gguf: exactly the file's 2-D ternary matrices but the embedding, in block order,
+    on their real bytes; --dump-ops writes them as an op list that replays the same shapes."""
+    tmp = tempfile.mkdtemp(prefix="ciot-gguf-replay-")
+    path, js, ops = os.path.join(d, "model-v3.gguf"), os.path.join(tmp, "replay.json"), os.path.join(tmp, "m.ops")
+    rc, out, err = ciot("replay", "--model", path, "--tokens", "1", "--ceiling-size", "4M", "--dispatch", "all",
+                        "--json", js, "--dump-ops", ops)
+    if not check(rc == 0, "replay --model F.gguf exits 0 (rc %d: %s)" % (rc, err[-400:])):
+        return
+    with open(js) as f:
+        doc = json.load(f)
+    matrices = [t for t in tensors if t.type in mg.TERNARY and len(t.ne) == 2 and t.name != "token_embd.weight"]
+    want = {t.name[:-len(".weight")]: (t.rows, t.ne[0]) for t in matrices}
+    static = [r for r in doc["runs"] if r["dispatch"] == "static"][0]
+    got = {o["name"]: (o["rows"], o["K"]) for o in static["ops"]}
+    check(got == want, "replay: the ops are exactly the file's 2-D ternary matrices but the embedding: %s" %
+          sorted(set(got) ^ set(want)))
+    names = [o["name"] for o in static["ops"]]
+    blocks = [int(n.split(".")[1]) for n in names if n.startswith("blk.")]
+    check(blocks == sorted(blocks) and names[-1] == "output", "replay: block order, the output projection last: %s" % names)
+    check([o["name"] for o in static["ops"] if o["lm_head"]] == ["output"], "replay: output flagged lm_head")
+    check(doc["ops_with_real_bytes"] == len(want), "replay: every op on the file's real bytes (%s of %d)" %
+          (doc["ops_with_real_bytes"], len(want)))
+    check("token_embd.weight" in doc["left_out"] and "3 or 4 dimensions" in doc["left_out"],
+          "replay: the embedding and the 3-D tensor are said to be left out: %r" % doc["left_out"])
+    fused = [o["name"] for r in doc["runs"] if r["dispatch"] == "fused" for o in r["ops"] if o["fused_ops"] > 1]
+    check("blk.0.attn_q+attn_k+attn_v" in fused and "blk.0.ffn_gate+ffn_up" in fused,
+          "replay: q+k+v and gate+up fused from the names: %s" % fused)
+    kernels = {o["name"]: o["op_kernel"] for o in static["ops"]}
+    check(kernels["blk.2.attn_k"].startswith("pq2_0_gemv") and kernels["blk.1.attn_q"].startswith("tq1_0_gemv"),
+          "replay: each op on a kernel of its own format that takes its shape: %s" % kernels)
+    rc, out, err = ciot("replay", "--model", ops, "--tokens", "1", "--ceiling-size", "4M", "--dispatch", "static",
+                        "--kernel", "pq2_0_gemv_ref", "--json", js)
+    with open(js) as f:
+        again = json.load(f) if rc == 0 else {"runs": []}
+    back = {o["name"]: (o["rows"], o["K"]) for r in again["runs"] for o in r["ops"]}
+    check(rc == 0 and back == want, "replay --dump-ops writes an op list that replays the same shapes (rc %d, %s)" %
+          (rc, err[-200:]))
+    for args, what in ((["--model", os.path.join(d, "broken-bad-magic.gguf")], "a malformed file"),
+                       (["--model", path, "--kernel", "ptq1_0_gemv_ref", "--ops", "7"], "a kernel of no replayed format")):
+        rc, out, err = ciot("replay", *args, "--tokens", "1")
+        check(rc == 2 and len(err.strip().splitlines()) == 1, "replay refuses %s with one line, exit 2: rc %d %r" %
+              (what, rc, err))
+
+
+PARTS = {"list": part_list, "check": part_check, "run": part_run, "broken": part_broken, "bench": part_bench,
+         "replay": part_replay}
 
 
 def main():
