@@ -99,12 +99,27 @@ static int pattern_has_unit(ciot_pattern p) { return p != CIOT_PAT_TIES && p != 
 
 static void count(ciot_oracle_result *res, int ok) { ok ? res->passed++ : res->failed++; }
 
+/* Row counts for a layout: the fixed list, plus 1, 2, 3 and 7 tiles when the tile is larger than the fixed
+ * list's steps (so a 64-row tile meets a lone tile, a pair, an odd count and a count with a remainder for
+ * any 4-tile grouping inside a kernel, besides 4096 = 64 tiles). Returns the count written to out. */
+static int row_counts(const ciot_layout *l, int out[]) {
+    int n = 0;
+    for (size_t i = 0; i < sizeof shape_rows / sizeof *shape_rows; i++) out[n++] = shape_rows[i];
+    if (l->tile_rows > 4) {
+        static const int tiles[] = {1, 2, 3, 7};
+        for (size_t i = 0; i < sizeof tiles / sizeof *tiles; i++) out[n++] = tiles[i] * l->tile_rows;
+    }
+    return n;
+}
+
 static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap, ciot_oracle_result *res, FILE *log) {
     static const int gemm_batches[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 64};
     const int before_pass = res->passed, before_fail = res->failed;
-    for (size_t ri = 0; ri < sizeof shape_rows / sizeof *shape_rows; ri++)
+    int rows_list[sizeof shape_rows / sizeof *shape_rows + 4];
+    const int nrows = row_counts(k->layout, rows_list);
+    for (int ri = 0; ri < nrows; ri++)
         for (size_t ki = 0; ki < sizeof shape_k / sizeof *shape_k; ki++) {
-            const int rows = shape_rows[ri], K = shape_k[ki];
+            const int rows = rows_list[ri], K = shape_k[ki];
             if (ciot_layout_check(k->layout, rows, K) != CIOT_OK) continue;
             const int small = (long)rows * K <= 36L * 1280;
             const int nb = k->op == CIOT_OP_GEMM ? (small ? 10 : 1) : 1;
@@ -115,12 +130,12 @@ static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap
                     count(res, ciot_oracle_case(k, rows, K, batch, CIOT_PAT_RANDOM, unit, log));
             }
         }
-    /* every edge pattern on a small shape (two tiles of rows, two Q8_K blocks), gemm at batch 3 and 5 */
-    const int edge_batches[] = {1, 3, 5};
+    /* every edge pattern on a small shape (two tiles of rows, at least 8; two Q8_K blocks), gemm at batch 3, 5 */
+    const int edge_batches[] = {1, 3, 5}, edge_rows = k->layout->tile_rows > 4 ? 2 * k->layout->tile_rows : 8;
     for (int bi = k->op == CIOT_OP_GEMM ? 1 : 0; bi < (k->op == CIOT_OP_GEMM ? 3 : 1); bi++)
         for (int p = CIOT_PAT_ZERO; p < CIOT_PAT_COUNT; p++)
             for (int unit = pattern_has_unit(p); unit >= 0; unit--)
-                count(res, ciot_oracle_case(k, 8, 512, edge_batches[bi], p, unit, log));
+                count(res, ciot_oracle_case(k, edge_rows, 512, edge_batches[bi], p, unit, log));
     if (o->verbose)
         fprintf(log, "  %-28s %d passed, %d failed\n", k->name, res->passed - before_pass, res->failed - before_fail);
 }

@@ -26,9 +26,9 @@ typedef void (*ciot_compute_fn)(const ciot_mm *mm, int first, int count);
 
 /* A weight layout: how source blocks become what a kernel reads. */
 typedef struct {
-    const char *name;           /* "pq2_0", "t2x4", "t2p", "ptq1_0" */
+    const char *name;           /* "pq2_0", "t2x4", "t2p", "tl2", "ptq1_0", "tl3" */
     ciot_format source;         /* the file format it is made from */
-    int tile_rows;              /* rows per block and per slice unit: 1 (row-major) or 4 */
+    int tile_rows;              /* rows per block and per slice unit: 1 (row-major), 4 or 64 */
     int k_multiple;             /* K must be a multiple of this */
     size_t block_bytes;         /* bytes of one block (tile_rows rows x 128 weights) */
     /* Source blocks (row-major) -> layout; NULL means the layout is the source bytes. */
@@ -54,6 +54,7 @@ enum {
     CIOT_F_FMA = 1u << 4,
     CIOT_F_AVXVNNI = 1u << 5,
     CIOT_F_AVX512VNNI = 1u << 6,
+    CIOT_F_AVX512VBMI = 1u << 7,
 };
 
 typedef struct {
@@ -66,7 +67,8 @@ typedef struct {
     ciot_compute_fn compute;
 } ciot_kernel;
 
-extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_ptq1_0;
+extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_tl2, ciot_layout_ptq1_0,
+    ciot_layout_tl3;
 extern const ciot_act_format ciot_act_q8_K, ciot_act_q8_Kx4, ciot_act_q8_0;
 
 /* Bytes of a packed matrix, and whether the layout can take the shape. */

@@ -9,12 +9,19 @@ static ciot_status pack_t2x4(const void *src, void *dst, int rows, int K) { retu
 static ciot_status pack_t2p(const void *src, void *dst, int rows, int K) { return ciot_repack_t2p(src, dst, rows, K); }
 static ciot_status unpack_t2x4(const void *src, void *dst, int rows, int K) { return ciot_unpack_t2x4(src, dst, rows, K); }
 static ciot_status unpack_t2p(const void *src, void *dst, int rows, int K) { return ciot_unpack_t2p(src, dst, rows, K); }
+static ciot_status pack_tl3(const void *src, void *dst, int rows, int K) { return ciot_repack_tl3(src, dst, rows, K); }
+static ciot_status unpack_tl3(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl3(src, dst, rows, K); }
+static ciot_status pack_tl2(const void *src, void *dst, int rows, int K) { return ciot_repack_tl2(src, dst, rows, K); }
+static ciot_status unpack_tl2(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl2(src, dst, rows, K); }
 
 /* K must be a multiple of 256 for the PQ2_0 family (the Q8_K block), of 128 for PTQ1_0 (Q8_0 x 4). */
 const ciot_layout ciot_layout_pq2_0 = {"pq2_0", CIOT_FMT_PQ2_0, 1, CIOT_QK_K, sizeof(block_pq2_0), NULL, NULL};
 const ciot_layout ciot_layout_t2x4 = {"t2x4", CIOT_FMT_PQ2_0, 4, CIOT_QK_K, sizeof(block_t2x4), pack_t2x4, unpack_t2x4};
 const ciot_layout ciot_layout_t2p = {"t2p", CIOT_FMT_PQ2_0, 4, CIOT_QK_K, sizeof(block_t2p), pack_t2p, unpack_t2p};
 const ciot_layout ciot_layout_ptq1_0 = {"ptq1_0", CIOT_FMT_PTQ1_0, 1, CIOT_QK, sizeof(block_ptq1_0), NULL, NULL};
+/* The lookup-table layouts: 64-row tiles (64 divides every model row count in profiles/). */
+const ciot_layout ciot_layout_tl2 = {"tl2", CIOT_FMT_PQ2_0, 64, CIOT_QK_K, sizeof(block_tl2), pack_tl2, unpack_tl2};
+const ciot_layout ciot_layout_tl3 = {"tl3", CIOT_FMT_PTQ1_0, 64, CIOT_QK, sizeof(block_tl3), pack_tl3, unpack_tl3};
 
 static void quantize_q8_K(const float *x, void *dst, int batch, int K) {
     for (int b = 0; b < batch; b++)

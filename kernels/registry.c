@@ -5,7 +5,8 @@
 
 #define K(name) extern const ciot_kernel ciot_k_##name;
 #define CIOT_KERNELS_PORTABLE(X) \
-    X(pq2_0_gemv_ref) X(t2x4_gemv_ref) X(t2x4_gemm_ref) X(t2p_gemv_ref) X(t2p_gemm_ref) X(ptq1_0_gemv_ref)
+    X(pq2_0_gemv_ref) X(t2x4_gemv_ref) X(t2x4_gemm_ref) X(t2p_gemv_ref) X(t2p_gemm_ref) X(tl2_gemv_ref) \
+    X(ptq1_0_gemv_ref) X(tl3_gemv_ref)
 
 #if defined(__x86_64__)
 #include "x86/kernels.def"
@@ -23,8 +24,8 @@ CIOT_KERNELS_ISA(K)
 static const ciot_kernel *const table[] = {CIOT_KERNELS_PORTABLE(K) CIOT_KERNELS_ISA(K)};
 #undef K
 
-static const ciot_layout *const layouts[] = {&ciot_layout_pq2_0, &ciot_layout_t2x4, &ciot_layout_t2p,
-                                             &ciot_layout_ptq1_0};
+static const ciot_layout *const layouts[] = {&ciot_layout_pq2_0, &ciot_layout_t2x4, &ciot_layout_t2p, &ciot_layout_tl2,
+                                             &ciot_layout_ptq1_0, &ciot_layout_tl3};
 
 int ciot_kernel_count(void) { return (int)(sizeof table / sizeof table[0]); }
 const ciot_kernel *ciot_kernel_at(int i) { return i >= 0 && i < ciot_kernel_count() ? table[i] : NULL; }
