@@ -8,17 +8,11 @@
  * codes at once (bit 7 of a code, ignored by the permute, negates: -T = 32 ~h + (l ^ 31) + 1). Pair codes
  * use 16-entry vpshufb tables. Float order of spec/formats.md: per row, four lanes (one per Q8_0 block of
  * the 128-weight block), then (a0 + a1) + (a2 + a3). K % 128 == 0, rows % 64 == 0. */
-#include <immintrin.h>
 #include <string.h>
 #include "formats.h"
 #include "kernel.h"
+#include "lut_avx512.h"
 #include "prefetch.h"
-
-enum {
-    CHUNK = 4,  /* 128-blocks whose tables are built at a time (25 KiB) */
-    SUPER = 32, /* tiles sharing one table build; their float lanes stay in a 32 KiB buffer */
-    QUAD = 4,   /* tiles sharing each table load */
-};
 
 typedef struct { uint8_t l[128], h[128]; } group_table; /* T[m] = 32 h[m] + l[m] */
 
@@ -26,14 +20,12 @@ typedef struct {
     _Alignas(64) group_table g[4][6]; /* [sub-block q][group g] */
     uint8_t pl[4][16], ph[4][16];     /* pair tables, code c = 0..15 */
     float dy[4];                      /* fp32 scale of each Q8_0 block */
-} block_tables;
+} block_tables;                       /* 6336 bytes: 5 blocks per table chunk */
 
-/* Lists of lane constants. */
-#define L8(F, b) F((b) + 0), F((b) + 1), F((b) + 2), F((b) + 3), F((b) + 4), F((b) + 5), F((b) + 6), F((b) + 7)
-#define L16(F, b) L8(F, b), L8(F, (b) + 8)
-#define L32(F, b) L16(F, b), L16(F, (b) + 16)
-#define Z16 L16(ZERO, 0)
+#define L16(F, b) CIOT_L16(F, b)
+#define L32(F, b) CIOT_L32(F, b)
 #define ZERO(j) 0
+#define Z16 L16(ZERO, 0)
 
 /* PQ word vector: lanes 0..15 hold P[H] = sum_{n<3} (u_n - 1) a_n for H = 9u0 + 3u1 + u2, lanes 16..24 hold
  * Q[L] = (u3 - 1) a3 + (u4 - 1) a4 for L = 3u3 + u4. Coefficient n of each lane: */
@@ -57,12 +49,6 @@ static const uint8_t idx_even[64] = {L32(EVEN, 0), L32(EVEN, 32)};
 #define C30(c) (PV(c) / 3 - 1)
 #define C31(c) (PV(c) % 3 - 1)
 static const int16_t pair_coef[2][16] = {{L16(C30, 0)}, {L16(C31, 0)}};
-
-/* Row of lane d of isum vector v (v = 0..3, d = 0..15) after the byte-to-dword steps of finish_subblock. */
-static inline int row_of(int v, int d) { return 16 * (d >> 2) + 8 * (v >> 1) + 2 * (d & 3) + (v & 1); }
-#define ROW01(w) (16 * (((w) & 15) >> 2) + 2 * ((w) & 3) + ((w) >> 4))
-#define ROW23(w) (ROW01(w) + 8)
-static const uint16_t idx_rows01[32] = {L32(ROW01, 0)}, idx_rows23[32] = {L32(ROW23, 0)};
 
 /* The two planes of T = PQ[m / 9] + PQ[16 + m % 9] for m = 0..127. */
 static inline void build_group(const int8_t *a, group_table *out) {
@@ -96,47 +82,38 @@ static void build_block(const block_q8_0 *y, block_tables *tb) {
     }
 }
 
-/* fp32 row scales of a tile block in the lane order of finish_subblock: s[v] lane d = d_w[row_of(v, d)]. */
-static inline void row_scales(const uint16_t *d, __m512 s[4]) {
-    const __m512i d0 = _mm512_loadu_si512(d), d1 = _mm512_loadu_si512(d + 32); /* rows 0..31, 32..63 */
-    const __m512i p01 = _mm512_permutex2var_epi16(d0, _mm512_loadu_si512(idx_rows01), d1);
-    const __m512i p23 = _mm512_permutex2var_epi16(d0, _mm512_loadu_si512(idx_rows23), d1);
-    s[0] = _mm512_cvtph_ps(_mm512_castsi512_si256(p01)), s[1] = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(p01, 1));
-    s[2] = _mm512_cvtph_ps(_mm512_castsi512_si256(p23)), s[3] = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(p23, 1));
-}
-
 /* One sub-block's byte sums of 64 rows -> exact int32 isums -> acc[v] = fmaf(isum, d_w * d_y, acc[v]).
- * al = 6 + sum l' - (positive group count), ah = 128 + sum h' (see the invariants in quad_block). */
+ * al = 6 + sum l' - (positive groups), ah = 128 + sum h' (the invariants in tile_blocks): isum = al + 32 ah - 4096. */
 static inline void finish_subblock(__m512i al, __m512i ah, const __m512 dws[4], float dy, __m512 *acc) {
-    const __m512i bias = _mm512_set1_epi32(-128 * 32), w0 = _mm512_set1_epi32(1 | 32 << 8), w1 = _mm512_set1_epi32(1 << 16 | 32 << 24);
-    const __m512i lo = _mm512_unpacklo_epi8(al, ah), hi = _mm512_unpackhi_epi8(al, ah); /* rows 16L + j | 16L + 8 + j */
-    const __m512i isum[4] = {_mm512_dpbusd_epi32(bias, lo, w0), _mm512_dpbusd_epi32(bias, lo, w1),
-                             _mm512_dpbusd_epi32(bias, hi, w0), _mm512_dpbusd_epi32(bias, hi, w1)};
+    __m512i isum[4];
+    for (int v = 0; v < 4; v++) isum[v] = _mm512_set1_epi32(-128 * 32);
+    ciot_lut_widen(al, ah, isum);
     const __m512 y = _mm512_set1_ps(dy);
     for (int v = 0; v < 4; v++) acc[v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[v]), _mm512_mul_ps(dws[v], y), acc[v]);
 }
 
-/* NT tiles' block: w[t] the tile blocks, acc[t][q][v] their float lanes. */
-static inline __attribute__((always_inline)) void quad_block(const block_tl3 *const *w, int nt, const block_tables *tb,
-                                                             __m512 (*acc)[4][4], size_t prefetch) {
+/* One 128-block of NT tiles: w[t] their blocks, acc[t][q][v] their float lanes (q = Q8_0 block). */
+static inline __attribute__((always_inline)) void tile_blocks(const block_tl3 *const *w, const int NT, const block_tables *tb,
+                                                              __m512 (*acc)[4][4], size_t prefetch) {
     const __m512i ones = _mm512_set1_epi8(-1), c31 = _mm512_set1_epi8(31), c15 = _mm512_set1_epi8(15);
     const __m512i nib_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
-    __m512 dws[QUAD][4];
-    for (int t = 0; t < nt; t++) {
+    __m512 dws[CIOT_LUT_QUAD][4];
+    for (int t = 0; t < NT; t++) {
         ciot_prefetch(w[t], sizeof *w[t], prefetch);
-        row_scales(w[t]->d, dws[t]);
+        ciot_lut_row_scales(w[t]->d, dws[t]);
     }
     for (int q = 0; q < 4; q++) {
         /* Byte sums over the sub-block's 6 group lookups and its pair lookup, per row:
          * al = 6 + sum l' + sum sbar in 0..223 (l' <= 31 each, sbar = -1 per positive group), u8 safe;
          * ah = 128 + sum h' in 0..249 (h' in -20..19 per group, -8..7 for the pair), u8 safe. */
-        __m512i al[QUAD], ah[QUAD];
-        for (int t = 0; t < nt; t++) al[t] = _mm512_set1_epi8(6), ah[t] = _mm512_set1_epi8(-128);
+        __m512i al[CIOT_LUT_QUAD], ah[CIOT_LUT_QUAD];
+        for (int t = 0; t < NT; t++) al[t] = _mm512_set1_epi8(6), ah[t] = _mm512_set1_epi8(-128);
+#pragma clang loop unroll(disable) /* unrolled, the six groups' temporaries spill */
         for (int g = 0; g < 6; g++) {
             const group_table *T = &tb->g[q][g];
             const __m512i tl0 = _mm512_load_si512(T->l), tl1 = _mm512_load_si512(T->l + 64);
             const __m512i th0 = _mm512_load_si512(T->h), th1 = _mm512_load_si512(T->h + 64);
-            for (int t = 0; t < nt; t++) {
+            for (int t = 0; t < NT; t++) {
                 const __m512i x = _mm512_loadu_si512(w[t]->qs[q][g]);
                 const __m512i sbar = _mm512_shuffle_epi8(ones, x); /* 0xff where bit 7 is clear, 0 where set */
                 const __m512i l = _mm512_permutex2var_epi8(tl0, x, tl1), h = _mm512_permutex2var_epi8(th0, x, th1);
@@ -148,7 +125,7 @@ static inline __attribute__((always_inline)) void quad_block(const block_tl3 *co
         }
         const __m512i pl = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tb->pl[q]));
         const __m512i ph = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tb->ph[q]));
-        for (int t = 0; t < nt; t++) {
+        for (int t = 0; t < NT; t++) {
             /* bytes 0..31: low nibbles (rows 0..31), bytes 32..63: high nibbles (rows 32..63) */
             const __m512i n = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)w[t]->qn[q]));
             const __m512i c = _mm512_and_si512(_mm512_srlv_epi16(n, nib_shift), c15);
@@ -159,44 +136,26 @@ static inline __attribute__((always_inline)) void quad_block(const block_tl3 *co
     }
 }
 
-static void tl3_gemv_avx512vbmi(const ciot_mm *mm, int first, int count) {
-    const int nb = mm->K / CIOT_QK;
-    const block_q8_0 *x = mm->x;
-    const block_tl3 *W = mm->w;
-    block_tables tab[CHUNK];
-    __m512 acc[SUPER][4][4];
-    for (int s0 = first; s0 < first + count; s0 += SUPER) {
-        const int ns = first + count - s0 < SUPER ? first + count - s0 : SUPER;
-        for (int t = 0; t < ns; t++)
-            for (int q = 0; q < 4; q++)
-                for (int v = 0; v < 4; v++) acc[t][q][v] = _mm512_setzero_ps();
-        for (int i0 = 0; i0 < nb; i0 += CHUNK) {
-            const int nc = nb - i0 < CHUNK ? nb - i0 : CHUNK;
-            for (int k = 0; k < nc; k++) build_block(x + 4 * (size_t)(i0 + k), &tab[k]);
-            int t = 0;
-            for (; t + QUAD <= ns; t += QUAD)
-                for (int k = 0; k < nc; k++) {
-                    const block_tl3 *w[QUAD];
-                    for (int j = 0; j < QUAD; j++) w[j] = W + (size_t)(s0 + t + j) * nb + i0 + k;
-                    quad_block(w, QUAD, &tab[k], &acc[t], mm->prefetch);
-                }
-            for (; t < ns; t++)
-                for (int k = 0; k < nc; k++) {
-                    const block_tl3 *w[1] = {W + (size_t)(s0 + t) * nb + i0 + k};
-                    quad_block(w, 1, &tab[k], &acc[t], mm->prefetch);
-                }
-        }
-        for (int t = 0; t < ns; t++) {
-            float out[4][16];
-            for (int v = 0; v < 4; v++) /* (acc0 + acc1) + (acc2 + acc3) */
-                _mm512_storeu_ps(out[v], _mm512_add_ps(_mm512_add_ps(acc[t][0][v], acc[t][1][v]),
-                                                       _mm512_add_ps(acc[t][2][v], acc[t][3][v])));
-            float *y = mm->y + 64 * (size_t)(s0 + t);
-            for (int v = 0; v < 4; v++)
-                for (int d = 0; d < 16; d++) y[row_of(v, d)] = out[v][d];
-        }
-    }
+static void build(const void *x, int i, void *tables) { build_block((const block_q8_0 *)x + 4 * (size_t)i, tables); }
+
+static void run(const unsigned char *const *w, int nt, const void *tables, void *state, size_t prefetch) {
+    if (nt == CIOT_LUT_QUAD)
+        tile_blocks((const block_tl3 *const *)w, CIOT_LUT_QUAD, tables, state, prefetch);
+    else
+        tile_blocks((const block_tl3 *const *)w, 1, tables, state, prefetch);
 }
+
+static void finish(const void *state, float *y) {
+    const __m512(*acc)[4] = state;
+    __m512 s[4];
+    for (int v = 0; v < 4; v++) /* (acc0 + acc1) + (acc2 + acc3) */
+        s[v] = _mm512_add_ps(_mm512_add_ps(acc[0][v], acc[1][v]), _mm512_add_ps(acc[2][v], acc[3][v]));
+    ciot_lut_store(s, y);
+}
+
+static const ciot_lut_method method = {sizeof(block_tables), sizeof(__m512[4][4]), sizeof(block_tl3), build, run, finish};
+
+static void tl3_gemv_avx512vbmi(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
 
 const ciot_kernel ciot_k_tl3_gemv_avx512vbmi = {
     "tl3_gemv_avx512vbmi", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMV,
