@@ -2,7 +2,7 @@
  * tables of activation sums are built for a chunk of 128-blocks, then every tile of a super-tile (up to a
  * fixed budget of float state) runs those blocks, four tiles at a time so that each table load serves four
  * tiles. Also the row order the byte-to-int32 step leaves (row_of) and its fp16 scale permutation.
- * Stack: CIOT_LUT_TABLE_BUDGET + CIOT_LUT_STATE_BUDGET bytes (64 KiB). */
+ * Stack: CIOT_LUT_TABLE_BUDGET + CIOT_LUT_STATE_BUDGET bytes (72 KiB). */
 #ifndef CIOT_X86_LUT_AVX512_H
 #define CIOT_X86_LUT_AVX512_H
 
@@ -13,7 +13,7 @@
 #include "kernel.h"
 
 enum {
-    CIOT_LUT_TABLE_BUDGET = 32 << 10, /* tables of one chunk of 128-blocks */
+    CIOT_LUT_TABLE_BUDGET = 40 << 10, /* tables of one chunk of 128-blocks */
     CIOT_LUT_STATE_BUDGET = 32 << 10, /* float state of the tiles of one super-tile */
     CIOT_LUT_QUAD = 4,                /* tiles sharing each table load */
 };

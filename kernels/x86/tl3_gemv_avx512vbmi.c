@@ -20,7 +20,7 @@ typedef struct {
     _Alignas(64) group_table g[4][6]; /* [sub-block q][group g] */
     uint8_t pl[4][16], ph[4][16];     /* pair tables, code c = 0..15 */
     float dy[4];                      /* fp32 scale of each Q8_0 block */
-} block_tables;                       /* 6336 bytes: 5 blocks per table chunk */
+} block_tables;                       /* 6336 bytes: 6 blocks per table chunk */
 
 #define L16(F, b) CIOT_L16(F, b)
 #define L32(F, b) CIOT_L32(F, b)
