@@ -101,7 +101,8 @@ static void count(ciot_oracle_result *res, int ok) { ok ? res->passed++ : res->f
 
 /* Row counts for a layout: the fixed list, plus 1, 2, 3 and 7 tiles when the tile is larger than the fixed
  * list's steps (so a 64-row tile meets a lone tile, a pair, an odd count and a count with a remainder for
- * any 4-tile grouping inside a kernel, besides 4096 = 64 tiles). Returns the count written to out. */
+ * any 4-tile grouping inside a kernel, besides 4096 = 64 tiles), and a full group of tiles plus a partial
+ * one for a blocked matrix order. Returns the count written to out. */
 static int row_counts(const ciot_layout *l, int out[]) {
     int n = 0;
     for (size_t i = 0; i < sizeof shape_rows / sizeof *shape_rows; i++) out[n++] = shape_rows[i];
@@ -109,17 +110,26 @@ static int row_counts(const ciot_layout *l, int out[]) {
         static const int tiles[] = {1, 2, 3, 7};
         for (size_t i = 0; i < sizeof tiles / sizeof *tiles; i++) out[n++] = tiles[i] * l->tile_rows;
     }
+    if (l->group_tiles > 1) out[n++] = (l->group_tiles + 3) * l->tile_rows;
+    return n;
+}
+
+/* K values: the fixed list, plus three K multiples (an odd count of 128-blocks where the multiple is 128). */
+static int k_values(const ciot_layout *l, int out[]) {
+    int n = 0;
+    for (size_t i = 0; i < sizeof shape_k / sizeof *shape_k; i++) out[n++] = shape_k[i];
+    out[n++] = 3 * l->k_multiple;
     return n;
 }
 
 static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap, ciot_oracle_result *res, FILE *log) {
     static const int gemm_batches[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 64};
     const int before_pass = res->passed, before_fail = res->failed;
-    int rows_list[sizeof shape_rows / sizeof *shape_rows + 4];
-    const int nrows = row_counts(k->layout, rows_list);
+    int rows_list[sizeof shape_rows / sizeof *shape_rows + 5], k_list[sizeof shape_k / sizeof *shape_k + 1];
+    const int nrows = row_counts(k->layout, rows_list), nk = k_values(k->layout, k_list);
     for (int ri = 0; ri < nrows; ri++)
-        for (size_t ki = 0; ki < sizeof shape_k / sizeof *shape_k; ki++) {
-            const int rows = rows_list[ri], K = shape_k[ki];
+        for (int ki = 0; ki < nk; ki++) {
+            const int rows = rows_list[ri], K = k_list[ki];
             if (ciot_layout_check(k->layout, rows, K) != CIOT_OK) continue;
             const int small = (long)rows * K <= 36L * 1280;
             const int nb = k->op == CIOT_OP_GEMM ? (small ? 10 : 1) : 1;

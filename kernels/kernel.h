@@ -34,6 +34,7 @@ typedef struct {
     /* Source blocks (row-major) -> layout; NULL means the layout is the source bytes. */
     ciot_status (*pack)(const void *src, void *dst, int rows, int K);
     ciot_status (*unpack)(const void *src, void *dst, int rows, int K);
+    int group_tiles;            /* tiles per group of a blocked matrix order (TL2, TL3: formats.h), else 1 */
 } ciot_layout;
 
 /* An activation format and its reference quantizer (B rows of K floats). */

@@ -1,7 +1,8 @@
 /* tl3_gemv_ref: TL3 tiles against Q8_0 activations, reading the layout "the other way round": row r's
  * group code qs[q][g][r] has the value V = ciot_tl3_value(code) whose trit n, (V / 3^(4 - n)) % 3, is weight
  * 32q + 5g + n; nibble (r >> 5) of qn[q][r & 31] has the pair value P, weights 32q + 30 and 32q + 31 are
- * P / 3 and P % 3. The PTQ1_0 float order of spec/formats.md: four lanes per row, one per 32-weight
+ * P / 3 and P % 3. Tile t's block i is block ciot_lut_block_index(t, i, ...) of the matrix (group / chunk
+ * order, formats.h). The PTQ1_0 float order of spec/formats.md: four lanes per row, one per 32-weight
  * sub-block, then (a0 + a1) + (a2 + a3). K % 128 == 0, rows % 64 == 0. */
 #include <math.h>
 #include "fp16.h"
@@ -22,18 +23,18 @@ static int32_t subblock_dot(const block_tl3 *w, int r, int q, const int8_t *a) {
 }
 
 static void tl3_gemv_ref(const ciot_mm *mm, int first, int count) {
-    const int nb = mm->K / CIOT_QK;
+    const int nb = mm->K / CIOT_QK, tiles = mm->rows / 64;
     const block_q8_0 *x = mm->x;
     for (int t = first; t < first + count; t++) {
-        const block_tl3 *w = (const block_tl3 *)mm->w + (size_t)t * nb;
         float acc[64][4] = {{0}};
         for (int i = 0; i < nb; i++) {
-            ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
+            const block_tl3 *w = (const block_tl3 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP, CIOT_TL3_CHUNK);
+            ciot_prefetch(w, sizeof *w, mm->prefetch);
             for (int r = 0; r < 64; r++) {
-                const float dw = ciot_fp16_to_fp32(w[i].d[r]);
+                const float dw = ciot_fp16_to_fp32(w->d[r]);
                 for (int q = 0; q < 4; q++) {
                     const block_q8_0 *y = &x[4 * i + q];
-                    acc[r][q] = fmaf((float)subblock_dot(&w[i], r, q, y->qs), ciot_fp16_to_fp32(y->d) * dw, acc[r][q]);
+                    acc[r][q] = fmaf((float)subblock_dot(w, r, q, y->qs), ciot_fp16_to_fp32(y->d) * dw, acc[r][q]);
                 }
             }
         }

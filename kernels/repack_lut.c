@@ -1,6 +1,7 @@
 /* PTQ1_0 <-> TL3 and PQ2_0 <-> TL2: 64 rows of one 128-weight block become one tile block, row r's bytes
- * at offset r of every 64-byte plane (formats.h, kernels/README.md). TL3 regroups each 32-weight sub-block's
- * trits into six 5-trit group codes and one 2-trit pair code; TL2 only moves PQ2_0 bytes. */
+ * at offset r of every 64-byte plane, tile blocks in the group / chunk order of ciot_lut_block_index
+ * (formats.h, kernels/README.md). TL3 regroups each 32-weight sub-block's trits into six 5-trit group codes
+ * and one 2-trit pair code; TL2 only moves PQ2_0 bytes. */
 #include <string.h>
 #include "quant.h"
 #include "repack.h"
@@ -46,10 +47,10 @@ static void tl3_unpack_row(const block_tl3 *in, block_ptq1_0 *out, int r) {
 ciot_status ciot_repack_tl3(const block_ptq1_0 *src, block_tl3 *dst, int rows, int K) {
     ciot_status s = check(src, dst, rows, K, CIOT_QK);
     if (s != CIOT_OK) return s;
-    const int nb = K / CIOT_QK;
-    for (int t = 0; t < rows / TILE; t++)
+    const int nb = K / CIOT_QK, tiles = rows / TILE;
+    for (int t = 0; t < tiles; t++)
         for (int i = 0; i < nb; i++) {
-            block_tl3 *out = &dst[(size_t)t * nb + i];
+            block_tl3 *out = &dst[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP, CIOT_TL3_CHUNK)];
             memset(out->qn, 0, sizeof out->qn);
             for (int r = 0; r < TILE; r++) tl3_pack_row(&src[(size_t)(TILE * t + r) * nb + i], out, r);
         }
@@ -59,22 +60,24 @@ ciot_status ciot_repack_tl3(const block_ptq1_0 *src, block_tl3 *dst, int rows, i
 ciot_status ciot_unpack_tl3(const block_tl3 *src, block_ptq1_0 *dst, int rows, int K) {
     ciot_status s = check(src, dst, rows, K, CIOT_QK);
     if (s != CIOT_OK) return s;
-    const int nb = K / CIOT_QK;
-    for (int t = 0; t < rows / TILE; t++)
-        for (int i = 0; i < nb; i++)
-            for (int r = 0; r < TILE; r++) tl3_unpack_row(&src[(size_t)t * nb + i], &dst[(size_t)(TILE * t + r) * nb + i], r);
+    const int nb = K / CIOT_QK, tiles = rows / TILE;
+    for (int t = 0; t < tiles; t++)
+        for (int i = 0; i < nb; i++) {
+            const block_tl3 *in = &src[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP, CIOT_TL3_CHUNK)];
+            for (int r = 0; r < TILE; r++) tl3_unpack_row(in, &dst[(size_t)(TILE * t + r) * nb + i], r);
+        }
     return CIOT_OK;
 }
 
 ciot_status ciot_repack_tl2(const block_pq2_0 *src, block_tl2 *dst, int rows, int K) {
     ciot_status s = check(src, dst, rows, K, CIOT_QK_K);
     if (s != CIOT_OK) return s;
-    const int nb = K / CIOT_QK;
-    for (int t = 0; t < rows / TILE; t++)
+    const int nb = K / CIOT_QK, tiles = rows / TILE;
+    for (int t = 0; t < tiles; t++)
         for (int i = 0; i < nb; i++)
             for (int r = 0; r < TILE; r++) {
                 const block_pq2_0 *in = &src[(size_t)(TILE * t + r) * nb + i];
-                block_tl2 *out = &dst[(size_t)t * nb + i];
+                block_tl2 *out = &dst[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL2_GROUP, CIOT_TL2_CHUNK)];
                 out->d[r] = in->d;
                 for (int j = 0; j < 32; j++) out->qs[j][r] = in->qs[j];
             }
@@ -84,11 +87,11 @@ ciot_status ciot_repack_tl2(const block_pq2_0 *src, block_tl2 *dst, int rows, in
 ciot_status ciot_unpack_tl2(const block_tl2 *src, block_pq2_0 *dst, int rows, int K) {
     ciot_status s = check(src, dst, rows, K, CIOT_QK_K);
     if (s != CIOT_OK) return s;
-    const int nb = K / CIOT_QK;
-    for (int t = 0; t < rows / TILE; t++)
+    const int nb = K / CIOT_QK, tiles = rows / TILE;
+    for (int t = 0; t < tiles; t++)
         for (int i = 0; i < nb; i++)
             for (int r = 0; r < TILE; r++) {
-                const block_tl2 *in = &src[(size_t)t * nb + i];
+                const block_tl2 *in = &src[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL2_GROUP, CIOT_TL2_CHUNK)];
                 block_pq2_0 *out = &dst[(size_t)(TILE * t + r) * nb + i];
                 out->d = in->d[r];
                 for (int j = 0; j < 32; j++) out->qs[j] = in->qs[j][r];

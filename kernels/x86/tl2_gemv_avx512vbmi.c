@@ -20,7 +20,7 @@ typedef struct { uint8_t l[256], h[256]; } group_table;
 typedef struct {
     _Alignas(64) group_table g[32]; /* group j: PQ2_0 byte j, weights 4j .. 4j + 3 */
     float dy;                       /* the Q8_K scale */
-} block_tables;                     /* 16448 bytes: 2 blocks per table chunk */
+} block_tables;                     /* 16448 bytes */
 
 /* PQ word vector: lanes 0..15 hold P[H] = (c2 - 1) a2 + (c3 - 1) a3 for H = c2 + 4 c3, lanes 16..31 hold
  * Q[L] = (c0 - 1) a0 + (c1 - 1) a1 for L = c0 + 4 c1. Coefficient n of each lane: */
@@ -118,7 +118,10 @@ static void run(const unsigned char *const *w, int nt, const void *tables, void 
 
 static void finish(const void *state, float *y) { ciot_lut_store(state, y); }
 
-static const ciot_lut_method method = {sizeof(block_tables), sizeof(__m512[4]), sizeof(block_tl2), build, run, finish};
+static const ciot_lut_method method = {CIOT_TL2_GROUP, CIOT_TL2_CHUNK, sizeof(block_tables), sizeof(__m512[4]),
+                                       sizeof(block_tl2), build, run, finish};
+_Static_assert(CIOT_TL2_CHUNK * sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a chunk's tables fit");
+_Static_assert(CIOT_TL2_GROUP * sizeof(__m512[4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
 
 static void tl2_gemv_avx512vbmi(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
 

@@ -20,7 +20,7 @@ typedef struct {
     _Alignas(64) group_table g[4][6]; /* [sub-block q][group g] */
     uint8_t pl[4][16], ph[4][16];     /* pair tables, code c = 0..15 */
     float dy[4];                      /* fp32 scale of each Q8_0 block */
-} block_tables;                       /* 6336 bytes: 6 blocks per table chunk */
+} block_tables;                       /* 6336 bytes */
 
 #define L16(F, b) CIOT_L16(F, b)
 #define L32(F, b) CIOT_L32(F, b)
@@ -153,7 +153,10 @@ static void finish(const void *state, float *y) {
     ciot_lut_store(s, y);
 }
 
-static const ciot_lut_method method = {sizeof(block_tables), sizeof(__m512[4][4]), sizeof(block_tl3), build, run, finish};
+static const ciot_lut_method method = {CIOT_TL3_GROUP, CIOT_TL3_CHUNK, sizeof(block_tables), sizeof(__m512[4][4]),
+                                       sizeof(block_tl3), build, run, finish};
+_Static_assert(CIOT_TL3_CHUNK * sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a chunk's tables fit");
+_Static_assert(CIOT_TL3_GROUP * sizeof(__m512[4][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
 
 static void tl3_gemv_avx512vbmi(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
 
