@@ -58,18 +58,15 @@ typedef struct {
 } block_t2p;
 
 /* Matrix order of the lookup-table layouts TL3 and TL2 (tiles of 64 rows, nb 128-blocks per row): tiles in
- * groups of G (the last group holds the tiles left), blocks in chunks of C (the last chunk holds the blocks
- * left); the blocks of a group are stored chunk by chunk, each chunk tile by tile. A kernel that builds
- * tables for one chunk and runs them over the tiles of a group then reads the weights in address order. */
+ * groups of G (the last group holds the tiles left); a group's blocks are stored block by block, each block
+ * tile by tile. A kernel that builds tables for block i and runs them over the tiles of a group then reads
+ * the weights in address order. */
 #define CIOT_TL3_GROUP 32
-#define CIOT_TL3_CHUNK 2
 #define CIOT_TL2_GROUP 128
-#define CIOT_TL2_CHUNK 1
-/* Block index of tile t, 128-block i in a matrix of `tiles` tiles and nb blocks per row. */
-static inline size_t ciot_lut_block_index(int t, int i, int tiles, int nb, int G, int C) {
+/* Block index of tile t, 128-block i in a matrix of `tiles` tiles and nb blocks per row, groups of G tiles. */
+static inline size_t ciot_lut_block_index(int t, int i, int tiles, int nb, int G) {
     const int g0 = t - t % G, gt = tiles - g0 < G ? tiles - g0 : G; /* t's group: first tile, tiles */
-    const int c0 = i - i % C, cb = nb - c0 < C ? nb - c0 : C;       /* i's chunk: first block, blocks */
-    return (size_t)g0 * nb + (size_t)c0 * gt + (size_t)(t - g0) * cb + (size_t)(i - c0);
+    return (size_t)g0 * nb + (size_t)i * gt + (size_t)(t - g0);
 }
 
 /* TL3: 64 rows x 128 weights of PTQ1_0 for table lookups (1792 bytes, 1.75 bits per weight). Row r's

@@ -1,6 +1,6 @@
 /* tl2_gemv_ref: TL2 tiles against Q8_K activations, reading the layout "the other way round": byte
  * qs[j][r] holds row r's weights 4j + n in bits 2n .. 2n + 1 (code - 1 = weight; code 3 is +2); tile t's
- * block i is block ciot_lut_block_index(t, i, ...) of the matrix (group / chunk order, formats.h). The PQ2_0
+ * block i is block ciot_lut_block_index(t, i, ...) of the matrix (group order, formats.h). The PQ2_0
  * float order of spec/formats.md: one fmaf per row and 128-block. K % 256 == 0, rows % 64 == 0. */
 #include "formats.h"
 #include "kernel.h"
@@ -13,7 +13,7 @@ static void tl2_gemv_ref(const ciot_mm *mm, int first, int count) {
     for (int t = first; t < first + count; t++) {
         float acc[64] = {0};
         for (int i = 0; i < nb; i++) {
-            const block_tl2 *w = (const block_tl2 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL2_GROUP, CIOT_TL2_CHUNK);
+            const block_tl2 *w = (const block_tl2 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL2_GROUP);
             ciot_prefetch(w, sizeof *w, mm->prefetch);
             const int8_t *a = x[i >> 1].qs + 128 * (i & 1);
             for (int r = 0; r < 64; r++) {

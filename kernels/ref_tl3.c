@@ -28,7 +28,7 @@ static void tl3_gemv_ref(const ciot_mm *mm, int first, int count) {
     for (int t = first; t < first + count; t++) {
         float acc[64][4] = {{0}};
         for (int i = 0; i < nb; i++) {
-            const block_tl3 *w = (const block_tl3 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP, CIOT_TL3_CHUNK);
+            const block_tl3 *w = (const block_tl3 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP);
             ciot_prefetch(w, sizeof *w, mm->prefetch);
             for (int r = 0; r < 64; r++) {
                 const float dw = ciot_fp16_to_fp32(w->d[r]);

@@ -1,5 +1,5 @@
 /* PTQ1_0 <-> TL3 and PQ2_0 <-> TL2: 64 rows of one 128-weight block become one tile block, row r's bytes
- * at offset r of every 64-byte plane, tile blocks in the group / chunk order of ciot_lut_block_index
+ * at offset r of every 64-byte plane, tile blocks in the group order of ciot_lut_block_index
  * (formats.h, kernels/README.md). TL3 regroups each 32-weight sub-block's trits into six 5-trit group codes
  * and one 2-trit pair code; TL2 only moves PQ2_0 bytes. */
 #include <string.h>
@@ -50,7 +50,7 @@ ciot_status ciot_repack_tl3(const block_ptq1_0 *src, block_tl3 *dst, int rows, i
     const int nb = K / CIOT_QK, tiles = rows / TILE;
     for (int t = 0; t < tiles; t++)
         for (int i = 0; i < nb; i++) {
-            block_tl3 *out = &dst[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP, CIOT_TL3_CHUNK)];
+            block_tl3 *out = &dst[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP)];
             memset(out->qn, 0, sizeof out->qn);
             for (int r = 0; r < TILE; r++) tl3_pack_row(&src[(size_t)(TILE * t + r) * nb + i], out, r);
         }
@@ -63,7 +63,7 @@ ciot_status ciot_unpack_tl3(const block_tl3 *src, block_ptq1_0 *dst, int rows, i
     const int nb = K / CIOT_QK, tiles = rows / TILE;
     for (int t = 0; t < tiles; t++)
         for (int i = 0; i < nb; i++) {
-            const block_tl3 *in = &src[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP, CIOT_TL3_CHUNK)];
+            const block_tl3 *in = &src[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP)];
             for (int r = 0; r < TILE; r++) tl3_unpack_row(in, &dst[(size_t)(TILE * t + r) * nb + i], r);
         }
     return CIOT_OK;
@@ -77,7 +77,7 @@ ciot_status ciot_repack_tl2(const block_pq2_0 *src, block_tl2 *dst, int rows, in
         for (int i = 0; i < nb; i++)
             for (int r = 0; r < TILE; r++) {
                 const block_pq2_0 *in = &src[(size_t)(TILE * t + r) * nb + i];
-                block_tl2 *out = &dst[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL2_GROUP, CIOT_TL2_CHUNK)];
+                block_tl2 *out = &dst[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL2_GROUP)];
                 out->d[r] = in->d;
                 for (int j = 0; j < 32; j++) out->qs[j][r] = in->qs[j];
             }
@@ -91,7 +91,7 @@ ciot_status ciot_unpack_tl2(const block_tl2 *src, block_pq2_0 *dst, int rows, in
     for (int t = 0; t < tiles; t++)
         for (int i = 0; i < nb; i++)
             for (int r = 0; r < TILE; r++) {
-                const block_tl2 *in = &src[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL2_GROUP, CIOT_TL2_CHUNK)];
+                const block_tl2 *in = &src[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL2_GROUP)];
                 block_pq2_0 *out = &dst[(size_t)(TILE * t + r) * nb + i];
                 out->d = in->d[r];
                 for (int j = 0; j < 32; j++) out->qs[j] = in->qs[j][r];

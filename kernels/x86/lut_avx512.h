@@ -1,7 +1,6 @@
 /* The loop around the AVX-512 VBMI lookup-table gemv kernels (tl2, tl3; included only by *_avx512vbmi.c):
- * tables of activation sums are built for a chunk of 128-blocks, then every tile of a group (formats.h:
- * the layout's matrix order) runs those blocks, four tiles at a time so that each table load serves four
- * tiles. Also the row order the byte-to-int32 step leaves (ciot_lut_row) and its fp16 scale permutation.
+ * tables of activation sums are built for one 128-block, then every tile of a group (formats.h: the
+ * layout's matrix order) runs that block, four tiles at a time so that each table load serves four tiles. Also the row order the byte-to-int32 step leaves (ciot_lut_row) and its fp16 scale permutation.
  * Stack: CIOT_LUT_TABLE_BUDGET + CIOT_LUT_STATE_BUDGET bytes (52 KiB). */
 #ifndef CIOT_X86_LUT_AVX512_H
 #define CIOT_X86_LUT_AVX512_H
@@ -14,7 +13,7 @@
 #include "kernel.h"
 
 enum {
-    CIOT_LUT_TABLE_BUDGET = 20 << 10, /* tables of one chunk of 128-blocks */
+    CIOT_LUT_TABLE_BUDGET = 20 << 10, /* tables of one 128-block */
     CIOT_LUT_STATE_BUDGET = 32 << 10, /* float state of the tiles of one super-tile */
     CIOT_LUT_QUAD = 4,                /* tiles sharing each table load */
 };
@@ -57,10 +56,10 @@ static inline void ciot_lut_store(const __m512 s[4], float *y) {
         for (int d = 0; d < 16; d++) y[ciot_lut_row(v, d)] = out[v][d];
 }
 
-/* A lookup-table gemv: its layout's group and chunk (formats.h), its tables and float state, and the three
- * steps the loop calls. chunk * table_bytes and group * state_bytes must fit the budgets. */
+/* A lookup-table gemv: its layout's group (formats.h), its tables and float state, and the three steps the
+ * loop calls. table_bytes and group * state_bytes must fit the budgets. */
 typedef struct {
-    int group, chunk;    /* tiles per group, 128-blocks per chunk of the layout's matrix order */
+    int group;           /* tiles per group of the layout's matrix order */
     size_t table_bytes;  /* tables of one 128-block (a multiple of 64) */
     size_t state_bytes;  /* float state of one tile (a multiple of 64), zeroed before the first block */
     size_t block_bytes;  /* bytes of one tile block of the layout */
@@ -70,8 +69,8 @@ typedef struct {
     void (*finish)(const void *state, float *y);                       /* a tile's 64 results */
 } ciot_lut_method;
 
-/* Tiles [first, first + count): per part of a group in the slice, per chunk, the chunk's tables are built
- * once and run over the part's tiles, whose blocks of that chunk are adjacent in memory. */
+/* Tiles [first, first + count): per part of a group in the slice, per 128-block, the block's tables are
+ * built once and run over the part's tiles, whose blocks i are adjacent in memory. */
 static inline void ciot_lut_gemv(const ciot_lut_method *m, const ciot_mm *mm, int first, int count) {
     _Alignas(64) unsigned char tables[CIOT_LUT_TABLE_BUDGET];
     _Alignas(64) unsigned char state[CIOT_LUT_STATE_BUDGET];
@@ -80,17 +79,14 @@ static inline void ciot_lut_gemv(const ciot_lut_method *m, const ciot_mm *mm, in
     for (int s0 = first; s0 < end;) {
         const int group_end = s0 - s0 % m->group + m->group, ns = (group_end < end ? group_end : end) - s0;
         memset(state, 0, (size_t)ns * m->state_bytes);
-        for (int i0 = 0; i0 < nb; i0 += m->chunk) {
-            const int nc = nb - i0 < m->chunk ? nb - i0 : m->chunk;
-            for (int k = 0; k < nc; k++) m->build(mm->x, i0 + k, tables + k * m->table_bytes);
+        for (int i = 0; i < nb; i++) {
+            m->build(mm->x, i, tables);
+            const unsigned char *w0 = W + ciot_lut_block_index(s0, i, tiles, nb, m->group) * m->block_bytes;
             for (int t = 0; t < ns;) {
                 const int nt = ns - t >= CIOT_LUT_QUAD ? CIOT_LUT_QUAD : 1;
-                for (int k = 0; k < nc; k++) {
-                    const unsigned char *w[CIOT_LUT_QUAD];
-                    for (int j = 0; j < nt; j++)
-                        w[j] = W + ciot_lut_block_index(s0 + t + j, i0 + k, tiles, nb, m->group, m->chunk) * m->block_bytes;
-                    m->run(w, nt, tables + k * m->table_bytes, state + (size_t)t * m->state_bytes, mm->prefetch);
-                }
+                const unsigned char *w[CIOT_LUT_QUAD];
+                for (int j = 0; j < nt; j++) w[j] = w0 + (size_t)(t + j) * m->block_bytes; /* tiles s0 + t + j */
+                m->run(w, nt, tables, state + (size_t)t * m->state_bytes, mm->prefetch);
                 t += nt;
             }
         }

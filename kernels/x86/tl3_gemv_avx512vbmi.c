@@ -153,9 +153,9 @@ static void finish(const void *state, float *y) {
     ciot_lut_store(s, y);
 }
 
-static const ciot_lut_method method = {CIOT_TL3_GROUP, CIOT_TL3_CHUNK, sizeof(block_tables), sizeof(__m512[4][4]),
+static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(__m512[4][4]),
                                        sizeof(block_tl3), build, run, finish};
-_Static_assert(CIOT_TL3_CHUNK * sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a chunk's tables fit");
+_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
 _Static_assert(CIOT_TL3_GROUP * sizeof(__m512[4][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
 
 static void tl3_gemv_avx512vbmi(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
