@@ -100,9 +100,8 @@ static int pattern_has_unit(ciot_pattern p) { return p != CIOT_PAT_TIES && p != 
 static void count(ciot_oracle_result *res, int ok) { ok ? res->passed++ : res->failed++; }
 
 /* Row counts for a layout: the fixed list, plus 1, 2, 3 and 7 tiles when the tile is larger than the fixed
- * list's steps (so a 64-row tile meets a lone tile, a pair, an odd count and a count with a remainder for
- * any 4-tile grouping inside a kernel, besides 4096 = 64 tiles), and a full group of tiles plus a partial
- * one for a blocked matrix order. Returns the count written to out. */
+ * list's steps (a lone tile, a pair, odd counts; the fixed list's 4096 is only 16 tiles of 256 rows), and a
+ * full group of tiles plus a partial one for a blocked matrix order. Returns the count written to out. */
 static int row_counts(const ciot_layout *l, int out[]) {
     int n = 0;
     for (size_t i = 0; i < sizeof shape_rows / sizeof *shape_rows; i++) out[n++] = shape_rows[i];

@@ -57,33 +57,36 @@ typedef struct {
     uint8_t qs[128];
 } block_t2p;
 
-/* Matrix order of the lookup-table layouts TL3 and TL2 (tiles of 64 rows, nb 128-blocks per row): tiles in
+/* Matrix order of the lookup-table layouts TL3 and TL2 (tiles of 256 rows, nb 128-blocks per row): tiles in
  * groups of G (the last group holds the tiles left); a group's blocks are stored block by block, each block
  * tile by tile. A kernel that builds tables for block i and runs them over the tiles of a group then reads
  * the weights in address order. */
-#define CIOT_TL3_GROUP 32
-#define CIOT_TL2_GROUP 128
+#define CIOT_LUT_TILE 256
+#define CIOT_TL3_GROUP 8
+#define CIOT_TL2_GROUP 32
 /* Block index of tile t, 128-block i in a matrix of `tiles` tiles and nb blocks per row, groups of G tiles. */
 static inline size_t ciot_lut_block_index(int t, int i, int tiles, int nb, int G) {
     const int g0 = t - t % G, gt = tiles - g0 < G ? tiles - g0 : G; /* t's group: first tile, tiles */
     return (size_t)g0 * nb + (size_t)i * gt + (size_t)(t - g0);
 }
 
-/* TL3: 64 rows x 128 weights of PTQ1_0 for table lookups (1792 bytes, 1.75 bits per weight). Row r's
- * weights 32q + 5g .. 32q + 5g + 4 (sub-block q = 0..3, group g = 0..5) are one base-3 group code in
- * qs[q][g][r]; weights 32q + 30, 32q + 31 are a pair code in nibble (r >> 5) of qn[q][r & 31].
- * Codes are sign-magnitude: see ciot_tl3_value (kernels/README.md). */
+/* TL3: 256 rows x 128 weights of PTQ1_0 for table lookups (7168 bytes, 1.75 bits per weight), fields in the
+ * order a kernel reads them. Row r's weights 32q + 5g .. 32q + 5g + 4 (sub-block q = 0..3, group g = 0..5)
+ * are one base-3 group code in sb[q].qs[g][r]; weights 32q + 30, 32q + 31 are a pair code in nibble
+ * (r >> 7) of sb[q].qn[r & 127]. Codes are sign-magnitude: see ciot_tl3_value (kernels/README.md). */
 typedef struct {
-    uint16_t d[64];
-    uint8_t qs[4][6][64];
-    uint8_t qn[4][32];
+    uint16_t d[256];
+    struct {
+        uint8_t qs[6][256];
+        uint8_t qn[128];
+    } sb[4];
 } block_tl3;
 
-/* TL2: 64 rows x 128 weights of PQ2_0 for table lookups (2176 bytes, 2.125 bits per weight).
+/* TL2: 256 rows x 128 weights of PQ2_0 for table lookups (8704 bytes, 2.125 bits per weight).
  * qs[j][r] is PQ2_0 byte j of row r (weights 4j .. 4j + 3, code of 4j + n at bits 2n .. 2n + 1). */
 typedef struct {
-    uint16_t d[64];
-    uint8_t qs[32][64];
+    uint16_t d[256];
+    uint8_t qs[32][256];
 } block_tl2;
 
 _Static_assert(sizeof(block_pq2_0) == 34, "PQ2_0 block is 34 bytes");
@@ -93,8 +96,8 @@ _Static_assert(sizeof(block_q8_Kx4) == 1168, "Q8_Kx4 block is 1168 bytes");
 _Static_assert(sizeof(block_q8_0) == 34, "Q8_0 block is 34 bytes");
 _Static_assert(sizeof(block_t2x4) == 136, "T2X4 block is 136 bytes");
 _Static_assert(sizeof(block_t2p) == 136, "T2P block is 136 bytes");
-_Static_assert(sizeof(block_tl3) == 64 * 28, "TL3 block is 64 PTQ1_0 blocks' worth: 1792 bytes");
-_Static_assert(sizeof(block_tl2) == 64 * 34, "TL2 block is 64 PQ2_0 blocks' worth: 2176 bytes");
+_Static_assert(sizeof(block_tl3) == 256 * 28, "TL3 block is 256 PTQ1_0 blocks' worth: 7168 bytes");
+_Static_assert(sizeof(block_tl2) == 256 * 34, "TL2 block is 256 PQ2_0 blocks' worth: 8704 bytes");
 
 /* PQ2_0 code of weight k (0..127) of a block. */
 static inline int ciot_pq2_code(const block_pq2_0 *b, int k) {

@@ -28,7 +28,7 @@ typedef void (*ciot_compute_fn)(const ciot_mm *mm, int first, int count);
 typedef struct {
     const char *name;           /* "pq2_0", "t2x4", "t2p", "tl2", "ptq1_0", "tl3" */
     ciot_format source;         /* the file format it is made from */
-    int tile_rows;              /* rows per block and per slice unit: 1 (row-major), 4 or 64 */
+    int tile_rows;              /* rows per block and per slice unit: 1 (row-major), 4 or 256 */
     int k_multiple;             /* K must be a multiple of this */
     size_t block_bytes;         /* bytes of one block (tile_rows rows x 128 weights) */
     /* Source blocks (row-major) -> layout; NULL means the layout is the source bytes. */

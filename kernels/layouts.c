@@ -19,10 +19,10 @@ const ciot_layout ciot_layout_pq2_0 = {"pq2_0", CIOT_FMT_PQ2_0, 1, CIOT_QK_K, si
 const ciot_layout ciot_layout_t2x4 = {"t2x4", CIOT_FMT_PQ2_0, 4, CIOT_QK_K, sizeof(block_t2x4), pack_t2x4, unpack_t2x4, 1};
 const ciot_layout ciot_layout_t2p = {"t2p", CIOT_FMT_PQ2_0, 4, CIOT_QK_K, sizeof(block_t2p), pack_t2p, unpack_t2p, 1};
 const ciot_layout ciot_layout_ptq1_0 = {"ptq1_0", CIOT_FMT_PTQ1_0, 1, CIOT_QK, sizeof(block_ptq1_0), NULL, NULL, 1};
-/* The lookup-table layouts: 64-row tiles (64 divides every model row count in profiles/). */
-const ciot_layout ciot_layout_tl2 = {"tl2", CIOT_FMT_PQ2_0, 64, CIOT_QK_K, sizeof(block_tl2), pack_tl2, unpack_tl2,
+/* The lookup-table layouts: 256-row tiles (256 divides every model row count in profiles/). */
+const ciot_layout ciot_layout_tl2 = {"tl2", CIOT_FMT_PQ2_0, CIOT_LUT_TILE, CIOT_QK_K, sizeof(block_tl2), pack_tl2, unpack_tl2,
                                      CIOT_TL2_GROUP};
-const ciot_layout ciot_layout_tl3 = {"tl3", CIOT_FMT_PTQ1_0, 64, CIOT_QK, sizeof(block_tl3), pack_tl3, unpack_tl3,
+const ciot_layout ciot_layout_tl3 = {"tl3", CIOT_FMT_PTQ1_0, CIOT_LUT_TILE, CIOT_QK, sizeof(block_tl3), pack_tl3, unpack_tl3,
                                      CIOT_TL3_GROUP};
 
 static void quantize_q8_K(const float *x, void *dst, int batch, int K) {

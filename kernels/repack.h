@@ -1,7 +1,7 @@
 /* Load-time repacks of PQ2_0 rows into the 4-row T2X4 and T2P layouts, and back (for tests).
  * Rows must be a multiple of 4 and K a multiple of 256, or CIOT_E_SHAPE and nothing is written.
- * The lookup-table layouts (repack_lut.c): PTQ1_0 <-> TL3 and PQ2_0 <-> TL2, 64-row tiles; rows must be a
- * multiple of 64 and K of 128 (TL3) or 256 (TL2). */
+ * The lookup-table layouts (repack_lut.c): PTQ1_0 <-> TL3 and PQ2_0 <-> TL2, 256-row tiles; rows must be a
+ * multiple of 256 and K of 128 (TL3) or 256 (TL2). */
 #ifndef CIOT_REPACK_H
 #define CIOT_REPACK_H
 

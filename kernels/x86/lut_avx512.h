@@ -15,7 +15,6 @@
 enum {
     CIOT_LUT_TABLE_BUDGET = 20 << 10, /* tables of one 128-block */
     CIOT_LUT_STATE_BUDGET = 32 << 10, /* float state of the tiles of one super-tile */
-    CIOT_LUT_QUAD = 4,                /* tiles sharing each table load */
 };
 
 /* Lists of lane constants: L32(F, 0) is F(0), F(1), ..., F(31). */
@@ -48,7 +47,7 @@ static inline void ciot_lut_widen(__m512i lo, __m512i hi, __m512i acc[4]) {
     acc[2] = _mm512_dpbusd_epi32(acc[2], b, w0), acc[3] = _mm512_dpbusd_epi32(acc[3], b, w1);
 }
 
-/* Writes a tile's 64 results s[v] (ciot_lut_row order) to y[0..63]. */
+/* Writes 64 results s[v] (ciot_lut_row order) to y[0..63]. */
 static inline void ciot_lut_store(const __m512 s[4], float *y) {
     float out[4][16];
     for (int v = 0; v < 4; v++) _mm512_storeu_ps(out[v], s[v]);
@@ -64,33 +63,27 @@ typedef struct {
     size_t state_bytes;  /* float state of one tile (a multiple of 64), zeroed before the first block */
     size_t block_bytes;  /* bytes of one tile block of the layout */
     void (*build)(const void *x, int i, void *tables);                 /* tables of 128-block i of x */
-    void (*run)(const unsigned char *const *w, int nt, const void *tables, void *state, size_t prefetch);
-    /* nt = 4 or 1 tiles' blocks w[0..nt-1]; state of tile t at state + t * state_bytes */
-    void (*finish)(const void *state, float *y);                       /* a tile's 64 results */
+    void (*run)(const void *w, const void *tables, void *state, size_t prefetch); /* one tile block */
+    void (*finish)(const void *state, float *y);                       /* a tile's 256 results */
 } ciot_lut_method;
 
 /* Tiles [first, first + count): per part of a group in the slice, per 128-block, the block's tables are
- * built once and run over the part's tiles, whose blocks i are adjacent in memory. */
+ * built once and run over the part's tiles, whose blocks i are adjacent in memory (read in address order). */
 static inline void ciot_lut_gemv(const ciot_lut_method *m, const ciot_mm *mm, int first, int count) {
     _Alignas(64) unsigned char tables[CIOT_LUT_TABLE_BUDGET];
     _Alignas(64) unsigned char state[CIOT_LUT_STATE_BUDGET];
-    const int nb = mm->K / 128, tiles = mm->rows / 64, end = first + count;
+    const int nb = mm->K / 128, tiles = mm->rows / CIOT_LUT_TILE, end = first + count;
     const unsigned char *W = mm->w;
     for (int s0 = first; s0 < end;) {
         const int group_end = s0 - s0 % m->group + m->group, ns = (group_end < end ? group_end : end) - s0;
         memset(state, 0, (size_t)ns * m->state_bytes);
         for (int i = 0; i < nb; i++) {
             m->build(mm->x, i, tables);
-            const unsigned char *w0 = W + ciot_lut_block_index(s0, i, tiles, nb, m->group) * m->block_bytes;
-            for (int t = 0; t < ns;) {
-                const int nt = ns - t >= CIOT_LUT_QUAD ? CIOT_LUT_QUAD : 1;
-                const unsigned char *w[CIOT_LUT_QUAD];
-                for (int j = 0; j < nt; j++) w[j] = w0 + (size_t)(t + j) * m->block_bytes; /* tiles s0 + t + j */
-                m->run(w, nt, tables, state + (size_t)t * m->state_bytes, mm->prefetch);
-                t += nt;
-            }
+            const unsigned char *w = W + ciot_lut_block_index(s0, i, tiles, nb, m->group) * m->block_bytes;
+            for (int t = 0; t < ns; t++) m->run(w + (size_t)t * m->block_bytes, tables, state + (size_t)t * m->state_bytes, mm->prefetch);
         }
-        for (int t = 0; t < ns; t++) m->finish(state + (size_t)t * m->state_bytes, mm->y + 64 * (size_t)(s0 + t));
+        for (int t = 0; t < ns; t++)
+            m->finish(state + (size_t)t * m->state_bytes, mm->y + (size_t)CIOT_LUT_TILE * (s0 + t));
         s0 += ns;
     }
 }

@@ -2,11 +2,11 @@
     !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
 #error "tl2_gemv_avx512vbmi.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vbmi -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vbmi.c)"
 #endif
-/* tl2_gemv_avx512vbmi: TL2 tiles (64 rows x 128 weights, formats.h) times Q8_K activations by table lookup.
+/* tl2_gemv_avx512vbmi: TL2 tiles (256 rows x 128 weights, formats.h) times Q8_K activations by table lookup.
  * For each 4-activation group j the kernel builds T[b] = sum_n (code_n(b) - 1) a_{4j+n} for all 256 bytes
  * b, kept as two byte planes l, h with T = 32 h + l; per 64 rows, two vpermi2b per plane (the low and high
  * 128 entries) and a blend on bit 7 look up the rows' PQ2_0 bytes. Canonical float order of spec/formats.md:
- * per row one fmaf per 128-block. K % 256 == 0, rows % 64 == 0. */
+ * per row one fmaf per 128-block. K % 256 == 0, rows % 256 == 0. */
 #include <string.h>
 #include "formats.h"
 #include "kernel.h"
@@ -61,67 +61,65 @@ static void build(const void *x, int i, void *tables) {
     tb->dy = b->d;
 }
 
-/* One 128-block of NT tiles: w[t] their blocks, acc[t][v] their float lanes (ciot_lut_row order). */
-static inline __attribute__((always_inline)) void tile_blocks(const block_tl2 *const *w, const int NT, const block_tables *tb,
-                                                              __m512 (*acc)[4], size_t prefetch) {
+/* One 128-block of a tile (256 rows: four 64-row vectors v): acc[v][u] are the float lanes of rows
+ * 64v + ciot_lut_row(u, d). */
+static void run(const void *wp, const void *tables, void *state, size_t prefetch) {
+    const block_tl2 *w = wp;
+    const block_tables *tb = tables;
+    __m512(*acc)[4] = state;
     const __m512i w132 = _mm512_set1_epi16(1 | 32 << 8);
-    __m512 dws[CIOT_LUT_QUAD][4];
-    /* s[t][0] rows 16L + j, s[t][1] rows 16L + 8 + j (16-bit lane 8L + j): the block's isum + 8 * 4096, mod
+    /* s[v][0] rows 16L + j, s[v][1] rows 16L + 8 + j (16-bit lane 8L + j): the block's isum + 8 * 4096, mod
      * 2^16. Exact: isum is within +-128 * 2 * 127 = +-32512, so isum + 32768 is in 256..65280. */
-    __m512i s[CIOT_LUT_QUAD][2];
-    for (int t = 0; t < NT; t++) {
-        ciot_prefetch(w[t], sizeof *w[t], prefetch);
-        ciot_lut_row_scales(w[t]->d, dws[t]);
-        s[t][0] = s[t][1] = _mm512_setzero_si512();
-    }
+    __m512i s[4][2];
+    for (int v = 0; v < 4; v++) s[v][0] = s[v][1] = _mm512_setzero_si512();
+    ciot_prefetch(w->d, sizeof w->d, prefetch); /* the prefetch policy, each part just before it is read */
     for (int j0 = 0; j0 < 32; j0 += 4) {
         /* byte sums of 4 lookups: al = sum l in 0..248, ah = 128 + sum h in 0..248 (u8 safe) */
-        __m512i al[CIOT_LUT_QUAD], ah[CIOT_LUT_QUAD];
-        for (int t = 0; t < NT; t++) al[t] = _mm512_setzero_si512(), ah[t] = _mm512_set1_epi8(-128);
+        __m512i al[4], ah[4];
+        for (int v = 0; v < 4; v++) al[v] = _mm512_setzero_si512(), ah[v] = _mm512_set1_epi8(-128);
+#pragma clang loop unroll(disable) /* unrolled, the four groups' temporaries spill */
         for (int j = j0; j < j0 + 4; j++) {
             const group_table *T = &tb->g[j];
             const __m512i l0 = _mm512_load_si512(T->l), l1 = _mm512_load_si512(T->l + 64);
             const __m512i l2 = _mm512_load_si512(T->l + 128), l3 = _mm512_load_si512(T->l + 192);
             const __m512i h0 = _mm512_load_si512(T->h), h1 = _mm512_load_si512(T->h + 64);
             const __m512i h2 = _mm512_load_si512(T->h + 128), h3 = _mm512_load_si512(T->h + 192);
-            for (int t = 0; t < NT; t++) {
-                const __m512i x = _mm512_loadu_si512(w[t]->qs[j]);
+            ciot_prefetch(w->qs[j], sizeof w->qs[j], prefetch);
+            for (int v = 0; v < 4; v++) {
+                const __m512i x = _mm512_loadu_si512(w->qs[j] + 64 * v);
                 const __mmask64 high = _mm512_movepi8_mask(x); /* entries 128..255 */
                 const __m512i l = _mm512_mask_blend_epi8(high, _mm512_permutex2var_epi8(l0, x, l1), _mm512_permutex2var_epi8(l2, x, l3));
                 const __m512i h = _mm512_mask_blend_epi8(high, _mm512_permutex2var_epi8(h0, x, h1), _mm512_permutex2var_epi8(h2, x, h3));
-                al[t] = _mm512_add_epi8(al[t], l);
-                ah[t] = _mm512_add_epi8(ah[t], h);
+                al[v] = _mm512_add_epi8(al[v], l);
+                ah[v] = _mm512_add_epi8(ah[v], h);
             }
         }
-        for (int t = 0; t < NT; t++) { /* al + 32 ah per row: at most 248 + 32 * 248, int16 safe */
-            s[t][0] = _mm512_add_epi16(s[t][0], _mm512_maddubs_epi16(_mm512_unpacklo_epi8(al[t], ah[t]), w132));
-            s[t][1] = _mm512_add_epi16(s[t][1], _mm512_maddubs_epi16(_mm512_unpackhi_epi8(al[t], ah[t]), w132));
+        for (int v = 0; v < 4; v++) { /* al + 32 ah per row: at most 248 + 32 * 248, int16 safe */
+            s[v][0] = _mm512_add_epi16(s[v][0], _mm512_maddubs_epi16(_mm512_unpacklo_epi8(al[v], ah[v]), w132));
+            s[v][1] = _mm512_add_epi16(s[v][1], _mm512_maddubs_epi16(_mm512_unpackhi_epi8(al[v], ah[v]), w132));
         }
     }
     const __m512i even = _mm512_set1_epi32(1), odd = _mm512_set1_epi32(1 << 16), flip = _mm512_set1_epi16(-32768);
     const __m512 dy = _mm512_set1_ps(tb->dy);
-    for (int t = 0; t < NT; t++) {
-        const __m512i u0 = _mm512_xor_si512(s[t][0], flip), u1 = _mm512_xor_si512(s[t][1], flip); /* isum, int16 */
+    for (int v = 0; v < 4; v++) {
+        __m512 dws[4];
+        ciot_lut_row_scales(w->d + 64 * v, dws);
+        const __m512i u0 = _mm512_xor_si512(s[v][0], flip), u1 = _mm512_xor_si512(s[v][1], flip); /* isum, int16 */
         const __m512i isum[4] = {_mm512_madd_epi16(u0, even), _mm512_madd_epi16(u0, odd), _mm512_madd_epi16(u1, even),
                                  _mm512_madd_epi16(u1, odd)};
-        for (int v = 0; v < 4; v++)
-            acc[t][v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[v]), _mm512_mul_ps(dws[t][v], dy), acc[t][v]);
+        for (int u = 0; u < 4; u++) acc[v][u] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[u]), _mm512_mul_ps(dws[u], dy), acc[v][u]);
     }
 }
 
-static void run(const unsigned char *const *w, int nt, const void *tables, void *state, size_t prefetch) {
-    if (nt == CIOT_LUT_QUAD)
-        tile_blocks((const block_tl2 *const *)w, CIOT_LUT_QUAD, tables, state, prefetch);
-    else
-        tile_blocks((const block_tl2 *const *)w, 1, tables, state, prefetch);
+static void finish(const void *state, float *y) {
+    const __m512(*acc)[4] = state;
+    for (int v = 0; v < 4; v++) ciot_lut_store(acc[v], y + 64 * v);
 }
 
-static void finish(const void *state, float *y) { ciot_lut_store(state, y); }
-
-static const ciot_lut_method method = {CIOT_TL2_GROUP, sizeof(block_tables), sizeof(__m512[4]),
+static const ciot_lut_method method = {CIOT_TL2_GROUP, sizeof(block_tables), sizeof(__m512[4][4]),
                                        sizeof(block_tl2), build, run, finish};
 _Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
-_Static_assert(CIOT_TL2_GROUP * sizeof(__m512[4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
+_Static_assert(CIOT_TL2_GROUP * sizeof(__m512[4][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
 
 static void tl2_gemv_avx512vbmi(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
 

@@ -2,12 +2,12 @@
     !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
 #error "tl3_gemv_avx512vbmi.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vbmi -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vbmi.c)"
 #endif
-/* tl3_gemv_avx512vbmi: TL3 tiles (64 rows x 128 weights, formats.h) times Q8_0 activations by table lookup.
+/* tl3_gemv_avx512vbmi: TL3 tiles (256 rows x 128 weights, formats.h) times Q8_0 activations by table lookup.
  * For each 5-activation group the kernel builds T[m] = sum_n (u_n(m) - 1) a_n, m = 0..127, split as
  * T = 32 h + l (l in 0..31) into two 128-byte planes; one vpermi2b per plane then looks up 64 rows' group
  * codes at once (bit 7 of a code, ignored by the permute, negates: -T = 32 ~h + (l ^ 31) + 1). Pair codes
  * use 16-entry vpshufb tables. Float order of spec/formats.md: per row, four lanes (one per Q8_0 block of
- * the 128-weight block), then (a0 + a1) + (a2 + a3). K % 128 == 0, rows % 64 == 0. */
+ * the 128-weight block), then (a0 + a1) + (a2 + a3). K % 128 == 0, rows % 256 == 0. */
 #include <string.h>
 #include "formats.h"
 #include "kernel.h"
@@ -83,7 +83,7 @@ static void build_block(const block_q8_0 *y, block_tables *tb) {
 }
 
 /* One sub-block's byte sums of 64 rows -> exact int32 isums -> acc[v] = fmaf(isum, d_w * d_y, acc[v]).
- * al = 6 + sum l' - (positive groups), ah = 128 + sum h' (the invariants in tile_blocks): isum = al + 32 ah - 4096. */
+ * al = 6 + sum l' - (positive groups), ah = 128 + sum h' (the invariants in run): isum = al + 32 ah - 4096. */
 static inline void finish_subblock(__m512i al, __m512i ah, const __m512 dws[4], float dy, __m512 *acc) {
     __m512i isum[4];
     for (int v = 0; v < 4; v++) isum[v] = _mm512_set1_epi32(-128 * 32);
@@ -92,71 +92,70 @@ static inline void finish_subblock(__m512i al, __m512i ah, const __m512 dws[4], 
     for (int v = 0; v < 4; v++) acc[v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[v]), _mm512_mul_ps(dws[v], y), acc[v]);
 }
 
-/* One 128-block of NT tiles: w[t] their blocks, acc[t][q][v] their float lanes (q = Q8_0 block). */
-static inline __attribute__((always_inline)) void tile_blocks(const block_tl3 *const *w, const int NT, const block_tables *tb,
-                                                              __m512 (*acc)[4][4], size_t prefetch) {
+/* One 128-block of a tile (256 rows: four 64-row vectors s): acc[s][q][v] are the float lanes of rows
+ * 64s + ciot_lut_row(v, d) for Q8_0 block q. */
+static void run(const void *wp, const void *tables, void *state, size_t prefetch) {
+    const block_tl3 *w = wp;
+    const block_tables *tb = tables;
+    __m512(*acc)[4][4] = state;
     const __m512i ones = _mm512_set1_epi8(-1), c31 = _mm512_set1_epi8(31), c15 = _mm512_set1_epi8(15);
-    const __m512i nib_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
-    __m512 dws[CIOT_LUT_QUAD][4];
-    for (int t = 0; t < NT; t++) {
-        ciot_prefetch(w[t], sizeof *w[t], prefetch);
-        ciot_lut_row_scales(w[t]->d, dws[t]);
-    }
+    __m512 dws[4][4];
+    /* the prefetch policy, spread over the block: each part just before it is read */
+    ciot_prefetch(w->d, sizeof w->d, prefetch);
+    for (int v = 0; v < 4; v++) ciot_lut_row_scales(w->d + 64 * v, dws[v]);
     for (int q = 0; q < 4; q++) {
         /* Byte sums over the sub-block's 6 group lookups and its pair lookup, per row:
          * al = 6 + sum l' + sum sbar in 0..223 (l' <= 31 each, sbar = -1 per positive group), u8 safe;
          * ah = 128 + sum h' in 0..249 (h' in -20..19 per group, -8..7 for the pair), u8 safe. */
-        __m512i al[CIOT_LUT_QUAD], ah[CIOT_LUT_QUAD];
-        for (int t = 0; t < NT; t++) al[t] = _mm512_set1_epi8(6), ah[t] = _mm512_set1_epi8(-128);
+        __m512i al[4], ah[4];
+        for (int v = 0; v < 4; v++) al[v] = _mm512_set1_epi8(6), ah[v] = _mm512_set1_epi8(-128);
 #pragma clang loop unroll(disable) /* unrolled, the six groups' temporaries spill */
         for (int g = 0; g < 6; g++) {
             const group_table *T = &tb->g[q][g];
             const __m512i tl0 = _mm512_load_si512(T->l), tl1 = _mm512_load_si512(T->l + 64);
             const __m512i th0 = _mm512_load_si512(T->h), th1 = _mm512_load_si512(T->h + 64);
-            for (int t = 0; t < NT; t++) {
-                const __m512i x = _mm512_loadu_si512(w[t]->qs[q][g]);
+            ciot_prefetch(w->sb[q].qs[g], sizeof w->sb[q].qs[g], prefetch);
+            for (int v = 0; v < 4; v++) {
+                const __m512i x = _mm512_loadu_si512(w->sb[q].qs[g] + 64 * v);
                 const __m512i sbar = _mm512_shuffle_epi8(ones, x); /* 0xff where bit 7 is clear, 0 where set */
                 const __m512i l = _mm512_permutex2var_epi8(tl0, x, tl1), h = _mm512_permutex2var_epi8(th0, x, th1);
                 /* bit 7 set: -T = 32 ~h + (l ^ 31) + 1; the +1 is counted as 6 - (positive groups) */
-                al[t] = _mm512_add_epi8(al[t], _mm512_ternarylogic_epi32(l, sbar, c31, 0xd2)); /* l ^ (~sbar & 31) */
-                al[t] = _mm512_add_epi8(al[t], sbar);
-                ah[t] = _mm512_add_epi8(ah[t], _mm512_ternarylogic_epi32(h, sbar, sbar, 0xc3)); /* ~(h ^ sbar) */
+                al[v] = _mm512_add_epi8(al[v], _mm512_ternarylogic_epi32(l, sbar, c31, 0xd2)); /* l ^ (~sbar & 31) */
+                al[v] = _mm512_add_epi8(al[v], sbar);
+                ah[v] = _mm512_add_epi8(ah[v], _mm512_ternarylogic_epi32(h, sbar, sbar, 0xc3)); /* ~(h ^ sbar) */
             }
         }
+        ciot_prefetch(w->sb[q].qn, sizeof w->sb[q].qn, prefetch);
         const __m512i pl = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tb->pl[q]));
         const __m512i ph = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tb->ph[q]));
-        for (int t = 0; t < NT; t++) {
-            /* bytes 0..31: low nibbles (rows 0..31), bytes 32..63: high nibbles (rows 32..63) */
-            const __m512i n = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)w[t]->qn[q]));
-            const __m512i c = _mm512_and_si512(_mm512_srlv_epi16(n, nib_shift), c15);
-            al[t] = _mm512_add_epi8(al[t], _mm512_shuffle_epi8(pl, c));
-            ah[t] = _mm512_add_epi8(ah[t], _mm512_shuffle_epi8(ph, c));
-            finish_subblock(al[t], ah[t], dws[t], tb->dy[q], acc[t][q]);
+        /* qn byte j: row j in the low nibble, row j + 128 in the high one */
+        const __m512i n0 = _mm512_loadu_si512(w->sb[q].qn), n1 = _mm512_loadu_si512(w->sb[q].qn + 64);
+        const __m512i c[4] = {_mm512_and_si512(n0, c15), _mm512_and_si512(n1, c15),
+                              _mm512_and_si512(_mm512_srli_epi16(n0, 4), c15), _mm512_and_si512(_mm512_srli_epi16(n1, 4), c15)};
+        for (int v = 0; v < 4; v++) {
+            al[v] = _mm512_add_epi8(al[v], _mm512_shuffle_epi8(pl, c[v]));
+            ah[v] = _mm512_add_epi8(ah[v], _mm512_shuffle_epi8(ph, c[v]));
+            finish_subblock(al[v], ah[v], dws[v], tb->dy[q], acc[v][q]);
         }
     }
 }
 
 static void build(const void *x, int i, void *tables) { build_block((const block_q8_0 *)x + 4 * (size_t)i, tables); }
 
-static void run(const unsigned char *const *w, int nt, const void *tables, void *state, size_t prefetch) {
-    if (nt == CIOT_LUT_QUAD)
-        tile_blocks((const block_tl3 *const *)w, CIOT_LUT_QUAD, tables, state, prefetch);
-    else
-        tile_blocks((const block_tl3 *const *)w, 1, tables, state, prefetch);
-}
-
 static void finish(const void *state, float *y) {
-    const __m512(*acc)[4] = state;
-    __m512 s[4];
-    for (int v = 0; v < 4; v++) /* (acc0 + acc1) + (acc2 + acc3) */
-        s[v] = _mm512_add_ps(_mm512_add_ps(acc[0][v], acc[1][v]), _mm512_add_ps(acc[2][v], acc[3][v]));
-    ciot_lut_store(s, y);
+    const __m512(*acc)[4][4] = state;
+    for (int v = 0; v < 4; v++) {
+        __m512 s[4];
+        for (int u = 0; u < 4; u++) /* (acc0 + acc1) + (acc2 + acc3) */
+            s[u] = _mm512_add_ps(_mm512_add_ps(acc[v][0][u], acc[v][1][u]), _mm512_add_ps(acc[v][2][u], acc[v][3][u]));
+        ciot_lut_store(s, y + 64 * v);
+    }
 }
 
-static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(__m512[4][4]),
+static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(__m512[4][4][4]),
                                        sizeof(block_tl3), build, run, finish};
 _Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
-_Static_assert(CIOT_TL3_GROUP * sizeof(__m512[4][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
+_Static_assert(CIOT_TL3_GROUP * sizeof(__m512[4][4][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
 
 static void tl3_gemv_avx512vbmi(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
 
