@@ -63,7 +63,7 @@ typedef struct {
  * the weights in address order. */
 #define CIOT_LUT_TILE 256
 #define CIOT_TL3_GROUP 8
-#define CIOT_TL2_GROUP 32
+#define CIOT_TL2_GROUP 16
 /* Block index of tile t, 128-block i in a matrix of `tiles` tiles and nb blocks per row, groups of G tiles. */
 static inline size_t ciot_lut_block_index(int t, int i, int tiles, int nb, int G) {
     const int g0 = t - t % G, gt = tiles - g0 < G ? tiles - g0 : G; /* t's group: first tile, tiles */

@@ -8,19 +8,8 @@
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 #include "formats.h"
-#include "kernel.h"
-
-enum {
-    CIOT_LUT_TABLE_BUDGET = 20 << 10, /* tables of one 128-block */
-    CIOT_LUT_STATE_BUDGET = 32 << 10, /* float state of the tiles of one super-tile */
-};
-
-/* Lists of lane constants: L32(F, 0) is F(0), F(1), ..., F(31). */
-#define CIOT_L8(F, b) F((b) + 0), F((b) + 1), F((b) + 2), F((b) + 3), F((b) + 4), F((b) + 5), F((b) + 6), F((b) + 7)
-#define CIOT_L16(F, b) CIOT_L8(F, b), CIOT_L8(F, (b) + 8)
-#define CIOT_L32(F, b) CIOT_L16(F, b), CIOT_L16(F, (b) + 16)
+#include "lut_loop.h"
 
 /* Row of lane d of int32 vector v (v, d = 0..3, 0..15) after ciot_lut_widen: unpacklo / unpackhi of the
  * byte sums give rows 16L + j / 16L + 8 + j in 16-bit lane 8L + j, and the two vpdpbusd weight patterns
@@ -53,39 +42,6 @@ static inline void ciot_lut_store(const __m512 s[4], float *y) {
     for (int v = 0; v < 4; v++) _mm512_storeu_ps(out[v], s[v]);
     for (int v = 0; v < 4; v++)
         for (int d = 0; d < 16; d++) y[ciot_lut_row(v, d)] = out[v][d];
-}
-
-/* A lookup-table gemv: its layout's group (formats.h), its tables and float state, and the three steps the
- * loop calls. table_bytes and group * state_bytes must fit the budgets. */
-typedef struct {
-    int group;           /* tiles per group of the layout's matrix order */
-    size_t table_bytes;  /* tables of one 128-block (a multiple of 64) */
-    size_t state_bytes;  /* float state of one tile (a multiple of 64), zeroed before the first block */
-    size_t block_bytes;  /* bytes of one tile block of the layout */
-    void (*build)(const void *x, int i, void *tables);                 /* tables of 128-block i of x */
-    void (*run)(const void *w, const void *tables, void *state, size_t prefetch); /* one tile block */
-    void (*finish)(const void *state, float *y);                       /* a tile's 256 results */
-} ciot_lut_method;
-
-/* Tiles [first, first + count): per part of a group in the slice, per 128-block, the block's tables are
- * built once and run over the part's tiles, whose blocks i are adjacent in memory (read in address order). */
-static inline void ciot_lut_gemv(const ciot_lut_method *m, const ciot_mm *mm, int first, int count) {
-    _Alignas(64) unsigned char tables[CIOT_LUT_TABLE_BUDGET];
-    _Alignas(64) unsigned char state[CIOT_LUT_STATE_BUDGET];
-    const int nb = mm->K / 128, tiles = mm->rows / CIOT_LUT_TILE, end = first + count;
-    const unsigned char *W = mm->w;
-    for (int s0 = first; s0 < end;) {
-        const int group_end = s0 - s0 % m->group + m->group, ns = (group_end < end ? group_end : end) - s0;
-        memset(state, 0, (size_t)ns * m->state_bytes);
-        for (int i = 0; i < nb; i++) {
-            m->build(mm->x, i, tables);
-            const unsigned char *w = W + ciot_lut_block_index(s0, i, tiles, nb, m->group) * m->block_bytes;
-            for (int t = 0; t < ns; t++) m->run(w + (size_t)t * m->block_bytes, tables, state + (size_t)t * m->state_bytes, mm->prefetch);
-        }
-        for (int t = 0; t < ns; t++)
-            m->finish(state + (size_t)t * m->state_bytes, mm->y + (size_t)CIOT_LUT_TILE * (s0 + t));
-        s0 += ns;
-    }
 }
 
 #endif
