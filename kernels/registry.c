@@ -1,5 +1,7 @@
-/* The kernel table. Each layout's kernels are listed from the reference to the fastest: the last
- * one the CPU can run is the one chosen. Adding a kernel: its file plus one line here. */
+/* The kernel table: the portable references, then the .def's ISA kernels. Each source format's kernels are
+ * listed from the slowest to the fastest across its layouts (so each layout's kernels are too): the last
+ * one the CPU can run is the one chosen, per layout and per source. Adding a kernel: its file plus one line
+ * in the .def (here for a reference). */
 #include <string.h>
 #include "registry.h"
 
@@ -42,6 +44,13 @@ const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, unsigned c
     const ciot_kernel *best = NULL;
     for (int i = 0; i < ciot_kernel_count(); i++)
         if (table[i]->layout == l && table[i]->op == op && !ciot_kernel_missing(table[i], cpu)) best = table[i];
+    return best;
+}
+
+const ciot_kernel *ciot_kernel_best_source(ciot_format f, ciot_op op, unsigned cpu) {
+    const ciot_kernel *best = NULL;
+    for (int i = 0; i < ciot_kernel_count(); i++)
+        if (table[i]->layout->source == f && table[i]->op == op && !ciot_kernel_missing(table[i], cpu)) best = table[i];
     return best;
 }
 

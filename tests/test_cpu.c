@@ -1,5 +1,6 @@
 /* CPU feature parsing and CIOT_CPU masking: dispatch can be tested without the hardware. */
 #include <stdlib.h>
+#include <string.h>
 #include "check.h"
 #include "cpu.h"
 #include "kernel.h"
@@ -40,5 +41,34 @@ int main(void) {
         const ciot_kernel *k = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMV, hw);
         CHECK(k && !ciot_kernel_missing(k, hw), "a gemv is chosen for %s", ciot_layout_at(l)->name);
     }
+    /* per source file: the last available kernel of that source in table order (the .def ranking) */
+    static const unsigned masks[] = {0, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_F_NEON | CIOT_F_DOTPROD, ~0u};
+    for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++)
+        for (int f = CIOT_FMT_PQ2_0; f <= CIOT_FMT_PTQ1_0; f++) {
+            const unsigned cpu = hw & masks[mi];
+            const ciot_kernel *k = ciot_kernel_best_source((ciot_format)f, CIOT_OP_GEMV, cpu), *last = NULL;
+            for (int i = 0; i < ciot_kernel_count(); i++) {
+                const ciot_kernel *c = ciot_kernel_at(i);
+                if (c->layout->source == (ciot_format)f && c->op == CIOT_OP_GEMV && !ciot_kernel_missing(c, cpu)) last = c;
+            }
+            CHECK(k && k == last && k->layout->source == (ciot_format)f, "source %s, features 0x%x: chose %s, expected %s",
+                  ciot_format_name((ciot_format)f), cpu, k ? k->name : "none", last ? last->name : "none");
+            if (!cpu) CHECK(k && k->features == 0, "source %s falls back to a reference", ciot_format_name((ciot_format)f));
+        }
+#if defined(__x86_64__)
+    /* the measured ranking (results/x86-kernels-notes.md): TL3 beats the PTQ1_0 kernels even with AVX2 only;
+     * for PQ2_0 gemv, T2P's AVX-512 VNNI kernel beats TL2 from DRAM */
+    const unsigned avx2 = CIOT_F_AVX2 | CIOT_F_FMA;
+    if ((hw & avx2) == avx2) {
+        const ciot_kernel *k = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, avx2);
+        CHECK(k && !strcmp(k->name, "tl3_gemv_avx2"), "PTQ1_0 with AVX2 only: %s", k ? k->name : "none");
+    }
+    if (hw & CIOT_F_AVX512VBMI) {
+        const ciot_kernel *k3 = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, hw);
+        const ciot_kernel *k2 = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, hw);
+        CHECK(k3 && !strcmp(k3->name, "tl3_gemv_avx512vbmi"), "PTQ1_0 with VBMI: %s", k3 ? k3->name : "none");
+        CHECK(k2 && !strcmp(k2->name, "t2p_gemv_avx512vnni"), "PQ2_0 with VBMI: %s", k2 ? k2->name : "none");
+    }
+#endif
     return check_summary();
 }
