@@ -1,6 +1,6 @@
 # Dispatch on x86 with features hidden by CIOT_CPU: the references take over when AVX2 is hidden, the
-# VNNI kernels are reported unavailable (with what they need) when only AVX2 and FMA are left, and the
-# oracle passes in both cases.
+# VNNI kernels are reported unavailable (with what they need) when only AVX2 and FMA are left, the VBMI
+# lookup-table kernels when VBMI is hidden, and the oracle passes in every case.
 if(CIOT_ARCH STREQUAL "x86_64")
   add_test(NAME x86_dispatch_none COMMAND ciot kernels)
   set_tests_properties(x86_dispatch_none PROPERTIES ENVIRONMENT "CIOT_CPU=none"
@@ -10,8 +10,14 @@ if(CIOT_ARCH STREQUAL "x86_64")
     PASS_REGULAR_EXPRESSION "t2p_gemv_avxvnni\tunavailable: needs avxvnni" FAIL_REGULAR_EXPRESSION "vnni\tavailable")
   add_test(NAME x86_check_references_only COMMAND ciot check --quick)
   set_tests_properties(x86_check_references_only PROPERTIES ENVIRONMENT "CIOT_CPU=none"
-    PASS_REGULAR_EXPRESSION "6 kernels checked, [0-9]+ skipped\n[1-9][0-9]* passed, 0 failed")
+    PASS_REGULAR_EXPRESSION "8 kernels checked, [0-9]+ skipped\n[1-9][0-9]* passed, 0 failed")
   add_test(NAME x86_check_avx2_only COMMAND ciot check --quick)
   set_tests_properties(x86_check_avx2_only PROPERTIES ENVIRONMENT "CIOT_CPU=avx2,fma"
     PASS_REGULAR_EXPRESSION "[1-9][0-9]* passed, 0 failed")
+  add_test(NAME x86_dispatch_no_vbmi COMMAND ciot kernels)
+  set_tests_properties(x86_dispatch_no_vbmi PROPERTIES ENVIRONMENT "CIOT_CPU=avx2,fma,avx512vnni"
+    PASS_REGULAR_EXPRESSION "tl3_gemv_avx512vbmi\tunavailable: needs avx512vbmi\t" FAIL_REGULAR_EXPRESSION "vbmi\tavailable")
+  add_test(NAME x86_check_no_vbmi COMMAND ciot check --quick --kernel tl)
+  set_tests_properties(x86_check_no_vbmi PROPERTIES ENVIRONMENT "CIOT_CPU=avx2,fma,avx512vnni"
+    PASS_REGULAR_EXPRESSION "tl3_gemv_avx512vbmi +skipped: this CPU lacks avx512vbmi.*3 kernels checked, 2 skipped\n[1-9][0-9]* passed, 0 failed")
 endif()
