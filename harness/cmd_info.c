@@ -30,11 +30,15 @@ int ciot_cmd_info(int argc, char **argv) {
         if (!ciot_kernel_missing(k, cpu)) printf("  %s\n", k->name);
     }
     printf("\nchosen per source file (fastest of its layouts):\n");
-    for (int f = CIOT_FMT_PQ2_0; f <= CIOT_FMT_PTQ1_0; f++)
-        for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM; op++) {
-            const ciot_kernel *k = ciot_kernel_best_source((ciot_format)f, (ciot_op)op, cpu);
-            if (k) printf("  %-7s %s  %s (layout %s)\n", ciot_format_name((ciot_format)f), op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name, k->layout->name);
+    for (int i = 0; i < ciot_layout_count(); i++) {
+        const ciot_format f = ciot_layout_at(i)->source;
+        int seen = 0; /* each source once, in layout order */
+        for (int j = 0; j < i; j++) seen |= ciot_layout_at(j)->source == f;
+        for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM && !seen; op++) {
+            const ciot_kernel *k = ciot_kernel_best_source(f, (ciot_op)op, cpu);
+            if (k) printf("  %-7s %s  %s (layout %s)\n", ciot_format_name(f), op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name, k->layout->name);
         }
+    }
     printf("\nchosen per layout:\n");
     for (int i = 0; i < ciot_layout_count(); i++) {
         const ciot_layout *l = ciot_layout_at(i);
