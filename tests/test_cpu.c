@@ -57,12 +57,14 @@ int main(void) {
             if (!cpu) CHECK(k && k->features == 0, "source %s falls back to a reference", ciot_format_name(f));
         }
 #if defined(__x86_64__)
-    /* the measured ranking (results/x86-kernels-notes.md): TL3 beats the PTQ1_0 kernels even with AVX2 only;
-     * for PQ2_0 gemv, TL2 beats T2P's AVX-512 VNNI kernel in cache and from DRAM */
+    /* the measured ranking (results/x86-kernels-notes.md): TL3 beats the PTQ1_0 kernels and TL2 the T2P ones,
+     * with AVX2 only and with VBMI, in cache and from DRAM */
     const unsigned avx2 = CIOT_F_AVX2 | CIOT_F_FMA;
     if ((hw & avx2) == avx2) {
         const ciot_kernel *k = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, avx2);
+        const ciot_kernel *k2 = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, avx2);
         CHECK(k && !strcmp(k->name, "tl3_gemv_avx2"), "PTQ1_0 with AVX2 only: %s", k ? k->name : "none");
+        CHECK(k2 && !strcmp(k2->name, "tl2_gemv_avx2"), "PQ2_0 with AVX2 only: %s", k2 ? k2->name : "none");
     }
     if (hw & CIOT_F_AVX512VBMI) {
         const ciot_kernel *k3 = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, hw);
