@@ -1,4 +1,4 @@
-/* ciot info: what this machine is and which kernel each layout gets on it. */
+/* ciot info: what this machine is and which kernel each source file and each layout gets on it. */
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
@@ -28,6 +28,16 @@ int ciot_cmd_info(int argc, char **argv) {
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *k = ciot_kernel_at(i);
         if (!ciot_kernel_missing(k, cpu)) printf("  %s\n", k->name);
+    }
+    printf("\nchosen per source file (fastest of its layouts):\n");
+    for (int i = 0; i < ciot_layout_count(); i++) {
+        const ciot_format f = ciot_layout_at(i)->source;
+        int seen = 0; /* each source once, in layout order */
+        for (int j = 0; j < i; j++) seen |= ciot_layout_at(j)->source == f;
+        for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM && !seen; op++) {
+            const ciot_kernel *k = ciot_kernel_best_source(f, (ciot_op)op, cpu);
+            if (k) printf("  %-7s %s  %s (layout %s)\n", ciot_format_name(f), op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name, k->layout->name);
+        }
     }
     printf("\nchosen per layout:\n");
     for (int i = 0; i < ciot_layout_count(); i++) {

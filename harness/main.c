@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
     int bad_len;
     if (ciot_cpu_env_check(&bad, &bad_len) != CIOT_OK) {
         fprintf(stderr, "ciot: CIOT_CPU names an unknown feature '%.*s' (known: neon, dotprod, i8mm, avx2, fma, "
-                        "avxvnni, avx512vnni, none)\n", bad_len, bad);
+                        "avxvnni, avx512vnni, avx512vbmi, none)\n", bad_len, bad);
         return 2;
     }
     for (int i = 0; i < N_COMMANDS; i++)

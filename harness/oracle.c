@@ -122,14 +122,38 @@ static void one_case(const ciot_kernel *k, int rows, int K, int batch, int patte
     else res->failed++;
 }
 
+/* Row counts for a layout: the fixed list, plus 1, 2, 3 and 7 tiles when the tile is larger than the fixed
+ * list's steps (a lone tile, a pair, odd counts; the fixed list's 4096 is only 16 tiles of 256 rows), and a
+ * full group of tiles plus a partial one for a blocked matrix order. Returns the count written to out. */
+static int row_counts(const ciot_layout *l, int out[]) {
+    int n = 0;
+    for (size_t i = 0; i < sizeof shape_rows / sizeof *shape_rows; i++) out[n++] = shape_rows[i];
+    if (l->tile_rows > 4) {
+        static const int tiles[] = {1, 2, 3, 7};
+        for (size_t i = 0; i < sizeof tiles / sizeof *tiles; i++) out[n++] = tiles[i] * l->tile_rows;
+    }
+    if (l->group_tiles > 1) out[n++] = (l->group_tiles + 3) * l->tile_rows;
+    return n;
+}
+
+/* K values: the fixed list, plus three K multiples (an odd count of 128-blocks where the multiple is 128). */
+static int k_values(const ciot_layout *l, int out[]) {
+    int n = 0;
+    for (size_t i = 0; i < sizeof shape_k / sizeof *shape_k; i++) out[n++] = shape_k[i];
+    out[n++] = 3 * l->k_multiple;
+    return n;
+}
+
 /* Every case of kernel k: its shapes, batches, edge patterns, units; skip: count them as skipped only. */
 static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap, int skip, ciot_oracle_result *res,
                        FILE *log) {
     static const int gemm_batches[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 64};
     const int before_pass = res->passed, before_fail = res->failed;
-    for (size_t ri = 0; ri < sizeof shape_rows / sizeof *shape_rows; ri++)
-        for (size_t ki = 0; ki < sizeof shape_k / sizeof *shape_k; ki++) {
-            const int rows = shape_rows[ri], K = shape_k[ki];
+    int rows_list[sizeof shape_rows / sizeof *shape_rows + 5], k_list[sizeof shape_k / sizeof *shape_k + 1];
+    const int nrows = row_counts(k->layout, rows_list), nk = k_values(k->layout, k_list);
+    for (int ri = 0; ri < nrows; ri++)
+        for (int ki = 0; ki < nk; ki++) {
+            const int rows = rows_list[ri], K = k_list[ki];
             if (ciot_layout_check(k->layout, rows, K) != CIOT_OK) continue;
             const int small = (long)rows * K <= 36L * 1280;
             const int nb = k->op == CIOT_OP_GEMM ? (small ? 10 : 1) : 1;
@@ -139,12 +163,12 @@ static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap
                 for (int unit = 1; unit >= 0; unit--) one_case(k, rows, K, batch, CIOT_PAT_RANDOM, unit, skip, res, log);
             }
         }
-    /* every edge pattern on a small shape (two tiles of rows, two Q8_K blocks), gemm at batch 3 and 5 */
-    const int edge_batches[] = {1, 3, 5};
+    /* every edge pattern on a small shape (two tiles of rows, at least 8; two Q8_K blocks), gemm at batch 3, 5 */
+    const int edge_batches[] = {1, 3, 5}, edge_rows = k->layout->tile_rows > 4 ? 2 * k->layout->tile_rows : 8;
     for (int bi = k->op == CIOT_OP_GEMM ? 1 : 0; bi < (k->op == CIOT_OP_GEMM ? 3 : 1); bi++)
         for (int p = CIOT_PAT_ZERO; p < CIOT_PAT_COUNT; p++)
             for (int unit = pattern_has_unit(p); unit >= 0; unit--)
-                one_case(k, 8, 512, edge_batches[bi], p, unit, skip, res, log);
+                one_case(k, edge_rows, 512, edge_batches[bi], p, unit, skip, res, log);
     if (o->verbose && !skip)
         fprintf(log, "  %-28s %d passed, %d failed\n", k->name, res->passed - before_pass, res->failed - before_fail);
 }

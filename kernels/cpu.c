@@ -24,7 +24,10 @@ static unsigned detect(void) {
     __cpuid_count(7, 0, a, b, c, d);
     if (((b >> 5) & 1) && ymm) f |= CIOT_F_AVX2;
     /* AVX-512 VNNI is only usable with F, BW and VL beside it, and the OS saving ZMM state */
-    if (((c >> 11) & 1) && ((b >> 16) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1) && zmm) f |= CIOT_F_AVX512VNNI;
+    const int avx512fbwvl = ((b >> 16) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1) && zmm;
+    if (((c >> 11) & 1) && avx512fbwvl) f |= CIOT_F_AVX512VNNI;
+    /* AVX-512 VBMI (vpermb, vpermi2b: byte permutes over 64 and 128 bytes), same conditions */
+    if (((c >> 1) & 1) && avx512fbwvl) f |= CIOT_F_AVX512VBMI;
     __cpuid_count(7, 1, a, b, c, d);
     if (((a >> 4) & 1) && ymm) f |= CIOT_F_AVXVNNI;
     return f;
@@ -78,6 +81,7 @@ static unsigned detect(void) { return 0; }
 static const struct { unsigned bit; const char *name; } names[] = {
     {CIOT_F_NEON, "neon"}, {CIOT_F_DOTPROD, "dotprod"}, {CIOT_F_I8MM, "i8mm"}, {CIOT_F_AVX2, "avx2"},
     {CIOT_F_FMA, "fma"}, {CIOT_F_AVXVNNI, "avxvnni"}, {CIOT_F_AVX512VNNI, "avx512vnni"},
+    {CIOT_F_AVX512VBMI, "avx512vbmi"},
 };
 enum { N_NAMES = sizeof names / sizeof names[0] };
 
@@ -128,6 +132,7 @@ int ciot_cpu_has_avx2(void) { return (ciot_cpu_features() & CIOT_F_AVX2) != 0; }
 int ciot_cpu_has_fma(void) { return (ciot_cpu_features() & CIOT_F_FMA) != 0; }
 int ciot_cpu_has_avxvnni(void) { return (ciot_cpu_features() & CIOT_F_AVXVNNI) != 0; }
 int ciot_cpu_has_avx512vnni(void) { return (ciot_cpu_features() & CIOT_F_AVX512VNNI) != 0; }
+int ciot_cpu_has_avx512vbmi(void) { return (ciot_cpu_features() & CIOT_F_AVX512VBMI) != 0; }
 
 const char *ciot_feature_name(unsigned bit) {
     for (int i = 0; i < N_NAMES; i++)

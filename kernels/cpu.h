@@ -21,6 +21,7 @@ int ciot_cpu_has_avx2(void);
 int ciot_cpu_has_fma(void);
 int ciot_cpu_has_avxvnni(void);
 int ciot_cpu_has_avx512vnni(void);
+int ciot_cpu_has_avx512vbmi(void);
 
 /* Feature name of one bit ("dotprod"), and a comma list of all bits in mask into buf. */
 const char *ciot_feature_name(unsigned bit);

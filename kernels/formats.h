@@ -2,6 +2,7 @@
 #ifndef CIOT_FORMATS_H
 #define CIOT_FORMATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define CIOT_QK 128     /* weights per PQ2_0 / PTQ1_0 / T2X4 / T2P block row */
@@ -73,6 +74,38 @@ typedef struct {
     uint8_t qs[128];
 } block_t2p;
 
+/* Matrix order of the lookup-table layouts TL3 and TL2 (tiles of 256 rows, nb 128-blocks per row): tiles in
+ * groups of G (the last group holds the tiles left); a group's blocks are stored block by block, each block
+ * tile by tile. A kernel that builds tables for block i and runs them over the tiles of a group then reads
+ * the weights in address order. */
+#define CIOT_LUT_TILE 256
+#define CIOT_TL3_GROUP 8
+#define CIOT_TL2_GROUP 16
+/* Block index of tile t, 128-block i in a matrix of `tiles` tiles and nb blocks per row, groups of G tiles. */
+static inline size_t ciot_lut_block_index(int t, int i, int tiles, int nb, int G) {
+    const int g0 = t - t % G, gt = tiles - g0 < G ? tiles - g0 : G; /* t's group: first tile, tiles */
+    return (size_t)g0 * nb + (size_t)i * gt + (size_t)(t - g0);
+}
+
+/* TL3: 256 rows x 128 weights of PTQ1_0 for table lookups (7168 bytes, 1.75 bits per weight), fields in the
+ * order a kernel reads them. Row r's weights 32q + 5g .. 32q + 5g + 4 (sub-block q = 0..3, group g = 0..5)
+ * are one base-3 group code in sb[q].qs[g][r]; weights 32q + 30, 32q + 31 are a pair code in nibble
+ * (r >> 7) of sb[q].qn[r & 127]. Codes are sign-magnitude: see ciot_tl3_value (kernels/README.md). */
+typedef struct {
+    uint16_t d[256];
+    struct {
+        uint8_t qs[6][256];
+        uint8_t qn[128];
+    } sb[4];
+} block_tl3;
+
+/* TL2: 256 rows x 128 weights of PQ2_0 for table lookups (8704 bytes, 2.125 bits per weight).
+ * qs[j][r] is PQ2_0 byte j of row r (weights 4j .. 4j + 3, code of 4j + n at bits 2n .. 2n + 1). */
+typedef struct {
+    uint16_t d[256];
+    uint8_t qs[32][256];
+} block_tl2;
+
 _Static_assert(sizeof(block_pq2_0) == 34, "PQ2_0 block is 34 bytes");
 _Static_assert(sizeof(block_ptq1_0) == 28, "PTQ1_0 block is 28 bytes");
 _Static_assert(sizeof(block_tq2_0) == 66, "TQ2_0 block is 66 bytes");
@@ -82,6 +115,8 @@ _Static_assert(sizeof(block_q8_Kx4) == 1168, "Q8_Kx4 block is 1168 bytes");
 _Static_assert(sizeof(block_q8_0) == 34, "Q8_0 block is 34 bytes");
 _Static_assert(sizeof(block_t2x4) == 136, "T2X4 block is 136 bytes");
 _Static_assert(sizeof(block_t2p) == 136, "T2P block is 136 bytes");
+_Static_assert(sizeof(block_tl3) == 256 * 28, "TL3 block is 256 PTQ1_0 blocks' worth: 7168 bytes");
+_Static_assert(sizeof(block_tl2) == 256 * 34, "TL2 block is 256 PQ2_0 blocks' worth: 8704 bytes");
 
 /* PQ2_0 code of weight k (0..127) of a block. */
 static inline int ciot_pq2_code(const block_pq2_0 *b, int k) {
@@ -107,5 +142,14 @@ static inline int ciot_t2p_byte(int r, int k) {
     return 64 * (r >> 1) + 16 * (k >> 5) + 8 * (r & 1) + (k & 7);
 }
 static inline int ciot_t2p_shift(int k) { return 2 * ((k >> 3) & 3); }
+
+/* TL3 codes. A group code b (8 bits) stands for the five trits of V = 81u0 + 27u1 + 9u2 + 3u3 + u4: V = b
+ * when b < 128, else the trit-wise negation (u -> 2 - u) of V = b - 128, i.e. V = 370 - b. A pair code c
+ * (4 bits) stands for V = 3u0 + u1: V = c when c < 8, else V = 16 - c. Every code is valid; the packer
+ * writes b = V for V <= 121 and b = 370 - V above, c = V for V <= 4 and c = 16 - V above. */
+static inline int ciot_tl3_value(int b) { return b < 128 ? b : 370 - b; }
+static inline int ciot_tl3_pair_value(int c) { return c < 8 ? c : 16 - c; }
+static inline uint8_t ciot_tl3_code(int V) { return (uint8_t)(V <= 121 ? V : 370 - V); }
+static inline uint8_t ciot_tl3_pair_code(int V) { return (uint8_t)(V <= 4 ? V : 16 - V); }
 
 #endif

@@ -28,15 +28,16 @@ typedef void (*ciot_compute_fn)(const ciot_mm *mm, int first, int count);
 
 /* A weight layout: how source blocks become what a kernel reads. */
 typedef struct {
-    const char *name;           /* "pq2_0", "t2x4", "t2p", "ptq1_0", "tq1_0", "tq2_0", "t2p_tq2" */
+    const char *name;           /* "pq2_0", "t2x4", "t2p", "tl2", "ptq1_0", "tl3", "tq1_0", "tq2_0", "t2p_tq2" */
     ciot_format source;         /* the file format it is made from */
-    int tile_rows;              /* rows per block and per slice unit: 1 (row-major) or 4 */
+    int tile_rows;              /* rows per block and per slice unit: 1 (row-major), 4 or 256 */
     int block_k;                /* weights of one row per block: 128, or 256 for the TQ formats' own blocks */
     int k_multiple;             /* K must be a multiple of this (a multiple of block_k) */
     size_t block_bytes;         /* bytes of one block (tile_rows rows x block_k weights) */
     /* Source blocks (row-major) -> layout; NULL means the layout is the source bytes. */
     ciot_status (*pack)(const void *src, void *dst, int rows, int K);
     ciot_status (*unpack)(const void *src, void *dst, int rows, int K);
+    int group_tiles;            /* tiles per group of a blocked matrix order (TL2, TL3: formats.h); 0 or 1: none */
 } ciot_layout;
 
 /* An activation format and its reference quantizer (B rows of K floats). */
@@ -57,6 +58,7 @@ enum {
     CIOT_F_FMA = 1u << 4,
     CIOT_F_AVXVNNI = 1u << 5,
     CIOT_F_AVX512VNNI = 1u << 6,
+    CIOT_F_AVX512VBMI = 1u << 7,
 };
 
 typedef struct {
@@ -69,7 +71,8 @@ typedef struct {
     ciot_compute_fn compute;
 } ciot_kernel;
 
-extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_ptq1_0;
+extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_tl2, ciot_layout_ptq1_0,
+    ciot_layout_tl3;
 /* TQ1_0 and TQ2_0 as stored (the reference twins read them), and TQ2_0 repacked into T2P bytes: each
  * 256-block's scale carried by both 128-halves (kernels/README-tq.md). */
 extern const ciot_layout ciot_layout_tq1_0, ciot_layout_tq2_0, ciot_layout_t2p_tq2;

@@ -11,6 +11,10 @@ static ciot_status pack_t2p_tq2(const void *src, void *dst, int rows, int K) { r
 static ciot_status unpack_t2x4(const void *src, void *dst, int rows, int K) { return ciot_unpack_t2x4(src, dst, rows, K); }
 static ciot_status unpack_t2p(const void *src, void *dst, int rows, int K) { return ciot_unpack_t2p(src, dst, rows, K); }
 static ciot_status unpack_t2p_tq2(const void *src, void *dst, int rows, int K) { return ciot_unpack_t2p_tq2(src, dst, rows, K); }
+static ciot_status pack_tl3(const void *src, void *dst, int rows, int K) { return ciot_repack_tl3(src, dst, rows, K); }
+static ciot_status unpack_tl3(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl3(src, dst, rows, K); }
+static ciot_status pack_tl2(const void *src, void *dst, int rows, int K) { return ciot_repack_tl2(src, dst, rows, K); }
+static ciot_status unpack_tl2(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl2(src, dst, rows, K); }
 
 /* K must be a multiple of 256 where the activations are Q8_K (the PQ2_0 family and the TQ formats), of
  * 128 for PTQ1_0 (Q8_0 x 4). */
@@ -22,6 +26,14 @@ const ciot_layout ciot_layout_t2x4 = {.name = "t2x4", .source = CIOT_FMT_PQ2_0, 
 const ciot_layout ciot_layout_t2p = {.name = "t2p", .source = CIOT_FMT_PQ2_0, .tile_rows = 4, .block_k = CIOT_QK,
                                      .k_multiple = CIOT_QK_K, .block_bytes = sizeof(block_t2p),
                                      .pack = pack_t2p, .unpack = unpack_t2p};
+/* The lookup-table layouts: 256-row tiles (256 divides every model row count in profiles/), stored in
+ * groups of tiles (formats.h). */
+const ciot_layout ciot_layout_tl2 = {.name = "tl2", .source = CIOT_FMT_PQ2_0, .tile_rows = CIOT_LUT_TILE, .block_k = CIOT_QK,
+                                     .k_multiple = CIOT_QK_K, .block_bytes = sizeof(block_tl2), .pack = pack_tl2,
+                                     .unpack = unpack_tl2, .group_tiles = CIOT_TL2_GROUP};
+const ciot_layout ciot_layout_tl3 = {.name = "tl3", .source = CIOT_FMT_PTQ1_0, .tile_rows = CIOT_LUT_TILE, .block_k = CIOT_QK,
+                                     .k_multiple = CIOT_QK, .block_bytes = sizeof(block_tl3), .pack = pack_tl3,
+                                     .unpack = unpack_tl3, .group_tiles = CIOT_TL3_GROUP};
 const ciot_layout ciot_layout_ptq1_0 = {.name = "ptq1_0", .source = CIOT_FMT_PTQ1_0, .tile_rows = 1, .block_k = CIOT_QK,
                                         .k_multiple = CIOT_QK, .block_bytes = sizeof(block_ptq1_0)};
 const ciot_layout ciot_layout_tq1_0 = {.name = "tq1_0", .source = CIOT_FMT_TQ1_0, .tile_rows = 1, .block_k = CIOT_QK_TQ,

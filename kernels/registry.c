@@ -1,11 +1,14 @@
-/* The kernel table. Each layout's kernels are listed from the reference to the fastest: the last
- * one the CPU can run is the one chosen. Adding a kernel: its file plus one line here. */
+/* The kernel table: the portable references, then the .def's ISA kernels. Each source format's kernels are
+ * listed from the slowest to the fastest across its layouts (so each layout's kernels are too): the last
+ * one the CPU can run is the one chosen, per layout and per source. Adding a kernel: its file plus one line
+ * in the .def (here for a reference). */
 #include <string.h>
 #include "registry.h"
 
 #define K(name) extern const ciot_kernel ciot_k_##name;
 #define CIOT_KERNELS_PORTABLE(X) \
-    X(pq2_0_gemv_ref) X(t2x4_gemv_ref) X(t2x4_gemm_ref) X(t2p_gemv_ref) X(t2p_gemm_ref) X(ptq1_0_gemv_ref) \
+    X(pq2_0_gemv_ref) X(t2x4_gemv_ref) X(t2x4_gemm_ref) X(t2p_gemv_ref) X(t2p_gemm_ref) X(tl2_gemv_ref) \
+    X(ptq1_0_gemv_ref) X(tl3_gemv_ref) \
     X(tq1_0_gemv_ref) X(tq2_0_gemv_ref) X(t2p_tq2_gemv_ref) X(t2p_tq2_gemm_ref) \
     CIOT_KERNELS_TEST(X)
 
@@ -33,8 +36,8 @@ static const ciot_kernel *const table[] = {CIOT_KERNELS_PORTABLE(K) CIOT_KERNELS
 #undef K
 
 static const ciot_layout *const layouts[] = {&ciot_layout_pq2_0, &ciot_layout_t2x4,  &ciot_layout_t2p,
-                                             &ciot_layout_ptq1_0, &ciot_layout_tq1_0, &ciot_layout_tq2_0,
-                                             &ciot_layout_t2p_tq2};
+                                             &ciot_layout_tl2,   &ciot_layout_ptq1_0, &ciot_layout_tl3,
+                                             &ciot_layout_tq1_0, &ciot_layout_tq2_0,  &ciot_layout_t2p_tq2};
 
 int ciot_kernel_count(void) { return (int)(sizeof table / sizeof table[0]); }
 const ciot_kernel *ciot_kernel_at(int i) { return i >= 0 && i < ciot_kernel_count() ? table[i] : NULL; }

@@ -13,6 +13,10 @@ unsigned ciot_kernel_missing(const ciot_kernel *k, unsigned cpu);
 /* The kernel chosen for a layout and op on this CPU: the last available in table order
  * (the table lists each layout's kernels from reference to fastest). NULL when none. */
 const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, unsigned cpu);
+/* The kernel chosen for a file format (the fastest of every layout made from it) and op on this CPU: the
+ * last available of that source in table order. The .def files list each source's kernels from slowest
+ * to fastest across layouts, as measured (results/x86-kernels-notes.md). NULL when none. */
+const ciot_kernel *ciot_kernel_best_source(ciot_format f, ciot_op op, unsigned cpu);
 
 /* The kernel chosen for a file format (the fastest of every layout made from it) and op on this CPU: the
  * last available of that source in table order. The .def files list each source's kernels from slowest

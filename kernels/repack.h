@@ -1,6 +1,8 @@
 /* Load-time repacks of PQ2_0 rows into the 4-row T2X4 and T2P layouts, and of TQ2_0 rows into T2P, and
  * back (for tests). Rows must be a multiple of 4 and K a multiple of 256, or CIOT_E_SHAPE and nothing is
- * written. */
+ * written.
+ * The lookup-table layouts (repack_lut.c): PTQ1_0 <-> TL3 and PQ2_0 <-> TL2, 256-row tiles; rows must be a
+ * multiple of 256 and K of 128 (TL3) or 256 (TL2). */
 #ifndef CIOT_REPACK_H
 #define CIOT_REPACK_H
 
@@ -17,5 +19,13 @@ ciot_status ciot_unpack_t2p(const block_t2p *src, block_pq2_0 *dst, int rows, in
  * row's scale. */
 ciot_status ciot_repack_t2p_tq2(const block_tq2_0 *src, block_t2p *dst, int rows, int K);
 ciot_status ciot_unpack_t2p_tq2(const block_t2p *src, block_tq2_0 *dst, int rows, int K);
+
+/* TL3 keeps every trit and every fp16 scale: PTQ1_0 -> TL3 -> PTQ1_0 gives back the same trits and scales,
+ * and the same bytes for every block in the canonical encoding the quantizer writes (formats.md). */
+ciot_status ciot_repack_tl3(const block_ptq1_0 *src, block_tl3 *dst, int rows, int K);
+ciot_status ciot_unpack_tl3(const block_tl3 *src, block_ptq1_0 *dst, int rows, int K);
+/* TL2 keeps the PQ2_0 bytes as they are (code 3 included): the round trip is byte for byte. */
+ciot_status ciot_repack_tl2(const block_pq2_0 *src, block_tl2 *dst, int rows, int K);
+ciot_status ciot_unpack_tl2(const block_tl2 *src, block_pq2_0 *dst, int rows, int K);
 
 #endif

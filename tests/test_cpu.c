@@ -13,6 +13,7 @@ static const struct { const char *suffix; unsigned needs; } isa_needs[] = {
     {"avx2", CIOT_F_AVX2 | CIOT_F_FMA},
     {"avxvnni", CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA},
     {"avx512vnni", CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA},
+    {"avx512vbmi", CIOT_F_AVX512VBMI | CIOT_F_AVX2 | CIOT_F_FMA},
     {"neondot", CIOT_F_NEON | CIOT_F_DOTPROD},
     {"i8mm", CIOT_F_NEON | CIOT_F_DOTPROD | CIOT_F_I8MM},
 };
@@ -62,5 +63,37 @@ int main(void) {
         const ciot_kernel *k = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMV, hw);
         CHECK(k && !ciot_kernel_missing(k, hw), "a gemv is chosen for %s", ciot_layout_at(l)->name);
     }
+    /* per source file: the last available kernel of that source in table order (the .def ranking) */
+    static const unsigned masks[] = {0, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_F_NEON | CIOT_F_DOTPROD, ~0u};
+    for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++)
+        for (int l = 0; l < ciot_layout_count(); l++) { /* every source a layout is made from */
+            const ciot_format f = ciot_layout_at(l)->source;
+            const unsigned cpu = hw & masks[mi];
+            const ciot_kernel *k = ciot_kernel_best_source(f, CIOT_OP_GEMV, cpu), *last = NULL;
+            for (int i = 0; i < ciot_kernel_count(); i++) {
+                const ciot_kernel *c = ciot_kernel_at(i);
+                if (c->layout->source == f && c->op == CIOT_OP_GEMV && !ciot_kernel_missing(c, cpu)) last = c;
+            }
+            CHECK(k && k == last && k->layout->source == f, "source %s, features 0x%x: chose %s, expected %s",
+                  ciot_format_name(f), cpu, k ? k->name : "none", last ? last->name : "none");
+            if (!cpu) CHECK(k && k->features == 0, "source %s falls back to a reference", ciot_format_name(f));
+        }
+#if defined(__x86_64__)
+    /* the measured ranking (results/x86-kernels-notes.md): TL3 beats the PTQ1_0 kernels and TL2 the T2P ones,
+     * with AVX2 only and with VBMI, in cache and from DRAM */
+    const unsigned avx2 = CIOT_F_AVX2 | CIOT_F_FMA;
+    if ((hw & avx2) == avx2) {
+        const ciot_kernel *k = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, avx2);
+        const ciot_kernel *k2 = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, avx2);
+        CHECK(k && !strcmp(k->name, "tl3_gemv_avx2"), "PTQ1_0 with AVX2 only: %s", k ? k->name : "none");
+        CHECK(k2 && !strcmp(k2->name, "tl2_gemv_avx2"), "PQ2_0 with AVX2 only: %s", k2 ? k2->name : "none");
+    }
+    if (hw & CIOT_F_AVX512VBMI) {
+        const ciot_kernel *k3 = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, hw);
+        const ciot_kernel *k2 = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, hw);
+        CHECK(k3 && !strcmp(k3->name, "tl3_gemv_avx512vbmi"), "PTQ1_0 with VBMI: %s", k3 ? k3->name : "none");
+        CHECK(k2 && !strcmp(k2->name, "tl2_gemv_avx512vbmi"), "PQ2_0 with VBMI: %s", k2 ? k2->name : "none");
+    }
+#endif
     return check_summary();
 }

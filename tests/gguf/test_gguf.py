@@ -206,8 +206,8 @@ def part_list(ciot, d, meta, tensors):
                                                  "blk.2.attn_k.weight", "blk.3.attn_q.weight",
                                                  "blk.3.ffn_up_exps.weight", "token_embd.weight")}
         check(layouts == {"blk.0.attn_q.weight": ["tq2_0", "t2p_tq2"], "blk.1.attn_q.weight": ["tq1_0"],
-                          "blk.2.attn_q.weight": ["pq2_0", "t2x4", "t2p"], "blk.2.attn_k.weight": ["pq2_0"],
-                          "blk.3.attn_q.weight": ["ptq1_0"], "blk.3.ffn_up_exps.weight": [],
+                          "blk.2.attn_q.weight": ["pq2_0", "t2x4", "t2p", "tl2"], "blk.2.attn_k.weight": ["pq2_0"],
+                          "blk.3.attn_q.weight": ["ptq1_0", "tl3"], "blk.3.ffn_up_exps.weight": [],
                           "token_embd.weight": []}, "%s: layouts per tensor %r" % (name, layouts))
         kq = [k for k in jt["blk.0.attn_q.weight"]["kernels"]]
         check(any(k["name"] == "t2p_tq2_gemv_ref" and k["available"] for k in kq) and
@@ -251,14 +251,13 @@ def part_check(ciot, d, meta, tensors):
     check(rc == 2 and len(err.splitlines()) == 1, "a regex matching nothing: one line, exit 2: %r" % err)
 
 
-def available_kernels(ciot):
-    rc, out, err = ciot("kernels")
-    ks = []
-    for ln in out.splitlines():
-        name, state, source = ln.split("\t")
-        if state == "available":
-            ks.append((name, source.split("=")[1]))
-    return ks
+def takers(ciot, path):
+    """tensor name -> the kernels this CPU runs whose layout takes it (ciot gguf --json)."""
+    js = os.path.join(tempfile.mkdtemp(prefix="ciot-gguf-takers-"), "g.json")
+    rc, out, err = ciot("gguf", path, "--json", js)
+    with open(js) as f:
+        doc = json.load(f)
+    return {t["name"]: [k["name"] for k in t["kernels"] if k["available"]] for t in doc["tensors"]}
 
 
 def part_run(ciot, d, meta, tensors):
@@ -272,7 +271,7 @@ def run_file(ciot, path, tensors):
     picks = {"tq2_0": "blk.0.ffn_up.weight", "tq1_0": "blk.1.attn_k.weight", "pq2_0": "blk.2.ffn_up.weight",
              "ptq1_0": "blk.3.attn_v.weight"}
     by_name = {t.name: t for t in tensors}
-    kernels = available_kernels(ciot)
+    takes = takers(ciot, path)
     for fmt, tname in picks.items():
         t = by_name[tname]
         K = t.ne[0]
@@ -285,9 +284,7 @@ def run_file(ciot, path, tensors):
         want = expected(t, x)
         want_bits = [struct.unpack("<I", struct.pack("<f", v))[0] for row in want for v in row]
         ran = 0
-        for kname, source in kernels:
-            if source != fmt:
-                continue
+        for kname in takes[tname]:
             for b in (1, batch):
                 if os.path.exists(yp):
                     os.remove(yp)

@@ -1,0 +1,47 @@
+/* The loop around the AVX-512 VBMI lookup-table gemv kernels (tl2, tl3; included only by *_avx512vbmi.c):
+ * tables of activation sums are built for one 128-block, then every tile of a group (formats.h: the
+ * layout's matrix order) runs that block, four tiles at a time so that each table load serves four tiles. Also the row order the byte-to-int32 step leaves (ciot_lut_row) and its fp16 scale permutation.
+ * Stack: CIOT_LUT_TABLE_BUDGET + CIOT_LUT_STATE_BUDGET bytes (52 KiB). */
+#ifndef CIOT_X86_LUT_AVX512_H
+#define CIOT_X86_LUT_AVX512_H
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "formats.h"
+#include "lut_loop.h"
+
+/* Row of lane d of int32 vector v (v, d = 0..3, 0..15) after ciot_lut_widen: unpacklo / unpackhi of the
+ * byte sums give rows 16L + j / 16L + 8 + j in 16-bit lane 8L + j, and the two vpdpbusd weight patterns
+ * take the even / odd 16-bit lane of each 32-bit lane. */
+static inline int ciot_lut_row(int v, int d) { return 16 * (d >> 2) + 8 * (v >> 1) + 2 * (d & 3) + (v & 1); }
+#define CIOT_LUT_ROW01(w) (16 * (((w) & 15) >> 2) + 2 * ((w) & 3) + ((w) >> 4))
+#define CIOT_LUT_ROW23(w) (CIOT_LUT_ROW01(w) + 8)
+static const uint16_t ciot_lut_rows01[32] = {CIOT_L32(CIOT_LUT_ROW01, 0)}, ciot_lut_rows23[32] = {CIOT_L32(CIOT_LUT_ROW23, 0)};
+
+/* fp32 row scales of a 64-row tile block in that order: s[v] lane d = fp32(d[ciot_lut_row(v, d)]). */
+static inline void ciot_lut_row_scales(const uint16_t *d, __m512 s[4]) {
+    const __m512i d0 = _mm512_loadu_si512(d), d1 = _mm512_loadu_si512(d + 32); /* rows 0..31, 32..63 */
+    const __m512i p01 = _mm512_permutex2var_epi16(d0, _mm512_loadu_si512(ciot_lut_rows01), d1);
+    const __m512i p23 = _mm512_permutex2var_epi16(d0, _mm512_loadu_si512(ciot_lut_rows23), d1);
+    s[0] = _mm512_cvtph_ps(_mm512_castsi512_si256(p01)), s[1] = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(p01, 1));
+    s[2] = _mm512_cvtph_ps(_mm512_castsi512_si256(p23)), s[3] = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(p23, 1));
+}
+
+/* acc[v] += lo + 32 * hi per row, lo and hi unsigned byte sums of 64 rows (row r at byte r). */
+static inline void ciot_lut_widen(__m512i lo, __m512i hi, __m512i acc[4]) {
+    const __m512i w0 = _mm512_set1_epi32(1 | 32 << 8), w1 = _mm512_set1_epi32(1 << 16 | 32 << 24);
+    const __m512i a = _mm512_unpacklo_epi8(lo, hi), b = _mm512_unpackhi_epi8(lo, hi);
+    acc[0] = _mm512_dpbusd_epi32(acc[0], a, w0), acc[1] = _mm512_dpbusd_epi32(acc[1], a, w1);
+    acc[2] = _mm512_dpbusd_epi32(acc[2], b, w0), acc[3] = _mm512_dpbusd_epi32(acc[3], b, w1);
+}
+
+/* Writes 64 results s[v] (ciot_lut_row order) to y[0..63]. */
+static inline void ciot_lut_store(const __m512 s[4], float *y) {
+    float out[4][16];
+    for (int v = 0; v < 4; v++) _mm512_storeu_ps(out[v], s[v]);
+    for (int v = 0; v < 4; v++)
+        for (int d = 0; d < 16; d++) y[ciot_lut_row(v, d)] = out[v][d];
+}
+
+#endif

@@ -1,0 +1,57 @@
+/* The loop around the lookup-table gemv kernels of the TL2 and TL3 layouts (plain C, any x86 kernel file):
+ * per-block data (activation tables, or whatever a kernel prepares) is built once for one 128-block, then
+ * every 256-row tile of a group (formats.h: the layout's matrix order) runs that block, so the weights are
+ * read in address order and each preparation serves the group's tiles. Per-tile float state (the
+ * canonical accumulators) lives in a stack buffer. Stack: CIOT_LUT_TABLE_BUDGET + CIOT_LUT_STATE_BUDGET. */
+#ifndef CIOT_X86_LUT_LOOP_H
+#define CIOT_X86_LUT_LOOP_H
+
+#include <stddef.h>
+#include <string.h>
+#include "formats.h"
+#include "kernel.h"
+
+enum {
+    CIOT_LUT_TABLE_BUDGET = 20 << 10, /* per-block data of one 128-block */
+    CIOT_LUT_STATE_BUDGET = 32 << 10, /* float state of the tiles of one group */
+};
+
+/* Lists of lane constants: L32(F, 0) is F(0), F(1), ..., F(31). */
+#define CIOT_L8(F, b) F((b) + 0), F((b) + 1), F((b) + 2), F((b) + 3), F((b) + 4), F((b) + 5), F((b) + 6), F((b) + 7)
+#define CIOT_L16(F, b) CIOT_L8(F, b), CIOT_L8(F, (b) + 8)
+#define CIOT_L32(F, b) CIOT_L16(F, b), CIOT_L16(F, (b) + 16)
+
+/* A lookup-table gemv: its layout's group (formats.h), its per-block data and float state, and the three
+ * steps the loop calls. table_bytes and group * state_bytes must fit the budgets. */
+typedef struct {
+    int group;           /* tiles per group of the layout's matrix order */
+    size_t table_bytes;  /* per-block data of one 128-block (64-byte aligned) */
+    size_t state_bytes;  /* float state of one tile (a multiple of 64), zeroed before the first block */
+    size_t block_bytes;  /* bytes of one tile block of the layout */
+    void (*build)(const void *x, int i, void *tables);                 /* tables of 128-block i of x */
+    void (*run)(const void *w, const void *tables, void *state, size_t prefetch); /* one tile block */
+    void (*finish)(const void *state, float *y);                       /* a tile's 256 results */
+} ciot_lut_method;
+
+/* Tiles [first, first + count): per part of a group in the slice, per 128-block, the block's tables are
+ * built once and run over the part's tiles, whose blocks i are adjacent in memory (read in address order). */
+static inline void ciot_lut_gemv(const ciot_lut_method *m, const ciot_mm *mm, int first, int count) {
+    _Alignas(64) unsigned char tables[CIOT_LUT_TABLE_BUDGET];
+    _Alignas(64) unsigned char state[CIOT_LUT_STATE_BUDGET];
+    const int nb = mm->K / 128, tiles = mm->rows / CIOT_LUT_TILE, end = first + count;
+    const unsigned char *W = mm->w;
+    for (int s0 = first; s0 < end;) {
+        const int group_end = s0 - s0 % m->group + m->group, ns = (group_end < end ? group_end : end) - s0;
+        memset(state, 0, (size_t)ns * m->state_bytes);
+        for (int i = 0; i < nb; i++) {
+            m->build(mm->x, i, tables);
+            const unsigned char *w = W + ciot_lut_block_index(s0, i, tiles, nb, m->group) * m->block_bytes;
+            for (int t = 0; t < ns; t++) m->run(w + (size_t)t * m->block_bytes, tables, state + (size_t)t * m->state_bytes, mm->prefetch);
+        }
+        for (int t = 0; t < ns; t++)
+            m->finish(state + (size_t)t * m->state_bytes, mm->y + (size_t)CIOT_LUT_TILE * (s0 + t));
+        s0 += ns;
+    }
+}
+
+#endif

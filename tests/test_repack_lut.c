@@ -1,0 +1,141 @@
+/* Lookup-table layouts: PTQ1_0 -> TL3 -> PTQ1_0 and PQ2_0 -> TL2 -> PQ2_0 give back the same bytes, every
+ * code sits where formats.h / kernels/README.md say (read back here with the layout's own formulas), every
+ * group and pair code decodes to valid trits, and shapes the layouts cannot take are refused. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "kernel.h"
+#include "quant.h"
+#include "repack.h"
+
+static unsigned seed = 12345;
+static unsigned rnd(void) { return (seed = seed * 1103515245u + 12345u) >> 16; }
+
+/* Block of tile t, 128-block i: groups of G tiles stored group by group, a group block by block, a block
+ * tile by tile; the last group may hold fewer tiles. */
+static size_t block_at(int t, int i, int tiles, int nb, int G) {
+    const int group = t / G, in_group = tiles - group * G < G ? tiles - group * G : G;
+    return (size_t)group * G * nb + (size_t)i * in_group + (size_t)(t % G);
+}
+
+/* Trit n (0 = most significant) of the five-trit value of a TL3 group code, and of a pair code. */
+static int group_trit(int b, int n) {
+    const int V = b < 128 ? b : 370 - b, p[5] = {81, 27, 9, 3, 1};
+    return V / p[n] % 3;
+}
+static int pair_trit(int c, int n) {
+    const int V = c < 8 ? c : 16 - c;
+    return n ? V % 3 : V / 3;
+}
+
+static void test_codes(void) {
+    int bad = 0;
+    for (int V = 0; V < 243; V++) {
+        const int b = ciot_tl3_code(V);
+        bad += ciot_tl3_value(b) != V || (V <= 121) != (b < 128);
+    }
+    for (int b = 0; b < 256; b++) bad += ciot_tl3_value(b) < 0 || ciot_tl3_value(b) > 242;
+    /* bit 7 negates: the code b + 128 stands for the trits 2 - u of the code b */
+    for (int b = 0; b < 128; b++)
+        for (int n = 0; n < 5; n++) bad += group_trit(b + 128, n) != 2 - group_trit(b, n);
+    for (int V = 0; V < 9; V++) bad += ciot_tl3_pair_value(ciot_tl3_pair_code(V)) != V || ciot_tl3_pair_code(V) > 15;
+    for (int c = 0; c < 16; c++) bad += ciot_tl3_pair_value(c) < 0 || ciot_tl3_pair_value(c) > 8;
+    CHECK(bad == 0, "%d TL3 code values wrong", bad);
+}
+
+static void test_tl3(void) {
+    const int tiles = CIOT_TL3_GROUP + 2, rows = CIOT_LUT_TILE * tiles, K = 3 * CIOT_QK, nb = K / CIOT_QK, n = rows * nb;
+    block_ptq1_0 *src = malloc(sizeof *src * n), *back = malloc(sizeof *back * n);
+    block_tl3 *t = malloc(sizeof *t * (size_t)tiles * nb);
+    for (int b = 0; b < n; b++) { /* canonical bytes, as the quantizer writes them */
+        uint8_t codes[CIOT_QK];
+        for (int k = 0; k < CIOT_QK; k++) codes[k] = (uint8_t)(rnd() % 3);
+        ciot_ptq1_set_codes(&src[b], codes);
+        src[b].d = (uint16_t)rnd();
+    }
+    CHECK(ciot_repack_tl3(src, t, rows, K) == CIOT_OK, "tl3 repack");
+    CHECK(ciot_unpack_tl3(t, back, rows, K) == CIOT_OK && !memcmp(src, back, sizeof *src * n), "tl3 round trip");
+    int bad = 0, bad_d = 0;
+    for (int tt = 0; tt < tiles; tt++)
+        for (int i = 0; i < nb; i++) {
+            const block_tl3 *blk = &t[block_at(tt, i, tiles, nb, CIOT_TL3_GROUP)];
+            for (int r = 0; r < CIOT_LUT_TILE; r++) {
+                const block_ptq1_0 *s = &src[(size_t)(CIOT_LUT_TILE * tt + r) * nb + i];
+                bad_d += blk->d[r] != s->d;
+                for (int k = 0; k < CIOT_QK; k++) {
+                    const int q = k / 32, e = k % 32;
+                    const int trit = e < 30 ? group_trit(blk->sb[q].qs[e / 5][r], e % 5)
+                                            : pair_trit((blk->sb[q].qn[r % 128] >> (4 * (r / 128))) & 15, e - 30);
+                    bad += trit != ciot_ptq1_code(s, k);
+                }
+            }
+        }
+    CHECK(bad == 0, "%d TL3 trits misplaced", bad);
+    CHECK(bad_d == 0, "%d TL3 row scales not copied bit for bit", bad_d);
+    /* any bytes (not only canonical ones): the trits and scales survive, which is all a kernel reads */
+    for (size_t j = 0; j < sizeof *src * n; j++) ((unsigned char *)src)[j] = (unsigned char)rnd();
+    ciot_repack_tl3(src, t, rows, K);
+    ciot_unpack_tl3(t, back, rows, K);
+    bad = 0;
+    for (int b = 0; b < n; b++) {
+        bad += src[b].d != back[b].d;
+        for (int k = 0; k < CIOT_QK; k++) bad += ciot_ptq1_code(&src[b], k) != ciot_ptq1_code(&back[b], k);
+    }
+    CHECK(bad == 0, "%d trits or scales lost from non-canonical PTQ1_0 bytes", bad);
+    free(src), free(back), free(t);
+}
+
+static void test_tl2(void) {
+    const int tiles = CIOT_TL2_GROUP + 2, rows = CIOT_LUT_TILE * tiles, K = CIOT_QK_K, nb = K / CIOT_QK, n = rows * nb;
+    block_pq2_0 *src = malloc(sizeof *src * n), *back = malloc(sizeof *back * n);
+    block_tl2 *t = malloc(sizeof *t * (size_t)tiles * nb);
+    for (size_t j = 0; j < sizeof *src * n; j++) ((unsigned char *)src)[j] = (unsigned char)rnd(); /* code 3 included */
+    CHECK(ciot_repack_tl2(src, t, rows, K) == CIOT_OK, "tl2 repack");
+    CHECK(ciot_unpack_tl2(t, back, rows, K) == CIOT_OK && !memcmp(src, back, sizeof *src * n), "tl2 round trip");
+    int bad = 0;
+    for (int tt = 0; tt < tiles; tt++)
+        for (int i = 0; i < nb; i++) {
+            const block_tl2 *blk = &t[block_at(tt, i, tiles, nb, CIOT_TL2_GROUP)];
+            for (int r = 0; r < CIOT_LUT_TILE; r++) {
+                const block_pq2_0 *s = &src[(size_t)(CIOT_LUT_TILE * tt + r) * nb + i];
+                bad += blk->d[r] != s->d;
+                for (int k = 0; k < CIOT_QK; k++) bad += ((blk->qs[k / 4][r] >> (2 * (k % 4))) & 3) != ciot_pq2_code(s, k);
+            }
+        }
+    CHECK(bad == 0, "%d TL2 codes or scales misplaced", bad);
+    free(src), free(back), free(t);
+}
+
+static void test_refusals(void) {
+    static block_ptq1_0 p[4 * CIOT_LUT_TILE];
+    static block_pq2_0 q[4 * CIOT_LUT_TILE];
+    static block_tl3 t3[4];
+    static block_tl2 t2[4];
+    static const int shapes[][2] = {{64, 256}, {128, 512}, {320, 256}, {256, 100}, {255, 256}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        const int r = shapes[s][0], k = shapes[s][1];
+        memset(t3, 0xab, sizeof t3), memset(t2, 0xab, sizeof t2);
+        CHECK(ciot_repack_tl3(p, t3, r, k) == CIOT_E_SHAPE && ciot_unpack_tl3(t3, p, r, k) == CIOT_E_SHAPE, "tl3 takes %d x %d", r, k);
+        CHECK(ciot_repack_tl2(q, t2, r, k) == CIOT_E_SHAPE && ciot_unpack_tl2(t2, q, r, k) == CIOT_E_SHAPE, "tl2 takes %d x %d", r, k);
+        CHECK(((unsigned char *)t3)[0] == 0xab && ((unsigned char *)t2)[0] == 0xab, "a refused repack wrote output");
+    }
+    CHECK(ciot_repack_tl3(p, t3, CIOT_LUT_TILE, 384) == CIOT_OK, "tl3 takes K = 384 (PTQ1_0 blocks of 128)");
+    CHECK(ciot_repack_tl2(q, t2, CIOT_LUT_TILE, 384) == CIOT_E_SHAPE, "tl2 refuses K = 384 (Q8_K blocks of 256)");
+    CHECK(ciot_repack_tl3(NULL, t3, CIOT_LUT_TILE, 256) == CIOT_E_ARG && ciot_repack_tl2(q, NULL, CIOT_LUT_TILE, 256) == CIOT_E_ARG, "NULL");
+    CHECK(ciot_repack_tl3(p, t3, 0, 256) == CIOT_E_ARG, "0 rows is an argument error");
+    /* every model row count of profiles/ fits the tile */
+    static const int model_rows[] = {1024, 5120, 6144, 10240, 12288, 17408, 248320};
+    for (size_t m = 0; m < sizeof model_rows / sizeof *model_rows; m++)
+        CHECK(ciot_layout_check(&ciot_layout_tl3, model_rows[m], 5120) == CIOT_OK &&
+              ciot_layout_check(&ciot_layout_tl2, model_rows[m], 5120) == CIOT_OK, "%d rows refused", model_rows[m]);
+    CHECK(ciot_layout_bits_per_weight(&ciot_layout_tl3) == 1.75 && ciot_layout_bits_per_weight(&ciot_layout_tl2) == 2.125,
+          "TL3 takes 1.75 bits per weight, TL2 2.125, scales included");
+}
+
+int main(void) {
+    test_codes();
+    test_tl3();
+    test_tl2();
+    test_refusals();
+    return check_summary();
+}
