@@ -75,9 +75,9 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
          "profiles/NAME.ops of the source tree, an op-list file (profiles/README.md), or a\n"
          "GGUF file: its 2-D ternary tensors in block order, their real bytes when they fit", NULL},
         {"--kernel", CIOT_OPT_STRING, &o->kernel, 0, 0, NULL, "NAME",
-         "the kernel (default: the best this CPU runs for the t2p layout, or for a GGUF file the\n"
-         "best for each tensor type; with --batch > 1 the best gemm kernel of the named kernel's\n"
-         "layout)", NULL},
+         "the kernel of every op (a GGUF file: of the ops of its format); with --batch > 1 the\n"
+         "best gemm of its layout. Default: per op, the fastest this CPU runs for the op's format\n"
+         "(PQ2_0 for op lists) that takes its shape (ciot info: chosen per source file)", NULL},
         {"--threads", CIOT_OPT_INT, &o->threads, 1, MAX_THREADS, NULL, "T", "threads of the persistent pool (default: the cores)", NULL},
         {"--dispatch", CIOT_OPT_STRING, &o->dispatch_name, 0, 0, NULL, "D",
          "static (one slice per thread, one barrier per op), chunks (atomic row chunks, two\n"
@@ -175,20 +175,21 @@ static const ciot_kernel *best_for_shape(ciot_format f, ciot_op op, int rows, in
     return best;
 }
 
-/* GGUF models: each op's kernel by its format (model.h): --kernel for the format it reads, else the best
- * this CPU runs for the format and shape (a gemm with --batch > 1). *first: the first op's, the replay's
- * default. Returns -1 when every op has one, else the exit code. */
+/* Each op's kernel (model.h), unless --kernel names one for an op list: --kernel for the format it reads,
+ * else the best this CPU runs for the op's format (PQ2_0 for op lists, which give none) and shape (a gemm
+ * with --batch > 1), so a matrix a repacked layout cannot take keeps the plain path, as in a runtime.
+ * *first: the first op's, the replay's default. Returns -1 when every op has one, else the exit code. */
 static int pick_op_kernels(const replay_opts *o, ciot_model *m, int n_ops, const ciot_kernel *named,
                            const ciot_kernel **first) {
     const ciot_op op_kind = o->batch > 1 ? CIOT_OP_GEMM : CIOT_OP_GEMV;
     int named_used = 0;
     for (int i = 0; i < n_ops; i++) {
         ciot_model_op *op = &m->ops[i];
-        const ciot_kernel *k = named && (int)named->layout->source == op->format
-                                   ? named : best_for_shape((ciot_format)op->format, op_kind, op->rows, op->K);
+        const ciot_format f = op->format >= 0 ? (ciot_format)op->format : CIOT_FMT_PQ2_0;
+        const ciot_kernel *k = named && named->layout->source == f ? named : best_for_shape(f, op_kind, op->rows, op->K);
         if (!k) {
-            fprintf(stderr, "ciot replay: %s: no %s kernel for %s (%s) runs on this CPU\n", m->path,
-                    op_kind == CIOT_OP_GEMM ? "gemm" : "gemv", op->name, ciot_format_name((ciot_format)op->format));
+            fprintf(stderr, "ciot replay: %s: no %s kernel for %s (%s, %dx%d) runs on this CPU\n", m->path,
+                    op_kind == CIOT_OP_GEMM ? "gemm" : "gemv", op->name, ciot_format_name(f), op->rows, op->K);
             return 2;
         }
         named_used |= k == named;
@@ -381,8 +382,8 @@ int ciot_cmd_replay(int argc, char **argv) {
         fprintf(stderr, "ciot replay: --straggler thread %d, but the pool has threads 0..%d\n", o.straggler,
                 threads - 1);
         rc = 2;
-    } else if ((rc = pick_kernel(&o, &kernel)) < 0 && (!m.gguf || (rc = pick_op_kernels(&o, &m, n_ops, o.kernel ? kernel : NULL,
-                                                                                          &kernel)) < 0)) {
+    } else if ((rc = pick_kernel(&o, &kernel)) < 0 &&
+               ((o.kernel && !m.gguf) || (rc = pick_op_kernels(&o, &m, n_ops, o.kernel ? kernel : NULL, &kernel)) < 0)) {
         if (ciot_model_check(&m, n_ops, kernel->layout, err, sizeof err) != CIOT_OK) {
             fprintf(stderr, "ciot replay: %s (kernel %s)\n", err, kernel->name);
             rc = 2;

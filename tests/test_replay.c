@@ -196,8 +196,9 @@ static void test_refusals(void) {
     REFUSES("unknown model 'no-such-model'", "--model", "no-such-model");
     snprintf(where, sizeof where, "%s:3: unknown flag 'lm_hed'", bad_line);
     REFUSES(where, "--model", bad_line);
+    /* a named kernel must take every op (without one, an op it cannot take keeps the plain path) */
     snprintf(where, sizeof where, "%s:2: b is 1022x5120", bad_shape);
-    REFUSES(where, "--model", bad_shape, "--threads", "1");
+    REFUSES(where, "--model", bad_shape, "--threads", "1", "--kernel", "t2p_gemv_ref");
     REFUSES("available (MemAvailable)", "--model", huge, "--memory", "full", "--threads", "1");
     REFUSES("available (MemAvailable)", "--model", huge, "--threads", "1");
     REFUSES("--straggler thread 2", "--model", "tiny-0.6b", "--threads", "2", "--straggler", "2:200");
@@ -224,9 +225,13 @@ static void test_short_run(void) {
     CHECK(rc == 0, "short replay exits 0 (%d): %s", rc, err);
     char *doc = slurp(json);
     CHECK(doc != NULL, "JSON written to %s", json);
+    /* the default kernel: the fastest this CPU runs for PQ2_0 (the first op's shape takes every layout) */
+    char chosen[128];
+    snprintf(chosen, sizeof chosen, "\"kernel\": \"%s\"", ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, ciot_cpu_features())->name);
+    CHECK(doc && strstr(doc, chosen), "JSON has %s", chosen);
     if (doc) {
         static const char *const keys[] = {
-            "\"context\": {", "\"model\": \"tiny-0.6b\"", "\"model_file\": ", "\"kernel\": \"t2p_gemv_", "\"threads\": 2",
+            "\"context\": {", "\"model\": \"tiny-0.6b\"", "\"model_file\": ", "\"threads\": 2",
             "\"batch\": 1", "\"memory\": \"full\"", "\"tokens\": 2", "\"ceiling_gbs\": ", "\"weight_bytes_per_token\": ",
             "\"timing_overhead\": {", "\"on_ms_per_token\": ", "\"off_ms_per_token\": ", "\"overhead_pct\": ",
             "\"straggler\": null", "\"runs\": [", "\"dispatch\": \"static\"", "\"dispatch\": \"chunks\"",
