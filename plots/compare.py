@@ -12,7 +12,7 @@ import os
 import sys
 
 from mpl import plt
-from plotkit import guarded, report, save, write_table
+from plotkit import guarded, plain_log_ticks, report, save, write_table
 from runfolder import InputError, Run
 
 PROG = "compare"
@@ -141,6 +141,7 @@ def plot(runs, base):
         vals = [r["min"] for r in prow] + [r["max"] for r in prow]
         if max(vals) / min(vals) > 20:
             ax.set_xscale("log")
+            plain_log_ticks(ax.xaxis)
             ax.set_xlim(min(vals) / 1.5, max(vals) * 3)
         else:
             ax.set_xlim(0, max(vals) * 1.2)
