@@ -25,13 +25,14 @@ def series_name(c):
 
 
 def rows_of(run):
+    cases = run.bench.cases   # first: an old bench.json is the message to give, before bw.json's
     rows = []
     for p in run.bw:
         rows.append(dict(what="bw", series=f"ciot bw {p.name}", threads=p.threads, traffic=p.note,
                          gb_s_min=p.stats["min"], gb_s_median=p.stats["median"], gb_s_max=p.stats["max"],
                          flags="cache_resident" if p.cache_resident else ""))
     kernels = []
-    for c in run.bench.cases:
+    for c in cases:
         if c.pool != "persistent":
             continue
         s, r = c.stats("kernel_gbs"), c.stats("ratio")

@@ -505,33 +505,36 @@ def test_broken(good, tmp):
 
 # --- a table of broken run folders, through plots/render as a user runs it ---
 
+def _doc(fname, fn):
+    """A mutation applying fn(obj) to fname's parsed document and writing it back."""
+    def mutate(d):
+        obj = raw_json(d, fname)
+        fn(obj)
+        with open(os.path.join(d, fname), "w") as f:
+            json.dump(obj, f)
+    return mutate
+
+
 def _edit(fname, *path_value):
     """A mutation setting obj[path...] = value in fname (value KeyError: delete it)."""
     *path, value = path_value
 
-    def mutate(d):
-        p = os.path.join(d, fname)
-        obj = raw_json(d, fname)
-        o = obj
+    def edit(obj):
         for k in path[:-1]:
-            o = o[k]
+            obj = obj[k]
         if value is KeyError:
-            del o[path[-1]]
+            del obj[path[-1]]
         else:
-            o[path[-1]] = value
-        with open(p, "w") as f:
-            json.dump(obj, f)
-    return mutate
+            obj[path[-1]] = value
+    return _doc(fname, edit)
 
 
 def _bench(fn):
-    """A mutation applying fn(obj) to bench.json's parsed document."""
-    def mutate(d):
-        obj = raw_json(d, "bench.json")
-        fn(obj)
-        with open(os.path.join(d, "bench.json"), "w") as f:
-            json.dump(obj, f)
-    return mutate
+    return _doc("bench.json", fn)
+
+
+def _replay(fn):
+    return _doc("replay.json", fn)
 
 
 def _each_rep(fn):
@@ -559,16 +562,6 @@ def _unflag_rep(obj):
 def _wrong_ratio(obj):
     r = obj["cases"][0]["repetitions"][0]
     r["ratio"] = round(2 * r["kernel_gbs"] / r["probe_gbs"], 4)
-
-
-def _replay(fn):
-    """A mutation applying fn(obj) to replay.json's parsed document."""
-    def mutate(d):
-        obj = raw_json(d, "replay.json")
-        fn(obj)
-        with open(os.path.join(d, "replay.json"), "w") as f:
-            json.dump(obj, f)
-    return mutate
 
 
 def _unflag_op(obj):
