@@ -175,3 +175,56 @@ def _obstacles(artist, renderer):
 def fmt(v):
     """A figure for a label: three significant digits, no exponent for everyday sizes."""
     return f"{v:.3g}" if v < 1000 else f"{v:,.0f}"
+
+
+# How a flagged value is marked in every plot (results/SCHEMA.md's two flags): a ring around the point or
+# above the bar, explained in the legend with the flag's own text.
+FLAG_STYLE = {"ratio_above_1": dict(marker="o", color="red", what="red ring"),
+              "cache_resident": dict(marker="s", color="darkorange", what="orange square")}
+
+
+def flag_marks(ax, x, y, flags, size=12, **kw):
+    """A ring per flag around (x, y); with both flags the square goes outside the ring."""
+    for i, f in enumerate(flags):
+        st = FLAG_STYLE[f]
+        ax.plot([x], [y], st["marker"], ms=size + 6 * i, mfc="none", mec=st["color"], mew=1.6, zorder=6,
+                clip_on=False, **kw)
+
+
+def flag_handles(labels):
+    """Legend entries for the flags present: {flag: its text} -> [Line2D]."""
+    from matplotlib.lines import Line2D
+    out = []
+    for f, text in labels.items():
+        st = FLAG_STYLE[f]
+        out.append(Line2D([], [], ls="none", marker=st["marker"], ms=10, mfc="none", mec=st["color"], mew=1.6,
+                          label=f"{st['what']}: {text}"))
+    return out
+
+
+def flags_present(run, rows):
+    """{flag: the run's text for it} for every flag some plotted row carries, in the order of runfolder.FLAGS."""
+    from runfolder import FLAGS
+    have = {f for r in rows for f in r.get("flags", "").split(",") if f}
+    return {f: run.bench.flag_label(f) for f in FLAGS if f in have}
+
+
+def plain_log_ticks(*axes):
+    """Tick labels of log axes as plain text ('0.1', '10', '1000'): with text.parse_math off (mpl.py) the
+    default labels would print their TeX source. Minor ticks get a label (2, 3, 5) only on a span of less
+    than two decades, where the decades alone leave too few."""
+    from matplotlib.ticker import FuncFormatter
+
+    def major(v, _):
+        return f"{v:g}"
+
+    def minor(v, _, axis):
+        lo, hi = sorted(axis.get_view_interval())
+        if lo <= 0 or hi / lo >= 100:
+            return ""
+        lead = round(v / 10 ** math.floor(math.log10(v) + 1e-9), 6)
+        return f"{v:g}" if lead in (2, 3, 5) else ""
+
+    for axis in axes:
+        axis.set_major_formatter(FuncFormatter(major))
+        axis.set_minor_formatter(FuncFormatter(lambda v, pos, axis=axis: minor(v, pos, axis)))

@@ -1,12 +1,24 @@
-"""replay.json, the per-op profiler's output, validated field by field (schema in plots/README.md)."""
-from runfolder import MAX_DIM, check, count, get, in_range, rate, read_json, stats, _fail
+"""replay.json, the per-op profiler's output, validated field by field (schema in profiles/README.md): the
+probe sample paired with every token, each run's per-token ratios and the flags they imply."""
+import json
+import statistics
+
+from runfolder import (FLAG_NAMES, MAX_DIM, MAX_RATE, MAX_RATIO, _fail, check, count, flag_agrees, get, in_range, rate,
+                       read_json, spread, stats)
 
 MS = ("min", "median", "max")
+HALF_UNIT = 0.00005   # replay.json writes GB/s and ratios with 4 decimals (profiles/replay_report.c)
 
 
 def _micros(obj, key, path, where):
     """A duration in microseconds: finite, from 0 to a day."""
     return in_range(get(obj, key, "num", path, where), 0, 86400e6, path, f"{where}, \"{key}\"")
+
+
+def _item(values, i, hi, path, where):
+    """values[i]: a finite number from 0 (excluded for a rate) to hi."""
+    place = f"{where}[{i}]"
+    return in_range(check(values[i], "num", path, place), 0, hi, path, place, lo_open=hi == MAX_RATE)
 
 
 def _share(obj, key, path, where, hi=1):
@@ -23,6 +35,10 @@ class Op:
         self.wall_us = _micros(d, "wall_us", path, where)
         self.gbs = _share(d, "gbs", path, where, hi=1e12)
         self.pct_ceiling = _share(d, "pct_ceiling", path, where, hi=1e6)
+        self.ratio_above_1 = get(d, "ratio_above_1", "bool", path, where)
+        if not flag_agrees(self.ratio_above_1, self.pct_ceiling, 100):
+            _fail(path, f"{where}: \"ratio_above_1\" is {json.dumps(self.ratio_above_1)} but \"pct_ceiling\" is "
+                        f"{self.pct_ceiling:g}")
         threads = get(d, "threads", "list", path, where)
         if not threads:
             _fail(path, f"{where}.threads is empty")
@@ -31,7 +47,7 @@ class Op:
 
 
 class DispatchRun:
-    def __init__(self, d, path, where):
+    def __init__(self, d, path, where, tokens):
         self.dispatch = get(d, "dispatch", "str", path, where)
         ms = get(d, "ms_per_token", "dict", path, where)
         self.ms_per_token = stats(ms, MS, path, f"{where}.ms_per_token")
@@ -40,6 +56,21 @@ class DispatchRun:
         self.gbs = _share(d, "gbs", path, where, hi=1e12)
         self.pct_ceiling = _share(d, "pct_ceiling", path, where, hi=1e6)
         self.wait_share = _share(d, "wait_share", path, where)
+        per_token = get(d, "ratio_per_token", "list", path, where)
+        if len(per_token) != tokens:
+            _fail(path, f"{where}, \"ratio_per_token\" has {len(per_token)} values, expected one per token ({tokens})")
+        self.ratio_per_token = [_item(per_token, i, MAX_RATIO, path, f"{where}.ratio_per_token") for i in range(tokens)]
+        ratio = get(d, "ratio", "dict", path, where)
+        self.ratio = {n: _share(ratio, n, path, f"{where}.ratio", hi=MAX_RATIO) for n in MS}
+        mine = spread(self.ratio_per_token)
+        for n in MS:   # each rounded to 4 decimals on its own: two half units apart at most
+            if abs(self.ratio[n] - mine[n]) > 2 * HALF_UNIT + 1e-9:
+                _fail(path, f"{where}.ratio, \"{n}\" is {self.ratio[n]:g}, but the {n} of \"ratio_per_token\" is "
+                            f"{mine[n]:g}")
+        self.ratio_above_1 = get(d, "ratio_above_1", "bool", path, where)
+        if not flag_agrees(self.ratio_above_1, mine["max"], 1):
+            _fail(path, f"{where}: \"ratio_above_1\" is {json.dumps(self.ratio_above_1)} but the highest of "
+                        f"\"ratio_per_token\" is {mine['max']:g}")
         ops = get(d, "ops", "list", path, where)
         if not ops:
             _fail(path, f"{where}.ops is empty")
@@ -58,8 +89,19 @@ class Replay:
         self.threads = count(d, "threads", path, "")
         self.batch = count(d, "batch", path, "")
         self.memory = get(d, "memory", "str", path, "")
-        self.tokens = count(d, "tokens", path, "", hi=1 << 30)
-        self.ceiling_gbs = get(d, "ceiling_gbs", "num", path, "")
+        self.tokens = count(d, "tokens", path, "", hi=1 << 20)
+        self.ceiling_gbs = rate(d, "ceiling_gbs", path, "")
+        samples = get(d, "probe_gbs_per_token", "list", path, "")
+        if len(samples) != self.tokens:
+            _fail(path, f"\"probe_gbs_per_token\" has {len(samples)} samples, expected one per token ({self.tokens})")
+        self.probe_gbs_per_token = [_item(samples, i, MAX_RATE, path, "probe_gbs_per_token") for i in range(self.tokens)]
+        median = statistics.median(self.probe_gbs_per_token)
+        if abs(self.ceiling_gbs - median) > 2 * HALF_UNIT + 1e-9:
+            _fail(path, f"\"ceiling_gbs\" is {self.ceiling_gbs:g}, but the median of \"probe_gbs_per_token\" is {median:g}")
+        self.cold = get(d, "cold", "bool", path, "")
+        self.probe_cache_resident = get(d, "ceiling_buffer_cache_resident", "bool", path, "")
+        texts = get(d, "flags", "dict", path, "")
+        self.flag_text = {k: get(texts, k, "str", path, "flags") for k in ("ratio_above_1", "cold_false")}
         self.weight_bytes_per_token = count(d, "weight_bytes_per_token", path, "", lo=0, hi=1 << 62)
         ov = get(d, "timing_overhead", "dict", path, "")
         self.overhead_pct = get(ov, "overhead_pct", "num", path, "timing_overhead")
@@ -71,4 +113,17 @@ class Replay:
         runs = get(d, "runs", "list", path, "")
         if not runs:
             _fail(path, "\"runs\" is empty")
-        self.runs = [DispatchRun(r, path, f"runs[{i}]") for i, r in enumerate(runs)]
+        self.runs = [DispatchRun(r, path, f"runs[{i}]", self.tokens) for i, r in enumerate(runs)]
+
+    @property
+    def cache_resident(self):
+        """The weights (not cold: below 4 x LLC plus the largest matvec) or the probe buffer may sit in the cache."""
+        return not self.cold or self.probe_cache_resident
+
+    def flag_label(self, flag):
+        """The text of a flag as the legend shows it."""
+        if flag == "ratio_above_1":
+            return f"{FLAG_NAMES[flag]}: {self.flag_text['ratio_above_1']}"
+        why = [self.flag_text["cold_false"]] if not self.cold else []
+        why += ["the probe buffer is below 4 x LLC"] if self.probe_cache_resident else []
+        return f"{FLAG_NAMES[flag]}: {'; '.join(why)}"

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Roofline of one run: GOPS against operations per byte of weight traffic, under the probe's read roof
-(slanted: read GB/s x ops/byte) and the compute probe's flat roof (fastest int8 family), per thread count.
+"""Roofline of one run: GOPS against operations per byte of weight traffic, under the paired read probe's
+roof (slanted: probe GB/s x ops/byte) and the compute probe's flat roof (fastest int8 family), per thread count.
 
 A point is one kernel x shape x batch x threads on the persistent pool: GOPS = 2 x Gweights/s and
 ops/byte = 2 x Gweights/s / GB/s (GB/s counts the packed weight bytes, so for a gemm the bytes are
-shared by the batch), all medians of the repetitions in bench.json."""
+shared by the batch), all medians of the repetitions in bench.json. The read roof at T threads is the
+median of every paired probe sample of the persistent-pool cases at T threads (bench.json), the ceiling
+each repetition was measured against; the compute roof is compute.json's fastest median. A point whose
+case has a repetition above 100% of its paired probe, or a cache-resident working set, is ringed."""
 import sys
 
 from mpl import plt
-from plotkit import LabelPlacer, fmt, report, run_colors, run_main, save
+from plotkit import (LabelPlacer, flag_handles, flag_marks, flags_present, fmt, plain_log_ticks, report, run_colors,
+                     run_main, save)
 from runfolder import InputError
 
 PROG = "roofline"
@@ -21,9 +25,10 @@ def points_of(run):
     for c in run.bench.cases:
         if c.pool != "persistent":
             continue
-        gw, gbs = c.median("Gweights/s"), c.median("GB/s")
+        gw, gbs = c.median("gweights_s"), c.median("kernel_gbs")
         out.append(dict(what="point", kernel=c.kernel, op=c.op, shape=c.shape, batch=c.batch, threads=c.threads,
-                        pool=c.pool, gweights_s=gw, gb_s=gbs, ops_per_byte=2 * gw / gbs, gops=2 * gw))
+                        pool=c.pool, gweights_s=gw, gb_s=gbs, ops_per_byte=2 * gw / gbs, gops=2 * gw,
+                        ratio_median=c.median("ratio"), flags=",".join(c.flags)))
     if not out:
         raise InputError(f"{run.file('bench.json')}: no benchmark on the persistent pool to place on the roofline")
     return sorted(out, key=lambda p: (p["kernel"], p["shape"], p["batch"], p["threads"]))
@@ -32,13 +37,12 @@ def points_of(run):
 def roofs_of(run, threads):
     out = []
     for t in threads:
-        read = run.read_ceiling(t)
+        read = run.paired_ceiling(t)
         comp = run.compute_roof(t)
-        if read is None:
-            raise InputError(f"{run.file('bw.json')}: no read result at {t} threads (bench.json has {t})")
         if comp is None:
             raise InputError(f"{run.file('compute.json')}: no result at {t} threads (bench.json has {t})")
-        out.append(dict(what="read_roof", threads=t, read_gb_s=read))
+        out.append(dict(what="read_roof", threads=t, read_gb_s=read["median"], probe_samples=read["samples"],
+                        probe_min=read["min"], probe_max=read["max"]))
         out.append(dict(what="compute_roof", threads=t, family=comp[0], instruction=comp[1], compute_gops=comp[2]))
     return out
 
@@ -48,6 +52,7 @@ def plot(run, base):
     threads = sorted({p["threads"] for p in points})
     roofs = roofs_of(run, threads)
     read = {r["threads"]: r["read_gb_s"] for r in roofs if r["what"] == "read_roof"}
+    samples = {r["threads"]: r["probe_samples"] for r in roofs if r["what"] == "read_roof"}
     comp = {r["threads"]: r for r in roofs if r["what"] == "compute_roof"}
 
     # x range: every point and every ridge (where the roofs meet), with a margin of 2x each side
@@ -66,12 +71,15 @@ def plot(run, base):
         roof_x = [x0, ridge, x1]
         roof_y = [read[t] * x0, comp[t]["compute_gops"], comp[t]["compute_gops"]]
         roof_lines += ax.plot(roof_x, roof_y, style, color="0.25", lw=1.3,
-                label=f"{t} thread{'s' if t > 1 else ''} (T): read probe {fmt(read[t])} GB/s; "
+                label=f"{t} thread{'s' if t > 1 else ''} (T): paired read probe median {fmt(read[t])} GB/s "
+                      f"({samples[t]} samples); "
                       f"{comp[t]['family']} ({comp[t]['instruction']}) {fmt(comp[t]['compute_gops'])} GOPS")
     for p in points:
         ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color=colors[p["kernel"]], ms=6, mec="black", mew=0.4)
+        flag_marks(ax, p["ops_per_byte"], p["gops"], [f for f in p["flags"].split(",") if f])
     ax.set_xscale("log")
     ax.set_yscale("log")
+    plain_log_ticks(ax.xaxis, ax.yaxis)
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
     ax.set_xlabel("operations per byte of weight traffic (2 ops per weight per activation row / bytes per weight)")
@@ -80,9 +88,12 @@ def plot(run, base):
     # marker legend: shapes for gemv / gemm beside the roofs
     for op in sorted({p["op"] for p in points}):
         ax.plot([], [], MARKERS[op], color="white", mec="black", label=op + " (persistent pool, median)")
-    legend = ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09), fontsize=8, ncol=2, frameon=False)
-    ax.set_title(run.title("Roofline"), fontsize=10)
-    fig.tight_layout()
+    handles, labels = ax.get_legend_handles_labels()
+    handles += flag_handles(flags_present(run, points))
+    fig.legend(handles=handles, loc="lower center", fontsize=8, ncol=1, frameon=False)
+    ax.set_title(run.title("Roofline") + "\nread roofs: median of the paired probe samples of the persistent-pool "
+                 "cases (bench.json); compute roofs: compute.json", fontsize=10)
+    fig.tight_layout(rect=(0, 0.015 + 0.022 * len(handles), 1, 1))
     label_points(ax, points, colors, roof_lines)
     report(PROG, save(fig, base))
     return points + roofs

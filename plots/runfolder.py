@@ -10,10 +10,8 @@ compute.json does not fail when it is missing.
 import json
 import math
 import os
-import re
 import statistics
 
-BENCH_COUNTERS = ("Gweights/s", "GB/s", "ceiling_GB/s", "pct_ceiling")
 STAT_NAMES = ("min", "median", "max")
 MAX_FILE_BYTES = 256 << 20     # ciot writes a few MiB at most
 MAX_ITEMS = 100_000            # results, benchmark entries, ops: far above any real run
@@ -159,16 +157,19 @@ class Context:
 
 
 class ProbeRow:
-    def __init__(self, name, threads, stats, note):
+    def __init__(self, name, threads, stats, note, cache_resident):
         self.name, self.threads, self.stats, self.note = name, threads, stats, note
+        self.cache_resident = cache_resident
 
 
 def _probe(path, probe, name_key, unit):
-    """bw.json / compute.json: results[] of {name_key, threads, min_/median_/max_<unit>}."""
+    """bw.json / compute.json: results[] of {name_key, threads, min_/median_/max_<unit>}; bw.json says
+    whether its buffer was cache-resident (below 4 x LLC)."""
     d = read_json(path)
     check(d, "dict", path, "the top level")
     if d.get("probe") != probe:
         _fail(path, f"\"probe\" is {json.dumps(d.get('probe'))}, expected \"{probe}\"")
+    cache = get(d, "cache_resident", "bool", path, "") if probe == "bw" else False
     results = get(d, "results", "list", path, "")
     if not results:
         _fail(path, "\"results\" is empty")
@@ -178,119 +179,176 @@ def _probe(path, probe, name_key, unit):
         st = stats(r, [f"{s}_{unit}" for s in STAT_NAMES], path, where)
         note_key = "traffic" if probe == "bw" else "instruction"
         note = r.get(note_key, "") if isinstance(r.get(note_key), str) else ""
-        rows.append(ProbeRow(get(r, name_key, "str", path, where), count(r, "threads", path, where), st, note))
+        rows.append(ProbeRow(get(r, name_key, "str", path, where), count(r, "threads", path, where), st, note, cache))
     return rows
 
 
-class BenchCase:
-    """One benchmark of bench.json: its repetitions' counters and Google Benchmark's aggregates."""
+# The two flags of results/SCHEMA.md: wherever a ratio or a figure is shown, so is its flag.
+FLAGS = ("ratio_above_1", "cache_resident")
+FLAG_NAMES = {"ratio_above_1": "ratio above 100%", "cache_resident": "cache-resident"}
+REP_RATES = ("gweights_s", "kernel_gbs", "probe_gbs")
+REP_FIELDS = REP_RATES + ("ratio",)
+MAX_DIM = 1 << 30
+MAX_RATIO = 1e6                # a ratio that large is no measurement either
+MAX_BYTES = 1 << 62
+BENCH_SCHEMA = 2
+# ciot writes GB/s and Gweights/s with 3 decimals and ratios with 4 (harness/bench_report.cc): the slack
+# allowed when a written value is checked against the written values it was computed from.
+HALF_UNIT = {"gweights_s": 0.0005, "kernel_gbs": 0.0005, "probe_gbs": 0.0005, "ratio": 0.00005}
 
-    def __init__(self, path, run_name, kernel, rows, K, batch, threads, pool):
-        self.path, self.run_name, self.kernel, self.rows, self.K = path, run_name, kernel, rows, K
-        self.batch, self.threads, self.pool = batch, threads, pool
-        self.op = "gemm" if "_gemm_" in kernel else "gemv"
-        self.layout = kernel.split(f"_{self.op}_")[0]
-        self.reps = []          # one dict of counters per repetition
-        self.aggregates = {}    # aggregate_name -> dict of counters
-        self.label = ""
+
+def spread(vals):
+    """min / median / max of a list (the median of an even count is the mean of the middle two)."""
+    return {"min": min(vals), "median": statistics.median(vals), "max": max(vals)}
+
+
+def ratio_value(obj, key, path, where):
+    """A ratio (kernel GB/s over probe GB/s): finite, from 0 to MAX_RATIO."""
+    return in_range(get(obj, key, "num", path, where), 0, MAX_RATIO, path, _place(where, key))
+
+
+def flag_agrees(flag, value, limit):
+    """A written flag 'value > limit' against the written (rounded) value: a value that rounds to the limit
+    may carry either."""
+    return flag == (value > limit) or value == limit
+
+
+class Rep:
+    """One repetition: the kernel's sample and the read-probe sample paired with it."""
+
+    def __init__(self, d, path, where):
+        check(d, "dict", path, where)
+        for k in REP_RATES:
+            setattr(self, k, rate(d, k, path, where))
+        self.ratio = ratio_value(d, "ratio", path, where)
+        self.ratio_above_1 = get(d, "ratio_above_1", "bool", path, where)
+        k, p, h = self.kernel_gbs, self.probe_gbs, HALF_UNIT["probe_gbs"]
+        lo, hi = max(k - h, 0) / (p + h), (k + h) / max(p - h, 1e-300)
+        if not lo - HALF_UNIT["ratio"] - 1e-9 <= self.ratio <= hi + HALF_UNIT["ratio"] + 1e-9:
+            _fail(path, f"{where}: \"ratio\" {self.ratio:g} is not kernel_gbs / probe_gbs "
+                        f"({k:g} / {p:g} = {k / p:.4g})")
+        if not flag_agrees(self.ratio_above_1, self.ratio, 1):
+            _fail(path, f"{where}: \"ratio_above_1\" is {json.dumps(self.ratio_above_1)} but \"ratio\" is {self.ratio:g}")
+
+
+class BenchCase:
+    """One case of bench.json (schema 2): its repetitions, each with its paired probe sample and ratio."""
+
+    def __init__(self, d, path, where, probe_cache_resident):
+        check(d, "dict", path, where)
+        self.path = path
+        self.name = get(d, "name", "str", path, where)
+        where = f"case \"{self.name}\""
+        self.kernel = get(d, "kernel", "str", path, where)
+        self.layout = get(d, "layout", "str", path, where)
+        self.op = get(d, "op", "str", path, where)
+        if self.op not in ("gemv", "gemm"):
+            _fail(path, f"{where}, \"op\" is {_show(self.op)}, expected \"gemv\" or \"gemm\"")
+        self.tensor = get(d, "tensor", "str", path, where) if d.get("tensor") is not None else None
+        self.rows = count(d, "rows", path, where, hi=MAX_DIM)
+        self.K = count(d, "K", path, where, hi=MAX_DIM)
+        self.batch = count(d, "batch", path, where)
+        self.threads = count(d, "threads", path, where)
+        self.pool = get(d, "pool", "str", path, where)
+        if self.pool not in ("persistent", "spawn"):
+            _fail(path, f"{where}, \"pool\" is {_show(self.pool)}, expected \"persistent\" or \"spawn\"")
+        self.matrix_bytes = count(d, "matrix_bytes", path, where, hi=MAX_BYTES)
+        # the probe buffer fitting in the cache makes every ratio of the file suspect, not only this case's
+        self.cache_resident = get(d, "cache_resident", "bool", path, where) or probe_cache_resident
+        reps = get(d, "repetitions", "list", path, where)
+        if not reps:
+            _fail(path, f"{where}, \"repetitions\" is empty")
+        self.reps = [Rep(r, path, f"{where}, repetitions[{i}]") for i, r in enumerate(reps)]
+        self.ratio_above_1 = any(r.ratio_above_1 for r in self.reps)
+        self._check_summary(get(d, "summary", "dict", path, where), path, f"{where}, summary")
+
+    def _check_summary(self, s, path, where):
+        """The summary is what the tables print: it must say what the repetitions say, flags included."""
+        for k in REP_FIELDS:
+            sub, place = get(s, k, "dict", path, where), f"{where}.{k}"
+            written = (stats(sub, STAT_NAMES, path, place) if k != "ratio" else
+                       {n: ratio_value(sub, n, path, place) for n in STAT_NAMES})
+            mine = self.stats(k)
+            for n in STAT_NAMES:   # both rounded to the written decimals: two half units apart at most
+                if abs(written[n] - mine[n]) > 2 * HALF_UNIT[k] + 1e-9:
+                    _fail(path, f"{place}, \"{n}\" is {written[n]:g}, but the repetitions' {n} is {mine[n]:g}")
+        if get(s, "ratio_above_1", "bool", path, where) != self.ratio_above_1:
+            _fail(path, f"{where}, \"ratio_above_1\" is {json.dumps(s['ratio_above_1'])}, but "
+                        f"{'a' if self.ratio_above_1 else 'no'} repetition has it")
+        flags = [check(f, "str", path, f"{where}.flags[{i}]") for i, f in enumerate(get(s, "flags", "list", path, where))]
+        if sorted(flags) != sorted(self.flags):
+            _fail(path, f"{where}, \"flags\" is {_show(flags)}, expected {_show(self.flags)} (from the repetitions "
+                        f"and \"cache_resident\")")
 
     @property
     def shape(self):
-        return f"{self.rows}x{self.K}"
+        """rows x K, with the tensor's name for a GGUF tensor (ciot bench --gguf)."""
+        return (f"{self.tensor} " if self.tensor else "") + f"{self.rows}x{self.K}"
 
-    def stats(self, counter):
-        """min / median / max of a counter over the repetitions (Google Benchmark's aggregates when the
-        file holds only those)."""
-        vals = [r[counter] for r in self.reps if counter in r]
-        if vals:
-            return {"min": min(vals), "median": statistics.median(vals), "max": max(vals)}
-        med = self.aggregates.get("median", {}).get(counter)
-        if med is None:
-            return None
-        st = {"min": self.aggregates.get("min", {}).get(counter, med), "median": med,
-              "max": self.aggregates.get("max", {}).get(counter, med)}
-        if not st["min"] <= st["median"] <= st["max"]:
-            _fail(self.path, f"benchmark \"{self.run_name}\": the aggregates of \"{counter}\" are not in order "
-                             f"(min {st['min']:g}, median {st['median']:g}, max {st['max']:g})")
-        return st
+    @property
+    def bytes_per_weight(self):
+        """Packed bytes per weight, scales included: what turns this layout's GB/s into Gweights/s."""
+        return self.matrix_bytes / (self.rows * self.K)
 
-    def median(self, counter):
-        s = self.stats(counter)
-        return s["median"] if s else None
+    @property
+    def flags(self):
+        """The flags that apply, in FLAGS order: ratio_above_1 (a repetition read above its paired probe),
+        cache_resident (the weights, or the probe buffer, smaller than 4 x LLC)."""
+        return [f for f, on in zip(FLAGS, (self.ratio_above_1, self.cache_resident)) if on]
 
+    def values(self, field):
+        return [getattr(r, field) for r in self.reps]
 
-NAME_RE = re.compile(r"^(?P<kernel>[a-z0-9_]+_(gemv|gemm)_[a-z0-9_]+)/(?P<rows>[0-9]{1,10})x(?P<K>[0-9]{1,10})"
-                     r"(?P<rest>(/[^/]+)*)$")
-MAX_DIM = 1 << 30
+    def stats(self, field):
+        """min / median / max over the repetitions of gweights_s, kernel_gbs, probe_gbs or ratio."""
+        return spread(self.values(field))
 
-
-def parse_bench_name(name):
-    """'t2p_gemm_avx2/17408x5120/batch:4/threads:1/persistent/manual_time' -> fields, or None."""
-    m = NAME_RE.match(name)
-    if not m or not (0 < int(m["rows"]) <= MAX_DIM and 0 < int(m["K"]) <= MAX_DIM):
-        return None
-    f = {"kernel": m["kernel"], "rows": int(m["rows"]), "K": int(m["K"]), "batch": 1, "threads": None, "pool": None}
-    for tok in m["rest"].split("/")[1:]:
-        key, _, val = tok.partition(":")
-        if key in ("batch", "threads") and re.fullmatch(r"[0-9]{1,6}", val) and 0 < int(val) <= MAX_THREADS:
-            f[key] = int(val)
-        elif tok in ("persistent", "spawn"):
-            f["pool"] = tok
-        elif tok in ("manual_time", "real_time"):
-            pass
-        else:
-            return None
-    return f if f["threads"] and f["pool"] else None
+    def median(self, field):
+        return statistics.median(self.values(field))
 
 
 class Bench:
-    """bench.json (Google Benchmark JSON from `ciot bench`)."""
+    """bench.json: ciot's own document, schema 2 (results/SCHEMA.md)."""
 
     def __init__(self, path):
         d = read_json(path)
         check(d, "dict", path, "the top level")
+        schema = d.get("schema", "missing")
+        if schema != BENCH_SCHEMA or isinstance(schema, bool):
+            shown = schema if schema == "missing" else _show(schema)
+            _fail(path, f"schema {shown}, expected {BENCH_SCHEMA} (ciot bench --json of this version)")
+        if d.get("bench") != "ciot":
+            _fail(path, f"\"bench\" is {_show(d.get('bench'))}, expected \"ciot\"")
         self.context = get(d, "context", "dict", path, "")
-        entries = get(d, "benchmarks", "list", path, "")
-        self.errors = []   # (name, message) of benchmarks that reported an error
-        by_name = {}
-        for i, e in enumerate(entries):
-            where = f"benchmarks[{i}]"
-            check(e, "dict", path, where)
-            name = get(e, "run_name", "str", path, where) if "run_name" in e else get(e, "name", "str", path, where)
-            where = f"benchmark \"{name}\""
-            if e.get("error_occurred"):
-                self.errors.append((name, str(e.get("error_message", ""))))
-                continue
-            if name.startswith("pool_empty_job/"):
-                continue   # the pools' own cost per empty job, not a kernel
-            f = parse_bench_name(name)
-            if f is None:
-                _fail(path, f"{where}: cannot read the name (expected KERNEL/RxK[/batch:B]/threads:T/persistent|spawn)")
-            run_type = get(e, "run_type", "str", path, where)
-            if run_type == "aggregate":
-                agg = get(e, "aggregate_name", "str", path, where)
-                # cv (and other percentages) and stddev are not values of the counters themselves
-                if agg not in STAT_NAMES and agg != "mean":
-                    continue
-            elif run_type != "iteration":
-                _fail(path, f"{where}: run_type is \"{run_type}\", expected \"iteration\" or \"aggregate\"")
-            c = by_name.get(name)
-            if c is None:
-                if len(by_name) == MAX_CASES:
-                    _fail(path, f"more than {MAX_CASES} benchmark cases; the plots take at most {MAX_CASES}")
-                c = by_name[name] = BenchCase(path, name, **f)
-            wanted = BENCH_COUNTERS + (("GMAC/s",) if c.op == "gemm" else ())
-            counters = {k: rate(e, k, path, where) if k != "pct_ceiling" else
-                        in_range(get(e, k, "num", path, where), 0, 1e6, path, _place(where, k)) for k in wanted}
-            c.label = e.get("label", "") if isinstance(e.get("label"), str) else ""
-            if run_type == "iteration":
-                c.reps.append(counters)
-            else:
-                c.aggregates[agg] = counters
-        self.cases = [c for c in by_name.values() if c.reps or "median" in c.aggregates]
-        if not self.cases:
-            detail = f" ({len(self.errors)} reported errors, e.g. {self.errors[0][1]})" if self.errors else ""
-            _fail(path, f"no benchmark results{detail}")
+        proto = get(d, "protocol", "dict", path, "")
+        self.buffers = {}
+        for b in ("weights", "probe"):
+            buf = get(proto, b, "dict", path, "protocol")
+            self.buffers[b] = dict(bytes=count(buf, "bytes", path, f"protocol.{b}", hi=MAX_BYTES),
+                                   cache_resident=get(buf, "cache_resident", "bool", path, f"protocol.{b}"))
+        texts = get(proto, "flags", "dict", path, "protocol")
+        self.flag_text = {f: get(texts, f, "str", path, "protocol.flags") for f in FLAGS}
+        cases = get(d, "cases", "list", path, "")
+        if len(cases) > MAX_CASES:
+            _fail(path, f"more than {MAX_CASES} benchmark cases; the plots take at most {MAX_CASES}")
+        if not cases:
+            _fail(path, "\"cases\" is empty: no benchmark results")
+        self.cases, seen = [], set()
+        for i, c in enumerate(cases):
+            case = BenchCase(c, path, f"cases[{i}]", self.buffers["probe"]["cache_resident"])
+            if case.name in seen:
+                _fail(path, f"case \"{case.name}\" appears twice")
+            seen.add(case.name)
+            self.cases.append(case)
+
+    def paired_probe(self, threads, pool="persistent"):
+        """Every paired probe sample of the cases on this pool at this thread count, in file order, or []."""
+        return [r.probe_gbs for c in self.cases if c.pool == pool and c.threads == threads for r in c.reps]
+
+    def flag_label(self, flag):
+        """'ratio above 100%: probe slower than the kernel: ...' as the file words it."""
+        text = self.flag_text[flag]
+        return text if text.startswith(FLAG_NAMES[flag]) else f"{FLAG_NAMES[flag]}: {text}"
 
 
 class Run:
@@ -342,10 +400,11 @@ class Run:
 
     # --- derived figures the plots share ---
 
-    def read_ceiling(self, threads):
-        """The probe's read median GB/s at this thread count (bw.json), or None."""
-        rows = [r for r in self.bw if r.name == "read" and r.threads == threads]
-        return rows[0].stats["median"] if rows else None
+    def paired_ceiling(self, threads):
+        """{min, median, max, samples} of every paired read-probe sample of the persistent-pool cases at this
+        thread count (bench.json): the read ceiling the roofline and the scaling plot draw. None if no case."""
+        samples = self.bench.paired_probe(threads)
+        return dict(spread(samples), samples=len(samples)) if samples else None
 
     def compute_roof(self, threads):
         """(family, instruction, median GOPS) of the fastest compute family at this thread count, or None."""
@@ -360,7 +419,7 @@ class Run:
         (as `ciot suite`'s summary chooses it)."""
         stock = [c for c in self.bench.cases if c.kernel.startswith("pq2_0_gemv") and c.threads == case.threads
                  and c.pool == case.pool]
-        return max(stock, key=lambda c: c.median("Gweights/s"), default=None)
+        return max(stock, key=lambda c: c.median("gweights_s"), default=None)
 
     def title(self, what):
         c = self.context

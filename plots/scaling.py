@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""GB/s against thread count: the DRAM probe (read, write, copy from bw.json) beside every kernel on the
-persistent pool (bench.json), medians with min-max whiskers; a second panel gives each kernel's share
-of the read ceiling measured in its own process (pct_ceiling)."""
+"""GB/s against thread count, and each kernel's share of the read ceiling measured beside it.
+
+Left: every kernel on the persistent pool (bench.json, GB/s of packed weight bytes) and the paired read
+probe (the median, whiskers min-max, of every probe sample paired with a persistent-pool repetition at
+that thread count: the ceiling the ratios are taken against), medians with min-max whiskers; the DRAM
+probe's read, write and copy from bw.json are drawn thin and grey: a separate `ciot bw` run, not the
+ruler. Right: per kernel the per-repetition ratio kernel GB/s / paired probe GB/s, median with min-max
+whiskers, in %, and a 100% line; a case with a repetition above 100% or a cache-resident working set is
+ringed, its flag explained in the legend."""
 import sys
 
 from mpl import plt
-from plotkit import report, run_colors, run_main, save
+from plotkit import flag_handles, flag_marks, flags_present, plain_log_ticks, report, run_colors, run_main, save
 from runfolder import InputError
 
 PROG = "scaling"
-PROBE_STYLES = {"read": ("black", "-"), "write": ("0.45", "--"), "copy": ("0.6", ":")}
+PROBE_STYLES = {"read": ("0.55", "-"), "write": ("0.65", "--"), "copy": ("0.75", ":")}
 BATCH_STYLES = ["--", ":", "-."]   # gemm series of one kernel differ by batch
+PAIRED = "paired read probe"
 
 
 def series_name(c):
@@ -18,73 +25,124 @@ def series_name(c):
 
 
 def rows_of(run):
+    cases = run.bench.cases   # first: an old bench.json is the message to give, before bw.json's
     rows = []
     for p in run.bw:
-        rows.append(dict(what="probe", series=f"probe {p.name}", threads=p.threads, traffic=p.note,
-                         gb_s_min=p.stats["min"], gb_s_median=p.stats["median"], gb_s_max=p.stats["max"]))
+        rows.append(dict(what="bw", series=f"ciot bw {p.name}", threads=p.threads, traffic=p.note,
+                         gb_s_min=p.stats["min"], gb_s_median=p.stats["median"], gb_s_max=p.stats["max"],
+                         flags="cache_resident" if p.cache_resident else ""))
     kernels = []
-    for c in run.bench.cases:
+    for c in cases:
         if c.pool != "persistent":
             continue
-        s = c.stats("GB/s")
-        kernels.append(dict(what="kernel", series=series_name(c), kernel=c.kernel, batch=c.batch, threads=c.threads, traffic="packed weight bytes",
+        s, r = c.stats("kernel_gbs"), c.stats("ratio")
+        kernels.append(dict(what="kernel", series=series_name(c), kernel=c.kernel, shape=c.shape, batch=c.batch,
+                            threads=c.threads, traffic="packed weight bytes",
                             gb_s_min=s["min"], gb_s_median=s["median"], gb_s_max=s["max"],
-                            ceiling_gb_s=c.median("ceiling_GB/s"), pct_ceiling_median=c.median("pct_ceiling")))
+                            probe_gb_s_median=c.median("probe_gbs"), ratio_min=r["min"], ratio_median=r["median"],
+                            ratio_max=r["max"], flags=",".join(c.flags)))
     if not kernels:
         raise InputError(f"{run.file('bench.json')}: no benchmark on the persistent pool")
-    return sorted(rows, key=lambda r: (r["series"], r["threads"])) + sorted(kernels, key=lambda r: (r["series"], r["threads"]))
+    names = [k["series"] for k in kernels]
+    twice = sorted({(k["series"], k["threads"]) for k in kernels if names.count(k["series"]) > 1
+                    and sum((x["series"], x["threads"]) == (k["series"], k["threads"]) for x in kernels) > 1})
+    if twice:   # several shapes of one kernel (ciot bench --gguf): a series per kernel and shape
+        for k in kernels:
+            k["series"] += f" {k['shape']}"
+    paired = []
+    for t in sorted({k["threads"] for k in kernels}):
+        p = run.paired_ceiling(t)
+        paired.append(dict(what="paired_probe", series=PAIRED, threads=t, traffic="read, paired with the kernels",
+                           gb_s_min=p["min"], gb_s_median=p["median"], gb_s_max=p["max"], samples=p["samples"],
+                           flags=""))
+    by = lambda r: (r["series"], r["threads"])   # noqa: E731
+    return sorted(rows, key=by) + paired + sorted(kernels, key=by)
 
 
 def plot(run, base):
     rows = rows_of(run)
     colors = run_colors(run)
-    batches = sorted({r["batch"] for r in rows if r["what"] == "kernel" and " b" in r["series"]})
+    kernels = [r for r in rows if r["what"] == "kernel"]
+    batches = sorted({r["batch"] for r in kernels if " b" in r["series"]})
     threads = sorted({r["threads"] for r in rows})
     gbs = [r[k] for r in rows for k in ("gb_s_min", "gb_s_max")]
     log_y = max(gbs) / min(gbs) > 20
 
-    fig, (ax, axp) = plt.subplots(1, 2, figsize=(13, 6.4), gridspec_kw={"width_ratios": [3, 2]})
-    for name in sorted({r["series"] for r in rows}, key=lambda s: (not s.startswith("probe "), s)):
-        pts = sorted((r for r in rows if r["series"] == name), key=lambda r: r["threads"])
+    legend_rows = -(-len({r["series"] for r in kernels}) // 4) + len({r["series"] for r in rows if r["what"] != "kernel"}) + 2
+    fig, (ax, axp) = plt.subplots(1, 2, figsize=(14, 5.2 + 0.19 * legend_rows), gridspec_kw={"width_ratios": [3, 2]})
+    rank = {"paired_probe": 0, "bw": 1, "kernel": 2}
+    for what, series in sorted({(r["what"], r["series"]) for r in rows}, key=lambda ws: (rank[ws[0]], ws[1])):
+        pts = sorted((r for r in rows if r["series"] == series), key=lambda r: r["threads"])
         t = [r["threads"] for r in pts]
         med = [r["gb_s_median"] for r in pts]
         err = [[m - r["gb_s_min"] for m, r in zip(med, pts)], [r["gb_s_max"] - m for m, r in zip(med, pts)]]
-        if pts[0]["what"] == "probe":
-            color, style = PROBE_STYLES.get(name.split()[1], ("0.3", "-."))
-            ax.errorbar(t, med, yerr=err, color=color, ls=style, lw=2, capsize=3, marker="D", ms=4,
-                        label=f"{name}: {pts[0]['traffic']}")
+        if what == "bw":
+            color, style = PROBE_STYLES.get(series.split()[-1], ("0.6", "-."))
+            cache = " [cache-resident]" if pts[0]["flags"] else ""
+            ax.errorbar(t, med, yerr=err, color=color, ls=style, lw=1, capsize=2, marker="D", ms=3,
+                        label=f"{series} (a separate probe run, bw.json){cache}: {pts[0]['traffic']}")
+            for x, y in zip(t, med):
+                flag_marks(ax, x, y, [f for f in pts[0]["flags"].split(",") if f])
+        elif what == "paired_probe":
+            n = sum(r["samples"] for r in pts)
+            ax.errorbar(t, med, yerr=err, color="black", ls="-", lw=2.4, capsize=4, marker="D", ms=5,
+                        label=f"{PAIRED}: median of the samples paired with the persistent-pool repetitions "
+                              f"({n} samples; whiskers min-max) = the ceiling")
         else:
             color = colors[pts[0]["kernel"]]
-            style = BATCH_STYLES[batches.index(pts[0]["batch"]) % len(BATCH_STYLES)] if " b" in name else "-"
-            marker = "s" if " b" in name else "o"
-            ax.errorbar(t, med, yerr=err, color=color, ls=style, lw=1.2, capsize=2, marker=marker, ms=4, label=name)
-            axp.plot(t, [r["pct_ceiling_median"] for r in pts], color=color, ls=style, lw=1.2, marker=marker, ms=4)
-    ceil = sorted({(r["threads"], r["ceiling_gb_s"]) for r in rows if r["what"] == "kernel"})
-    ax.plot([c[0] for c in ceil], [c[1] for c in ceil], "k_", ms=18, mew=2.5, ls="none",
-            label="read ceiling in the bench process (ceiling_GB/s)")
+            style = BATCH_STYLES[batches.index(pts[0]["batch"]) % len(BATCH_STYLES)] if " b" in series else "-"
+            marker = "s" if " b" in series else "o"
+            ax.errorbar(t, med, yerr=err, color=color, ls=style, lw=1.2, capsize=2, marker=marker, ms=4, label=series)
+            pct = [100 * r["ratio_median"] for r in pts]
+            perr = [[p - 100 * r["ratio_min"] for p, r in zip(pct, pts)], [100 * r["ratio_max"] - p for p, r in zip(pct, pts)]]
+            axp.errorbar(t, pct, yerr=perr, color=color, ls=style, lw=1.2, capsize=2, marker=marker, ms=4)
+            for x, y, r in zip(t, pct, pts):
+                flag_marks(axp, x, y, [f for f in r["flags"].split(",") if f])
+    axp.axhline(100, color="red", lw=1, ls="--")
+    axp.text(threads[-1], 100, "100%: the paired probe's rate ", color="red", fontsize=7.5, va="bottom", ha="right")
     for a in (ax, axp):
         a.set_xlabel("threads")
         a.set_xticks(threads)
         a.grid(True, which="both", lw=0.3, alpha=0.5)
-        if threads[-1] / threads[0] > 16:
+        wide = threads[-1] / threads[0] > 16
+        if wide:
             a.set_xscale("log", base=2)
             a.set_xticks(threads, [str(t) for t in threads])
-        a.set_xlim(threads[0] - 0.3 if threads[-1] / threads[0] <= 16 else threads[0] / 1.3,
-                   threads[-1] + 0.3 if threads[-1] / threads[0] <= 16 else threads[-1] * 1.3)
+        # room beside the points for the whiskers and the rings
+        a.set_xlim(threads[0] / 1.3 if wide else threads[0] - 0.3, threads[-1] * 1.3 if wide else threads[-1] + 0.3)
     if log_y:
         ax.set_yscale("log")
+        plain_log_ticks(ax.yaxis)
     ax.set_ylabel("GB/s (1e9 bytes per second; kernels: packed weight bytes)")
     ax.set_title("median, whiskers min-max", fontsize=9)
-    axp.set_ylabel("% of the read ceiling (kernel GB/s / ceiling_GB/s)")
-    axp.set_title("share of the read ceiling (median)", fontsize=9)
-    axp.set_ylim(0, max(100, max(r["pct_ceiling_median"] for r in rows if r["what"] == "kernel") * 1.1))
+    axp.set_ylabel("% of the paired read probe (kernel GB/s / probe GB/s, per repetition)")
+    axp.set_title("paired ratio: median, whiskers min-max", fontsize=9)
+    axp.set_ylim(0, max(110, max(100 * r["ratio_max"] for r in kernels) * 1.08))
+    # two legends under the panels: the probes and flags (long labels, one column), then the kernels
     handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.suptitle(run.title("Scaling") + "\nprobe (bw.json) and kernels on the persistent pool (bench.json)",
-                 fontsize=10)
-    fig.tight_layout(rect=(0, 0.03 + 0.032 * ((len(labels) + 2) // 3), 1, 1))
+    probes = [h for h, l in zip(handles, labels) if l.startswith((PAIRED, "ciot bw"))]
+    probes += flag_handles(flags_present(run, kernels)) + _bw_cache_handle(run, rows)
+    series = [h for h, l in zip(handles, labels) if not l.startswith((PAIRED, "ciot bw"))]
+    ncol = 4
+    row_in = 0.19   # one legend row at fontsize 8, inches
+    kernel_rows = -(-len(series) // ncol)
+    height = fig.get_figheight()
+    fig.legend(handles=series, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
+    fig.legend(handles=probes, loc="lower center", ncol=1, fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, (0.1 + row_in * kernel_rows) / height))
+    fig.suptitle(run.title("Scaling") + "\nkernels on the persistent pool and the read probe paired with them "
+                 "(bench.json); bw.json's probe run in grey", fontsize=10)
+    fig.tight_layout(rect=(0, (0.25 + row_in * (kernel_rows + len(probes))) / height, 1, 1))
     report(PROG, save(fig, base))
     return rows
+
+
+def _bw_cache_handle(run, rows):
+    """The cache-resident flag of bw.json, when only bw.json carries it (bench.json's cases otherwise say it)."""
+    kernel_flags = {f for r in rows if r["what"] != "bw" for f in r["flags"].split(",") if f}
+    if "cache_resident" in kernel_flags or not any(r["flags"] for r in rows if r["what"] == "bw"):
+        return []
+    return flag_handles({"cache_resident": "cache-resident: the bw.json buffer is below 4 x LLC"})
 
 
 def main(argv=None):

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Tests of plots/: every script on a synthetic run folder and on the committed reference runs
-(results/*/bench.json, or the run folders given as arguments). The values each script says it plotted
-(--table) are compared with the raw JSON, read here independently of runfolder.py; broken inputs must
-give one line naming the file and a non-zero exit, never a traceback.
+"""Tests of plots/: every script on synthetic run folders (testdata/make_run.py) and on the reference runs
+(results/*/ with a schema-2 bench.json, or the run folders given as arguments). The values each script
+says it plotted (--table) are compared with the raw JSON, read here independently of runfolder.py: the
+paired probe medians, the per-repetition ratios' median/min/max, and the flags, which must be where the raw
+data has them and nowhere else. Broken inputs must give one line naming the file and a non-zero exit,
+never a traceback.
 
 usage: test_plots.py [RUN_DIR...]; ends with "N passed, M failed" and exits non-zero on a failure."""
 import contextlib
@@ -59,49 +61,53 @@ def load_table(path):
 
 # --- the raw JSON, read without runfolder.py ---
 
-def raw_bench(run_dir):
-    """run_name -> {"reps": [entry...], "agg": {name: entry}} for the cases without errors."""
-    with open(os.path.join(run_dir, "bench.json")) as f:
-        d = json.load(f)
-    out = {}
-    for e in d["benchmarks"]:
-        if e.get("error_occurred") or e["run_name"].startswith("pool_empty_job/"):
-            continue   # an error, or the pools' own cost per empty job (not a kernel)
-        c = out.setdefault(e["run_name"], {"reps": [], "agg": {}})
-        if e["run_type"] == "iteration":
-            c["reps"].append(e)
-        else:
-            c["agg"][e["aggregate_name"]] = e
-    return out
-
-
-def raw_stats(case, counter):
-    vals = [e[counter] for e in case["reps"]]
-    if vals:
-        return min(vals), statistics.median(vals), max(vals)
-    m = case["agg"]["median"][counter]
-    return case["agg"].get("min", {}).get(counter, m), m, case["agg"].get("max", {}).get(counter, m)
-
-
-def name_fields(run_name):
-    toks = run_name.split("/")
-    f = {"kernel": toks[0], "shape": toks[1], "batch": 1}
-    for t in toks[2:]:
-        if t.startswith(("threads:", "batch:")):
-            f[t.split(":")[0]] = int(t.split(":")[1])
-        elif t in ("persistent", "spawn"):
-            f["pool"] = t
-    return f
-
-
-def find_case(bench, **want):
-    hits = [c for n, c in bench.items() if all(name_fields(n).get(k) == v for k, v in want.items())]
-    return hits[0] if len(hits) == 1 else None
-
-
 def raw_json(run_dir, name):
     with open(os.path.join(run_dir, name)) as f:
         return json.load(f)
+
+
+def raw_bench(run_dir):
+    """bench.json's cases (schema 2), each with "_flags": the flags its raw data carries."""
+    d = raw_json(run_dir, "bench.json")
+    probe_cache = d["protocol"]["probe"]["cache_resident"]
+    for c in d["cases"]:
+        reps = c["repetitions"]
+        c["_flags"] = ([f for f, on in (("ratio_above_1", any(r["ratio_above_1"] for r in reps)),
+                                        ("cache_resident", c["cache_resident"] or probe_cache)) if on])
+    return d["cases"]
+
+
+def raw_flag_texts(run_dir):
+    return raw_json(run_dir, "bench.json")["protocol"]["flags"]
+
+
+def raw_stats(case, key):
+    """min, median, max of a repetition field."""
+    vals = [r[key] for r in case["repetitions"]]
+    return min(vals), statistics.median(vals), max(vals)
+
+
+def shape_of(c):
+    return (f"{c['tensor']} " if c.get("tensor") else "") + f"{c['rows']}x{c['K']}"
+
+
+def find_case(cases, **want):
+    hits = [c for c in cases if all((shape_of(c) if k == "shape" else c[k]) == v for k, v in want.items())]
+    return hits[0] if len(hits) == 1 else None
+
+
+def raw_paired_probe(cases, threads):
+    """Every paired probe sample of the persistent-pool cases at this thread count."""
+    return [r["probe_gbs"] for c in cases if c["pool"] == "persistent" and c["threads"] == threads
+            for r in c["repetitions"]]
+
+
+def row_flags(r):
+    return [f for f in r["flags"].split(",") if f]
+
+
+def same3(got, want):
+    return all(close(a, b) for a, b in zip(got, want))
 
 
 # --- checks of each script's table against the raw JSON ---
@@ -115,74 +121,128 @@ def check_pictures(label, base, context):
     if context:
         missing = [v for v in (context["host"], context["commit"], context["date"]) if v not in text]
         check(f"{label}: title names machine, date and commit", not missing, f"not in the SVG: {missing}")
+    return text
 
 
-def check_roofline(run_dir, rows):
-    bench = raw_bench(run_dir)
-    bw, comp = raw_json(run_dir, "bw.json"), raw_json(run_dir, "compute.json")
+def check_flag_legend(label, svg, rows, texts):
+    """Each flag's text is in the picture when a plotted row carries the flag, and only then."""
+    have = {f for r in rows for f in row_flags(r)}
+    bad = [f"{f} {'missing' if f in have else 'shown without a flagged row'}" for f, t in texts.items()
+           if (escape(t) in svg) != (f in have)]
+    check(f"{label}: the legend explains exactly the flags drawn ({', '.join(sorted(have)) or 'none'})", not bad, bad)
+
+
+def escape(text):
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#39;")
+
+
+def check_flags(label, rows, want_of, expect):
+    """Every row's flags are exactly those of its raw data (want_of(row) -> list); expect: 'mixed' (some rows
+    flagged, some not, so a check that flags everything or nothing fails), 'all' or None."""
+    bad = [r.get("kernel") or r.get("series") or r.get("name") or r.get("dispatch")
+           for r in rows if row_flags(r) != want_of(r)]
+    check(f"{label}: flags where the raw data has them, and nowhere else", not bad, bad)
+    flagged = sum(1 for r in rows if row_flags(r))
+    if expect == "mixed":
+        check(f"{label}: flags exercised ({flagged} of {len(rows)} flagged)", 0 < flagged < len(rows))
+    elif expect == "all":
+        check(f"{label}: every row flagged (a cache-resident run)", flagged == len(rows), f"{flagged} of {len(rows)}")
+
+
+def check_roofline(run_dir, rows, expect):
+    cases = raw_bench(run_dir)
+    comp = raw_json(run_dir, "compute.json")
     bad = []
     points = [r for r in rows if r["what"] == "point"]
     for r in points:
-        c = find_case(bench, kernel=r["kernel"], shape=r["shape"], batch=r["batch"], threads=r["threads"], pool="persistent")
-        gw, gbs = raw_stats(c, "Gweights/s")[1], raw_stats(c, "GB/s")[1]
+        c = find_case(cases, kernel=r["kernel"], shape=r["shape"], batch=r["batch"], threads=r["threads"], pool="persistent")
+        gw, gbs = raw_stats(c, "gweights_s")[1], raw_stats(c, "kernel_gbs")[1]
         if not (close(r["gops"], 2 * gw) and close(r["ops_per_byte"], 2 * gw / gbs)):
             bad.append(r["kernel"])
-    n_persistent = sum(1 for n in bench if name_fields(n)["pool"] == "persistent")
+    n_persistent = sum(1 for c in cases if c["pool"] == "persistent")
     check("roofline: one point per kernel x shape x batch x threads (persistent)", len(points) == n_persistent,
           f"{len(points)} points, {n_persistent} cases")
     check("roofline: points = 2 x median Gweights/s and 2 x Gweights/s / GB/s", not bad, bad)
+    check_flags("roofline", points, lambda r: find_case(cases, kernel=r["kernel"], shape=r["shape"], batch=r["batch"],
+                                                        threads=r["threads"], pool="persistent")["_flags"], expect)
     bad = []
+    threads = sorted({c["threads"] for c in cases if c["pool"] == "persistent"})
+    roofs = [r for r in rows if r["what"] == "read_roof"]
+    if sorted(r["threads"] for r in roofs) != threads:
+        bad.append(f"read roofs at {[r['threads'] for r in roofs]}, persistent cases at {threads}")
     for r in rows:
         if r["what"] == "read_roof":
-            raw = [x["median_gbs"] for x in bw["results"] if x["kernel"] == "read" and x["threads"] == r["threads"]]
-            bad += [] if raw and close(raw[0], r["read_gb_s"]) else [f"read {r['threads']}T"]
+            raw = raw_paired_probe(cases, r["threads"])
+            if not (close(r["read_gb_s"], statistics.median(raw)) and r["probe_samples"] == len(raw)):
+                bad.append(f"read {r['threads']}T")
         if r["what"] == "compute_roof":
             raw = max(x["median_gops"] for x in comp["results"] if x["threads"] == r["threads"])
             bad += [] if close(raw, r["compute_gops"]) else [f"compute {r['threads']}T"]
-    check("roofline: roofs = bw.json read median, best compute.json median GOPS", not bad, bad)
+    check("roofline: read roof = median of every paired probe sample of the persistent cases per thread count; "
+          "compute roof = best compute.json median", not bad, bad)
+    return points
 
 
-def check_layouts(run_dir, rows):
-    bench = raw_bench(run_dir)
+def check_layouts(run_dir, rows, expect):
+    cases = raw_bench(run_dir)
     bad = []
     for r in rows:
-        c = find_case(bench, kernel=r["kernel"], threads=r["threads"], pool=r["pool"])
-        lo, med, hi = raw_stats(c, "Gweights/s")
-        ceiling = raw_stats(c, "ceiling_GB/s")[1]
-        stock = [s for n, s in bench.items() if n.startswith("pq2_0_gemv") and name_fields(n)["threads"] == r["threads"]
-                 and name_fields(n)["pool"] == r["pool"]]
-        stock_med = max(raw_stats(s, "Gweights/s")[1] for s in stock) if stock else None
-        ok = (close(r["gweights_s_min"], lo) and close(r["gweights_s_median"], med) and close(r["gweights_s_max"], hi)
-              and close(r["ceiling_gb_s"], ceiling)
-              and close(r["ceiling_gweights_s"], ceiling * med / raw_stats(c, "GB/s")[1])
+        c = find_case(cases, kernel=r["kernel"], shape=r["shape"], threads=r["threads"], pool=r["pool"])
+        probe = raw_stats(c, "probe_gbs")[1]
+        bpw = c["matrix_bytes"] / (c["rows"] * c["K"])
+        stock = [s for s in cases if s["kernel"].startswith("pq2_0_gemv") and s["threads"] == r["threads"]
+                 and s["pool"] == r["pool"]]
+        stock_med = max(raw_stats(s, "gweights_s")[1] for s in stock) if stock else None
+        med = raw_stats(c, "gweights_s")[1]
+        ok = (same3((r["gweights_s_min"], r["gweights_s_median"], r["gweights_s_max"]), raw_stats(c, "gweights_s"))
+              and same3((r["ratio_min"], r["ratio_median"], r["ratio_max"]), raw_stats(c, "ratio"))
+              and close(r["ceiling_gb_s"], probe) and close(r["ceiling_gweights_s"], probe / bpw)
               and (close(r["speedup_vs_stock"], med / stock_med) if stock else r["speedup_vs_stock"] == ""))
         if not ok:
             bad.append(f"{r['kernel']} {r['threads']}T {r['pool']}")
-    n_gemv = sum(1 for n in bench if "_gemv_" in n)
+    n_gemv = sum(1 for c in cases if c["op"] == "gemv")
     check("layouts: a bar per gemv kernel x threads x pool", len(rows) == n_gemv, f"{len(rows)} bars, {n_gemv} cases")
-    check("layouts: min/median/max, ceiling and speed-up over stock from bench.json", not bad, bad)
+    check("layouts: Gweights/s and paired ratio min/median/max, ceiling = median paired probe / bytes per weight, "
+          "speed-up over stock, from bench.json", not bad, bad)
+    check_flags("layouts", rows, lambda r: find_case(cases, kernel=r["kernel"], shape=r["shape"], threads=r["threads"],
+                                                     pool=r["pool"])["_flags"], expect)
+    return rows
 
 
-def check_scaling(run_dir, rows):
-    bench = raw_bench(run_dir)
+def check_scaling(run_dir, rows, expect):
+    cases = raw_bench(run_dir)
     bw = raw_json(run_dir, "bw.json")
     bad = []
     for x in bw["results"]:
-        r = [r for r in rows if r["series"] == f"probe {x['kernel']}" and r["threads"] == x["threads"]]
-        if len(r) != 1 or not all(close(r[0][f"gb_s_{s}"], x[f"{s}_gbs"]) for s in ("min", "median", "max")):
-            bad.append(f"probe {x['kernel']} {x['threads']}T")
-    check("scaling: probe points = bw.json min/median/max", not bad, bad)
+        r = [r for r in rows if r["series"] == f"ciot bw {x['kernel']}" and r["threads"] == x["threads"]]
+        if len(r) != 1 or not all(close(r[0][f"gb_s_{s}"], x[f"{s}_gbs"]) for s in ("min", "median", "max")) \
+                or row_flags(r[0]) != (["cache_resident"] if bw["cache_resident"] else []):
+            bad.append(f"bw {x['kernel']} {x['threads']}T")
+    check("scaling: bw.json points = its min/median/max, flagged when its buffer is cache-resident", not bad, bad)
+    bad = []
+    paired = [r for r in rows if r["what"] == "paired_probe"]
+    threads = sorted({c["threads"] for c in cases if c["pool"] == "persistent"})
+    for r in paired:
+        raw = raw_paired_probe(cases, r["threads"])
+        if not same3((r["gb_s_min"], r["gb_s_median"], r["gb_s_max"]), (min(raw), statistics.median(raw), max(raw))):
+            bad.append(f"{r['threads']}T")
+    check("scaling: paired probe per thread count = min/median/max of the raw persistent-pool samples",
+          not bad and sorted(r["threads"] for r in paired) == threads, bad or [r["threads"] for r in paired])
     bad = []
     kernel_rows = [r for r in rows if r["what"] == "kernel"]
     for r in kernel_rows:
-        c = find_case(bench, kernel=r["kernel"], batch=r["batch"], threads=r["threads"], pool="persistent")
-        ok = all(close(a, b) for a, b in zip((r["gb_s_min"], r["gb_s_median"], r["gb_s_max"]), raw_stats(c, "GB/s")))
-        if not (ok and close(r["pct_ceiling_median"], raw_stats(c, "pct_ceiling")[1])):
-            bad.append(r["series"])
-    check("scaling: kernel points = bench.json GB/s and pct_ceiling", not bad and kernel_rows, bad)
+        c = find_case(cases, kernel=r["kernel"], shape=r["shape"], batch=r["batch"], threads=r["threads"], pool="persistent")
+        if not (same3((r["gb_s_min"], r["gb_s_median"], r["gb_s_max"]), raw_stats(c, "kernel_gbs"))
+                and same3((r["ratio_min"], r["ratio_median"], r["ratio_max"]), raw_stats(c, "ratio"))):
+            bad.append(f"{r['series']} {r['threads']}T")
+    check("scaling: kernel points = GB/s and per-repetition ratio min/median/max from bench.json",
+          not bad and len(kernel_rows) == sum(1 for c in cases if c["pool"] == "persistent"), bad)
+    check_flags("scaling", kernel_rows, lambda r: find_case(cases, kernel=r["kernel"], shape=r["shape"], batch=r["batch"],
+                                                            threads=r["threads"], pool="persistent")["_flags"], expect)
+    return kernel_rows
 
 
-def check_profile(run_dir, rows, top):
+def check_profile(run_dir, rows, top, expect):
     rp = raw_json(run_dir, "replay.json")
     bad = []
     for d in rp["runs"]:
@@ -190,17 +250,23 @@ def check_profile(run_dir, rows, top):
         disp = [r for r in mine if r["what"] == "dispatch"]
         if len(disp) != 1 or not (close(disp[0]["tok_s"], d["tok_s"]) and close(disp[0]["bound_tok_s"], d["bound_tok_s"])
                                   and close(disp[0]["ms_per_token_median"], d["ms_per_token"]["median"])
-                                  and close(disp[0]["wait_share"], d["wait_share"])):
+                                  and close(disp[0]["wait_share"], d["wait_share"])
+                                  and close(disp[0]["ceiling_gbs"], rp["ceiling_gbs"])
+                                  and same3((disp[0]["ratio_min"], disp[0]["ratio_median"], disp[0]["ratio_max"]),
+                                            (d["ratio"]["min"], d["ratio"]["median"], d["ratio"]["max"]))):
             bad.append(f"{d['dispatch']} totals")
         sums = {}
         for op in d["ops"]:
-            s = sums.setdefault(op["name"].rsplit(".", 1)[-1], [0.0, 0.0, 0.0])
+            s = sums.setdefault(op["name"].rsplit(".", 1)[-1], [0.0, 0.0, 0.0, False])
             s[0] += op["wall_us"]
             s[1] += statistics.fmean(t["busy_us"] for t in op["threads"])
             s[2] += statistics.fmean(t["wait_us"] for t in op["threads"])
+            s[3] |= op["ratio_above_1"]
         for r in (r for r in mine if r["what"] == "op"):
             if not all(close(a, b) for a, b in zip((r["wall_us"], r["busy_us_mean"], r["wait_us_mean"]), sums[r["name"]])):
                 bad.append(f"{d['dispatch']} {r['name']}")
+            if row_flags(r) != (["ratio_above_1"] if sums[r["name"]][3] else []):
+                bad.append(f"{d['dispatch']} {r['name']}: flags {r['flags']!r}")
         shown = [r for r in mine if r["what"] in ("op", "op_rest")]
         total = sum(s[0] for s in sums.values())
         if not close(sum(r["wall_us"] for r in shown), total):
@@ -208,13 +274,26 @@ def check_profile(run_dir, rows, top):
         walls = [r["wall_us"] for r in mine if r["what"] == "op"]
         if walls != sorted(walls, reverse=True) or len(walls) > top:
             bad.append(f"{d['dispatch']}: not the slowest first")
-    check("profile: per-op work and wait, tokens/s and bound from replay.json", not bad, bad)
+    check("profile: per-op work, wait and flags, tokens/s, bound, ceiling and paired ratios from replay.json", not bad, bad)
+    cache = not rp["cold"] or rp["ceiling_buffer_cache_resident"]
+    runs = {d["dispatch"]: d for d in rp["runs"]}
+
+    def want(r):
+        d = runs[r["dispatch"]]
+        return [f for f, on in (("ratio_above_1", d["ratio_above_1"] or d["tok_s"] > d["bound_tok_s"]),
+                                ("cache_resident", cache)) if on]
+    check_flags("profile dispatch modes", [r for r in rows if r["what"] == "dispatch"], want, expect)
+    op_rows = [r for r in rows if r["what"] == "op"]
+    check("profile: op kinds above 100% exercised", expect != "mixed" or 0 < sum(1 for r in op_rows if r["flags"]) < len(op_rows))
+    return [r for r in rows if r["what"] in ("dispatch", "op", "op_rest")]
 
 
 CHECKS = {"roofline": check_roofline, "layouts": check_layouts, "scaling": check_scaling}
 
 
-def test_run(run_dir, label, tmp):
+def test_run(run_dir, label, tmp, expect=None):
+    """Every plot of a run folder against its raw JSON. expect: 'mixed' when the run must have flagged and
+    unflagged rows in every plot, 'all' when every row must be flagged, None for a real run (whatever it has)."""
     context = raw_json(run_dir, "context.json")
     out = os.path.join(tmp, "out-" + label)
     for plot, script in PER_RUN.items():
@@ -228,12 +307,18 @@ def test_run(run_dir, label, tmp):
         rc, _, err = run(script, *args, "--table", table)
         if not check(f"{label} {plot}: runs", rc == 0, err.strip()):
             continue
-        check_pictures(f"{label} {plot}", os.path.join(out, f"{os.path.basename(run_dir)}-{plot}"), context)
+        svg = check_pictures(f"{label} {plot}", os.path.join(out, f"{os.path.basename(run_dir)}-{plot}"), context)
         rows = load_table(table)
         if plot == "profile":
-            check_profile(run_dir, rows, 8)
+            flagged = check_profile(run_dir, rows, 8, expect)
+            rp = raw_json(run_dir, "replay.json")
+            texts = {"ratio_above_1": rp["flags"]["ratio_above_1"]}
+            if not rp["cold"]:
+                texts["cache_resident"] = rp["flags"]["cold_false"]
+            check_flag_legend(f"{label} {plot}", svg, flagged, texts)
         else:
-            CHECKS[plot](run_dir, rows)
+            flagged = CHECKS[plot](run_dir, rows, expect)
+            check_flag_legend(f"{label} {plot}", svg, flagged, raw_flag_texts(run_dir))
         # the CSV form holds the same rows
         rc, _, _ = run(script, *args, "--table", table[:-5] + ".csv")
         with open(table[:-5] + ".csv") as f:
@@ -242,6 +327,24 @@ def test_run(run_dir, label, tmp):
     pics = sorted(glob.glob(os.path.join(out + "-render", "*.png")))
     want = 4 if os.path.exists(os.path.join(run_dir, "replay.json")) else 3
     check(f"{label} render: every plot", rc == 0 and len(pics) == want, f"rc {rc}, {len(pics)} pictures, {err.strip()}")
+
+
+def test_replay_warm(good, tmp):
+    """A replay whose weights are not cold: every dispatch mode carries the cache-resident flag and its text."""
+    d = os.path.join(tmp, "replay-warm")
+    shutil.copytree(good, d)
+    rp = raw_json(d, "replay.json")
+    rp["cold"] = False
+    with open(os.path.join(d, "replay.json"), "w") as f:
+        json.dump(rp, f)
+    table = os.path.join(tmp, "replay-warm.json")
+    rc, err = run_inprocess("op_profile.py", d, "--out", os.path.join(tmp, "replay-warm-out"), "--table", table)
+    if check("replay not cold: profile runs", rc == 0, err):
+        modes = [r for r in load_table(table) if r["what"] == "dispatch"]
+        check("replay not cold: every dispatch mode flagged cache-resident",
+              modes and all("cache_resident" in row_flags(r) for r in modes), [r["flags"] for r in modes])
+        svg = open(os.path.join(tmp, "replay-warm-out", "replay-warm-profile.svg")).read()
+        check("replay not cold: the legend says why", escape(rp["flags"]["cold_false"]) in svg)
 
 
 def _render(run_dir, out):
@@ -265,18 +368,38 @@ def test_compare(a, b, tmp):
     check("compare: ratio table printed", "| case |" in text and "run 2 / run 1" in text)
     rows = load_table(table)
     benches = [raw_bench(a), raw_bench(b)]
-    bad = []
-    for r in rows:
-        if r["what"] != "kernel":
-            continue
+    bad, bad_flags = [], []
+    kernel_rows = [r for r in rows if r["what"] == "kernel"]
+    for r in kernel_rows:
         c = find_case(benches[r["run_index"] - 1], kernel=r["kernel"], shape=r["shape"], batch=r["batch"],
                       threads=r["threads"], pool=r["pool"])
         base = find_case(benches[0], kernel=r["kernel"], shape=r["shape"], batch=r["batch"], threads=r["threads"], pool=r["pool"])
-        med = raw_stats(c, "Gweights/s")[1]
-        want_ratio = med / raw_stats(base, "Gweights/s")[1] if base else ""
+        med = raw_stats(c, "gweights_s")[1]
+        want_ratio = med / raw_stats(base, "gweights_s")[1] if base else ""
         if not close(r["median"], med) or (want_ratio != "" and not close(r["ratio_to_run_1"], want_ratio)):
             bad.append(f"{r['case']} run {r['run_index']}")
-    check("compare: medians and ratios to run 1 from bench.json", not bad and rows, bad)
+        if row_flags(r) != c["_flags"]:
+            bad_flags.append(f"{r['case']} run {r['run_index']}")
+    check("compare: medians and ratios to run 1 from bench.json", not bad and kernel_rows, bad)
+    check("compare: each run's case carries the flags of its raw data", not bad_flags, bad_flags)
+    check("compare: flags exercised (some cases flagged, some not)",
+          0 < sum(1 for r in kernel_rows if r["flags"]) < len(kernel_rows))
+    bad = []
+    for r in (r for r in rows if r["what"] == "paired_probe"):
+        raw = raw_paired_probe(benches[r["run_index"] - 1], r["threads"])
+        base = raw_paired_probe(benches[0], r["threads"])
+        if not close(r["median"], statistics.median(raw)) or (base and not close(r["ratio_to_run_1"],
+                                                                                statistics.median(raw) / statistics.median(base))):
+            bad.append(f"{r['case']} run {r['run_index']}")
+    check("compare: paired probe medians per thread count from bench.json", not bad and any(
+        r["what"] == "paired_probe" for r in rows), bad)
+    texts = raw_flag_texts(a)
+    check_flag_legend("compare", svg, [r for r in kernel_rows if sum(x["case"] == r["case"] for x in kernel_rows) > 1],
+                      texts)
+    md = open(os.path.join(out, "compare.md")).read()
+    check("compare: the table names the flags and says what they mean",
+          "| flags |" in md and "run 2: cache-resident" in md and "run 1: ratio above 100%" in md
+          and all(t in md for t in texts.values()), md[-400:])
     md = open(os.path.join(out, "compare.md")).read()
     check("compare: conditions that differ are named (compiler, threads, quick, dirty)",
           all(w in md for w in ("compiler GCC", "threads 1,2,4,8", "quick", "dirty")), md.splitlines()[:2])
@@ -309,13 +432,17 @@ def field_defects():
         ("bw.json", "a median that is text", lambda d: set_path(d, ["results", 0, "median_gbs"], "fast")),
         ("bw.json", "no results", lambda d: set_path(d, ["results"], [])),
         ("compute.json", "no threads", lambda d: set_path(d, ["results", 0, "threads"], KeyError)),
-        ("bench.json", "no benchmarks", lambda d: set_path(d, ["benchmarks"], KeyError)),
-        ("bench.json", "a counter missing", lambda d: set_path(d, ["benchmarks", 0, "Gweights/s"], KeyError)),
-        ("bench.json", "a name it cannot read", lambda d: set_path(d, ["benchmarks", 0, "run_name"], "nonsense")),
-        ("bench.json", "GB/s of zero", lambda d: set_path(d, ["benchmarks", 0, "GB/s"], 0)),
+        ("bench.json", "no cases", lambda d: set_path(d, ["cases"], KeyError)),
+        ("bench.json", "a repetition without probe_gbs", lambda d: set_path(d, ["cases", 0, "repetitions", 1, "probe_gbs"],
+                                                                           KeyError)),
+        ("bench.json", "an op it cannot read", lambda d: set_path(d, ["cases", 0, "op"], "gemx")),
+        ("bench.json", "kernel_gbs of zero", lambda d: set_path(d, ["cases", 0, "repetitions", 0, "kernel_gbs"], 0)),
+        ("bench.json", "no protocol", lambda d: set_path(d, ["protocol"], KeyError)),
         ("replay.json", "no runs", lambda d: set_path(d, ["runs"], [])),
         ("replay.json", "an op without threads", lambda d: set_path(d, ["runs", 0, "ops", 0, "threads"], KeyError)),
         ("replay.json", "tok_s null", lambda d: set_path(d, ["runs", 1, "tok_s"], None)),
+        ("replay.json", "no probe samples", lambda d: set_path(d, ["probe_gbs_per_token"], KeyError)),
+        ("replay.json", "no ratio per token", lambda d: set_path(d, ["runs", 0, "ratio_per_token"], KeyError)),
     ]
 
 
@@ -378,34 +505,67 @@ def test_broken(good, tmp):
 
 # --- a table of broken run folders, through plots/render as a user runs it ---
 
+def _doc(fname, fn):
+    """A mutation applying fn(obj) to fname's parsed document and writing it back."""
+    def mutate(d):
+        obj = raw_json(d, fname)
+        fn(obj)
+        with open(os.path.join(d, fname), "w") as f:
+            json.dump(obj, f)
+    return mutate
+
+
 def _edit(fname, *path_value):
     """A mutation setting obj[path...] = value in fname (value KeyError: delete it)."""
     *path, value = path_value
 
-    def mutate(d):
-        p = os.path.join(d, fname)
-        obj = raw_json(d, fname)
-        o = obj
+    def edit(obj):
         for k in path[:-1]:
-            o = o[k]
+            obj = obj[k]
         if value is KeyError:
-            del o[path[-1]]
+            del obj[path[-1]]
         else:
-            o[path[-1]] = value
-        with open(p, "w") as f:
-            json.dump(obj, f)
-    return mutate
+            obj[path[-1]] = value
+    return _doc(fname, edit)
 
 
-def _each_bench(fn):
-    """A mutation applying fn(entry) to every benchmark entry of bench.json."""
-    def mutate(d):
-        obj = raw_json(d, "bench.json")
-        for e in obj["benchmarks"]:
-            fn(e)
-        with open(os.path.join(d, "bench.json"), "w") as f:
-            json.dump(obj, f)
-    return mutate
+def _bench(fn):
+    return _doc("bench.json", fn)
+
+
+def _replay(fn):
+    return _doc("replay.json", fn)
+
+
+def _each_rep(fn):
+    """A mutation applying fn(repetition) to every repetition of every case of bench.json."""
+    return _bench(lambda obj: [fn(r) for c in obj["cases"] for r in c["repetitions"]])
+
+
+def _each_case(fn):
+    return _bench(lambda obj: [fn(c) for c in obj["cases"]])
+
+
+def _first_rep_above_1(obj):
+    """The first repetition above 100% (make_run puts one in every synthetic run)."""
+    return next(r for c in obj["cases"] for r in c["repetitions"] if r["ratio"] > 1)
+
+
+def _first_case_above_1(obj):
+    return next(c for c in obj["cases"] if c["summary"]["ratio_above_1"])
+
+
+def _unflag_rep(obj):
+    _first_rep_above_1(obj)["ratio_above_1"] = False
+
+
+def _wrong_ratio(obj):
+    r = obj["cases"][0]["repetitions"][0]
+    r["ratio"] = round(2 * r["kernel_gbs"] / r["probe_gbs"], 4)
+
+
+def _unflag_op(obj):
+    next(o for r in obj["runs"] for o in r["ops"] if o["ratio_above_1"])["ratio_above_1"] = False
 
 
 def _text(fname, text):
@@ -442,23 +602,10 @@ def _fifo(fname):
 
 
 def _many_cases(n):
-    def mutate(d):
-        obj = raw_json(d, "bench.json")
-        e = next(e for e in obj["benchmarks"] if e["run_type"] == "iteration" and "_gemv_" in e["run_name"])
-        obj["benchmarks"] = [dict(e, run_name=f"t2p_gemv_avx2/{4 * (i + 1)}x256/threads:1/persistent") for i in range(n)]
-        with open(os.path.join(d, "bench.json"), "w") as f:
-            json.dump(obj, f)
-    return mutate
-
-
-def _aggregates_swapped(d):
-    obj = raw_json(d, "bench.json")
-    obj["benchmarks"] = [e for e in obj["benchmarks"] if e.get("run_type") == "aggregate"]
-    for e in obj["benchmarks"]:
-        if e.get("aggregate_name") == "min":
-            e["GB/s"] *= 10
-    with open(os.path.join(d, "bench.json"), "w") as f:
-        json.dump(obj, f)
+    def mutate(obj):
+        c = obj["cases"][0]
+        obj["cases"] = [dict(c, name=f"{c['name']}#{i}") for i in range(n)]
+    return _bench(mutate)
 
 
 def _incomplete(d):
@@ -483,19 +630,37 @@ BROKEN_RUNS = [
     ("compute.json: nested 100000 deep", _text("compute.json", "[" * 100000 + "]" * 100000), 2, r"compute\.json: nested too deep"),
     ("compute.json: a zero median", _edit("compute.json", "results", 0, "median_gops", 0.0), 2, r'compute\.json: .*"median_gops" is 0'),
     ("compute.json: a FIFO", _fifo("compute.json"), 2, r"compute\.json: is not a regular file"),
-    ("bench.json: every ceiling zero", _each_bench(lambda e: e.update({"ceiling_GB/s": 0.0}) if "ceiling_GB/s" in e else None),
-     2, r'bench\.json: benchmark ".*", "ceiling_GB/s" is 0'),
-    ("bench.json: GB/s negative", _each_bench(lambda e: e.update({"GB/s": -1.0}) if "GB/s" in e else None), 2,
-     r'bench\.json: benchmark ".*", "GB/s" is -1'),
-    ("bench.json: pct_ceiling Infinity", _replace("bench.json", '"pct_ceiling": ', '"pct_ceiling": Infinity, "x": '), 2,
-     r'bench\.json: benchmark ".*", "pct_ceiling" is Infinity'),
-    ("bench.json: an entry that is a number", _edit("bench.json", "benchmarks", 0, 5), 2,
-     r"bench\.json: benchmarks\[0\] is 5, expected an object"),
+    ("bench.json: Google Benchmark's JSON (no schema)", _text("bench.json", '{"context": {}, "benchmarks": []}'), 2,
+     r"bench\.json: schema missing, expected 2 \(ciot bench --json of this version\)"),
+    ("bench.json: schema 1", _edit("bench.json", "schema", 1), 2, r"bench\.json: schema 1, expected 2 \(ciot bench"),
+    ("bench.json: every probe sample zero", _each_rep(lambda r: r.update(probe_gbs=0.0)), 2,
+     r'bench\.json: case ".*", repetitions\[0\], "probe_gbs" is 0'),
+    ("bench.json: kernel_gbs negative", _each_rep(lambda r: r.update(kernel_gbs=-1.0)), 2,
+     r'bench\.json: case ".*", repetitions\[0\], "kernel_gbs" is -1'),
+    ("bench.json: a ratio of Infinity", _edit("bench.json", "cases", 0, "repetitions", 0, "ratio", float("inf")), 2,
+     r'bench\.json: case ".*", repetitions\[0\], "ratio" is Infinity'),
+    ("bench.json: a repetition without probe_gbs", _edit("bench.json", "cases", 2, "repetitions", 3, "probe_gbs", KeyError),
+     2, r'bench\.json: case ".*", repetitions\[3\] has no "probe_gbs"'),
+    ("bench.json: a ratio that is not kernel_gbs / probe_gbs", _bench(_wrong_ratio), 2,
+     r'bench\.json: case ".*", repetitions\[0\]: "ratio" [0-9.]+ is not kernel_gbs / probe_gbs'),
+    ("bench.json: a repetition above 100% without its flag", _bench(_unflag_rep), 2,
+     r'bench\.json: case ".*", repetitions\[\d\]: "ratio_above_1" is false but "ratio" is 1\.'),
+    ("bench.json: a summary without the flag", _bench(lambda o: _first_case_above_1(o)["summary"].update(flags=[])), 2,
+     r'bench\.json: case ".*", summary, "flags" is \[\], expected \["ratio_above_1"\]'),
+    ("bench.json: a summary that is not the repetitions'",
+     _bench(lambda o: o["cases"][1]["summary"].update(probe_gbs={"min": 1, "median": 1, "max": 1})), 2,
+     r'bench\.json: case ".*", summary\.probe_gbs, "min" is 1, but the repetitions\' min is'),
+    ("bench.json: no repetitions", _edit("bench.json", "cases", 0, "repetitions", []), 2,
+     r'bench\.json: case ".*", "repetitions" is empty'),
+    ("bench.json: a case that is a number", _edit("bench.json", "cases", 0, 5), 2,
+     r"bench\.json: cases\[0\] is 5, expected an object"),
+    ("bench.json: a case twice", _bench(lambda o: o["cases"].append(o["cases"][0])), 2,
+     r'bench\.json: case ".*" appears twice'),
     ("bench.json: 5000 cases", _many_cases(5000), 2, r"bench\.json: more than 4096 benchmark cases"),
-    ("bench.json: aggregates only, min above median", _aggregates_swapped, 2, r'bench\.json: benchmark ".*": the aggregates of "GB/s"'),
-    ("bench.json: 70000 threads in a name",
-     _each_bench(lambda e: e.update({"run_name": e["run_name"].replace("threads:1/", "threads:70000/")}) if "run_name" in e else None),
-     2, r"bench\.json: .*cannot read the name"),
+    ("bench.json: 70000 threads", _each_case(lambda c: c.update(threads=70000)), 2,
+     r'bench\.json: case ".*", "threads" is 70000'),
+    ("bench.json: a pool it does not know", _edit("bench.json", "cases", 0, "pool", "elastic"), 2,
+     r'bench\.json: case ".*", "pool" is "elastic", expected "persistent" or "spawn"'),
     ("bench.json: 300 MiB (sparse)", _sparse("bench.json", 300 << 20), 2, r"bench\.json: is 300 MiB"),
     ("bench.json: not UTF-8", _text("bench.json", b'{"a": "\xff"}'), 2, r"bench\.json: not UTF-8"),
     ("context.json: a host of 5000 characters", _edit("context.json", "host", "h" * 5000), 2, r'context\.json: "host" is "hhh'),
@@ -508,6 +673,18 @@ BROKEN_RUNS = [
     ("replay.json: wait_share 2", _edit("replay.json", "runs", 1, "wait_share", 2), 2, r'replay\.json: runs\[1\], "wait_share" is 2'),
     ("replay.json: a negative busy time", _edit("replay.json", "runs", 0, "ops", 0, "threads", 0, "busy_us", -3), 2,
      r'replay\.json: runs\[0\]\.ops\[0\]\.threads\[0\], "busy_us" is -3'),
+    ("replay.json: fewer probe samples than tokens", _replay(lambda o: o.update(probe_gbs_per_token=o["probe_gbs_per_token"][:1])),
+     2, r'replay\.json: "probe_gbs_per_token" has 1 samples, expected one per token \(8\)'),
+    ("replay.json: a probe sample of zero", _edit("replay.json", "probe_gbs_per_token", 2, 0), 2,
+     r"replay\.json: probe_gbs_per_token\[2\] is 0"),
+    ("replay.json: a ceiling that is not the median sample", _replay(lambda o: o.update(ceiling_gbs=2 * o["ceiling_gbs"])), 2,
+     r'replay\.json: "ceiling_gbs" is [0-9.]+, but the median of "probe_gbs_per_token" is'),
+    ("replay.json: a token above 100% without the run's flag", _edit("replay.json", "runs", 2, "ratio_above_1", False), 2,
+     r'replay\.json: runs\[2\]: "ratio_above_1" is false but the highest of "ratio_per_token" is 1\.'),
+    ("replay.json: an op above 100% without its flag", _replay(_unflag_op), 2,
+     r'replay\.json: runs\[2\]\.ops\[\d+\]: "ratio_above_1" is false but "pct_ceiling" is 1\d\d'),
+    ("replay.json: a ratio spread that is not the tokens'", _edit("replay.json", "runs", 0, "ratio", "max", 5), 2,
+     r'replay\.json: runs\[0\]\.ratio, "max" is 5, but the max of "ratio_per_token" is'),
     ("a host name with TeX in it ($\\frac$)", _edit("context.json", "host", "a$\\frac{$b"), 0, None),
     ("marked INCOMPLETE, otherwise whole", _incomplete, 0, None),
 ]
@@ -543,20 +720,6 @@ def test_broken_table(good, tmp):
     check("render says a run is INCOMPLETE", "INCOMPLETE" in p.stdout, p.stdout[-300:])
 
 
-def test_aggregates_only(good, tmp):
-    """--benchmark_report_aggregates_only leaves no repetitions: the figures come from the aggregates."""
-    d = os.path.join(tmp, "aggregates-only")
-    shutil.copytree(good, d)
-    bench = raw_json(d, "bench.json")
-    bench["benchmarks"] = [e for e in bench["benchmarks"] if e.get("run_type") == "aggregate"]
-    with open(os.path.join(d, "bench.json"), "w") as f:
-        json.dump(bench, f)
-    table = os.path.join(tmp, "aggregates-only.json")
-    rc, err = run_inprocess("layouts.py", d, "--out", os.path.join(tmp, "aggregates-out"), "--table", table)
-    if check("aggregates-only bench.json: layouts runs", rc == 0, err):
-        check_layouts(d, load_table(table))
-
-
 def test_launcher(good, tmp):
     p = subprocess.run([os.path.join(HERE, "python"), "-c", "import matplotlib; print(matplotlib.get_backend())"],
                        capture_output=True, text=True, env=dict(os.environ, MPLBACKEND=""))
@@ -570,22 +733,38 @@ def test_launcher(good, tmp):
         check(f"a script started by {other} (no matplotlib) still draws", p.returncode == 0, p.stderr.strip())
 
 
+def reference_runs():
+    """The run folders under results/ whose bench.json is schema 2; older ones are named and left out (their
+    refusal is tested on synthetic copies in BROKEN_RUNS)."""
+    runs = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "results", "*", "bench.json"))):
+        try:
+            schema = raw_json(os.path.dirname(path), "bench.json").get("schema")
+        except (OSError, ValueError, AttributeError):
+            schema = None
+        if schema == 2:
+            runs.append(os.path.dirname(path))
+        else:
+            print(f"note: {os.path.relpath(path, ROOT)} is not schema 2 (written before the paired protocol): not tested")
+    return runs
+
+
 def main():
-    refs = sys.argv[1:] or sorted(os.path.dirname(p) for p in glob.glob(os.path.join(ROOT, "results", "*", "bench.json")))
+    refs = sys.argv[1:] or reference_runs()
     with tempfile.TemporaryDirectory(prefix="ciot-plots-test-") as tmp:
         a = make_run.make(os.path.join(tmp, "synthetic-a"))
         b = make_run.make(os.path.join(tmp, "synthetic-b"), host="synth-b", commit="fedcba987654", seed=2,
                           threads=(1, 2, 4, 8), quick=True, compiler="GCC 12.2.0", dirty=True, speed=1.3,
-                          with_replay=False, date="2026-02-03T04:05:06Z")
-        test_run(a, "synthetic", tmp)
-        test_run(b, "synthetic-no-replay", tmp)
+                          with_replay=False, date="2026-02-03T04:05:06Z", cache_resident=True)
+        test_run(a, "synthetic", tmp, expect="mixed")
+        test_run(b, "synthetic-cache-resident-no-replay", tmp, expect="all")
         test_compare(a, b, tmp)
+        test_replay_warm(a, tmp)
         test_broken(a, tmp)
         test_broken_table(a, tmp)
-        test_aggregates_only(a, tmp)
         test_launcher(a, tmp)
         if not refs:
-            print("note: no reference run under results/ (results/*/bench.json); synthetic runs only")
+            print("note: no schema-2 reference run under results/ (results/*/bench.json); synthetic runs only")
         for i, r in enumerate(refs):
             test_run(os.path.abspath(r), f"reference-{i + 1}", tmp)
     print(f"{passed} passed, {failed} failed")

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Writes a small synthetic run folder in the shapes `ciot suite` writes (context, bw, compute, bench as
-Google Benchmark JSON with repetitions and aggregates, replay, summary), for the plot tests.
-The figures are drawn from a seeded generator: plausible, not measured.
+"""Writes a small synthetic run folder in the shapes `ciot suite` writes (context, bw, compute, bench.json
+schema 2 with every repetition's paired probe sample and ratio, replay with a probe sample per token,
+summary), for the plot tests. The figures are drawn from a seeded generator: plausible, not measured.
+One case has a repetition above 100% of its paired probe, one replay token and the fused run's attn_output
+ops are above 100%; --cache-resident makes the weight region (and so every case) cache-resident.
 
-usage: make_run.py DIR [--host NAME] [--commit HASH] [--seed N] [--threads 1,2,4] [--no-replay] [--quick]"""
+usage: make_run.py DIR [--host NAME] [--commit HASH] [--seed N] [--threads 1,2,4] [--no-replay] [--quick]
+                       [--cache-resident] [--replay-warm]"""
 import argparse
 import json
 import os
@@ -17,6 +20,13 @@ GEMM = [("t2x4_gemm_avx2", 0.25), ("t2p_gemm_avx2", 0.3)]
 COMPUTE = [("avx2", "vpmaddubsw + vpmaddwd + vpaddd ymm", 40.0), ("avxvnni", "vpdpbusd ymm (VEX)", 80.0)]
 
 
+RATIO_FLAG = "probe slower than the kernel: foreign load, or data in cache"
+CACHE_FLAG = "cache-resident: working set below 4 x LLC"
+LLC = 33554432
+# the case that gets one repetition above 100% of its paired probe: that sample met a foreign load
+FOREIGN = ("pq2_0_gemv_stock_avx2", 1, "persistent")
+
+
 def spread(rng, centre, n, rel=0.06):
     return [centre * (1 + rng.uniform(-rel, rel)) for _ in range(n)]
 
@@ -28,7 +38,9 @@ def stats3(vals):
 def context(a):
     return {"host": a.host, "cpu": "Synthetic CPU 9000", "features": "avx2,fma,avxvnni",
             "features_detected": "avx2,fma,avxvnni", "os": "Linux 6.1 x86_64", "governor": "performance",
-            "compiler": a.compiler, "flags": "-O3", "commit": a.commit, "dirty": a.dirty, "date": a.date,
+            "compiler": a.compiler, "build_type": "Release", "flags": "-O3 -DNDEBUG -ffp-contract=off",
+            "commit": a.commit, "dirty": a.dirty, "date": a.date, "loadavg_before": "0.10 0.20 0.30",
+            "loadavg_after": "0.40 0.30 0.30", "llc": {"bytes": LLC, "level": 3, "source": "hwloc: L3, 1 x 32.0 MiB"},
             "topology": {"cores": max(a.threads), "pus": max(a.threads), "packages": 1, "memory_bytes": 17179869184,
                          "caches": [{"level": 3, "bytes": 33554432, "count": 1, "type": "unified"}]},
             "quick": a.quick}
@@ -42,10 +54,12 @@ def bw(a, rng, read_gbs):
                                      ("copy", "copy (loads + stores; + write-allocate reads not counted)", 0.75)):
             lo, med, hi = stats3(spread(rng, read_gbs[t] * scale, 5))
             results.append({"kernel": kind, "threads": t, "traffic": traffic, "bytes_per_pass": 1 << 30,
-                            "passes_per_rep": 2, "reps": 5, "min_gbs": round(lo, 3), "median_gbs": round(med, 3),
-                            "max_gbs": round(hi, 3), "pinned": True})
-    return {"probe": "bw", "schema": 1, "rate_unit": "GB/s = 1e9 bytes per second of declared traffic",
-            "buffer_bytes": 1 << 30, "cores": max(a.threads), "reps": 5, "impl": "avx2", "results": results}
+                            "passes_per_rep": 2, "reps": 5, "prefetch_bytes": 4096, "min_gbs": round(lo, 3),
+                            "median_gbs": round(med, 3), "max_gbs": round(hi, 3), "pinned": True})
+    return {"probe": "bw", "schema": 2, "rate_unit": "GB/s = 1e9 bytes per second of declared traffic",
+            "buffer_bytes": 1 << 30, "cache_resident": False, "huge_pages_requested": True, "huge_page_fraction": 1.0,
+            "prefetch_bytes": 4096, "llc_bytes_total": LLC, "llc_level": 3, "cores": max(a.threads), "reps": 5,
+            "impl": "avx2", "context": context(a), "results": results}
 
 
 def compute(a, rng):
@@ -60,59 +74,87 @@ def compute(a, rng):
     return {"probe": "compute", "schema": 1, "cores": max(a.threads), "reps": 5, "results": results}
 
 
-def bench_entries(name, reps, counters_per_rep, label):
-    base = {"family_index": 0, "per_family_instance_index": 0, "run_name": name, "repetitions": len(reps),
-            "threads": 1, "iterations": 10, "time_unit": "ms", "label": label}
-    out = []
-    for i, c in enumerate(counters_per_rep):
-        out.append(dict(base, name=name, run_type="iteration", repetition_index=i, real_time=reps[i], cpu_time=reps[i],
-                        **c))
-    keys = counters_per_rep[0].keys()
-    aggs = {"mean": statistics.mean, "median": statistics.median, "stddev": statistics.stdev,
-            "cv": lambda v: 100 * statistics.stdev(v) / statistics.mean(v), "min": min, "max": max}
-    for agg, f in aggs.items():
-        vals = {k: f([c[k] for c in counters_per_rep]) for k in keys}
-        out.append(dict(base, name=f"{name}_{agg}", run_type="aggregate", aggregate_name=agg,
-                        aggregate_unit="percentage" if agg == "cv" else "time", real_time=f(reps),
-                        cpu_time=f(reps), **vals))
+def spread_of(vals):
+    return {"min": min(vals), "median": statistics.median(vals), "max": max(vals)}
+
+
+def summary(reps, op, cache):
+    """The case summary as ciot writes it: spreads of the unrounded values, rounded; the flags."""
+    out = {}
+    for key, src, nd in (("gweights_s", "gw", 3), ("kernel_gbs", "k", 3), ("gmacs_s", "gw", 3), ("probe_gbs", "p", 3),
+                         ("ratio", "r", 4)):
+        if key == "gmacs_s" and op != "gemm":
+            continue
+        out[key] = {s: round(v, nd) for s, v in spread_of([r[src] for r in reps]).items()}
+    above = any(r["r"] > 1 for r in reps)
+    out["ratio_above_1"] = above
+    out["flags"] = (["ratio_above_1"] if above else []) + (["cache_resident"] if cache else [])
     return out
 
 
 def bench(a, rng, ceiling):
-    entries = []
-    cases = [(k, eff, 1, "8192x8192") for k, eff in GEMV] + [(k, eff, b, "4096x5120") for k, eff in GEMM for b in (4, 64)]
-    for kernel, eff, batch, shape in cases:
+    """bench.json, schema 2: every repetition a kernel sample and its paired probe sample (results/SCHEMA.md)."""
+    region = (64 << 20) if a.cache_resident else (1 << 30)
+    cache = region < 4 * LLC
+    cases = []
+    shapes = [(k, eff, 1, (8192, 8192)) for k, eff in GEMV] + [(k, eff, b, (4096, 5120)) for k, eff in GEMM for b in (4, 64)]
+    for kernel, eff, batch, (rows, K) in shapes:
         op = "gemm" if "_gemm_" in kernel else "gemv"
-        bpw = BITS[kernel.split(f"_{op}_")[0]] / 8
+        layout = kernel.split(f"_{op}_")[0]
+        matrix_bytes = int(rows * K * BITS[layout] / 8)
         for t in a.threads:
             for pool in ("persistent", "spawn") if op == "gemv" else ("persistent",):
-                name = f"{kernel}/{shape}" + (f"/batch:{batch}" if op == "gemm" else "") + f"/threads:{t}/{pool}/manual_time"
-                gbs_centre = ceiling[t] * eff * (0.8 if pool == "spawn" else 1.0) * (t ** -0.1)
-                reps, counters = [], []
-                for gbs in spread(rng, gbs_centre, 5):
-                    gw = gbs / bpw * batch
-                    c = {"GB/s": gbs, "Gweights/s": gw, "ceiling_GB/s": ceiling[t], "pct_ceiling": 100 * gbs / ceiling[t]}
-                    if op == "gemm":
-                        c["GMAC/s"] = gw
-                    counters.append(c)
-                    reps.append(1.0 / gw)
-                entries += bench_entries(name, reps, counters, f"{pool} pool, 4 rotating weight copies")
-    # one benchmark that failed: the plots must leave it out, not fall over
-    entries.append({"name": f"t2p_gemv_avx2/8192x8192/threads:{a.threads[-1]}/persistent/manual_time",
-                    "run_name": "failed_case", "run_type": "iteration", "error_occurred": True,
-                    "error_message": "the weight region does not fit in memory (lower --working-set)"})
-    ctx = {"date": a.date, "host_name": a.host, "executable": "ciot bench", "num_cpus": max(a.threads),
-           "ciot_host": a.host, "ciot_cpu": "Synthetic CPU 9000", "ciot_commit": a.commit, "ciot_date": a.date}
-    return {"context": ctx, "benchmarks": entries}
+                name = f"{kernel}/{rows}x{K}" + (f"/batch:{batch}" if op == "gemm" else "") + f"/threads:{t}/{pool}"
+                centre = eff * (0.8 if pool == "spawn" else 1.0) * (t ** -0.1) * (1.6 if cache else 1.0)
+                reps = []
+                for i in range(5):
+                    p = ceiling[t] * (1 + rng.uniform(-0.05, 0.05))
+                    k = p * centre * (1 + rng.uniform(-0.06, 0.06))
+                    if (kernel, t, pool) == FOREIGN and i == 3:
+                        p = k / 1.3   # the probe sample met a foreign load: this repetition reads 130%
+                    gw = k * 1e9 / matrix_bytes * rows * K * batch / 1e9
+                    reps.append({"gw": gw, "k": k, "p": p, "r": k / p, "first": i % 2 == 0})
+                case = {"name": name, "kernel": kernel, "layout": layout, "source": layout, "op": op, "tensor": None,
+                        "rows": rows, "K": K, "batch": batch, "threads": t, "pool": pool,
+                        "pinning": "one thread per core (hwloc)", "priority": "default (not raised)",
+                        "bits_per_weight": BITS[layout], "matrix_bytes": matrix_bytes, "copies": 4, "calls_per_rep": 3,
+                        "cache_resident": cache,
+                        "repetitions": [{"seconds": round(3 * rows * K * batch / (r["gw"] * 1e9), 9),
+                                         "gweights_s": round(r["gw"], 3), "kernel_gbs": round(r["k"], 3),
+                                         "probe_gbs": round(r["p"], 3), "ratio": round(r["r"], 4),
+                                         "probe_first": r["first"], "ratio_above_1": r["r"] > 1} for r in reps],
+                        "summary": summary(reps, op, cache)}
+                cases.append(case)
+    buf = lambda n: {"bytes": n, "cache_resident": n < 4 * LLC, "huge_pages_requested": True,  # noqa: E731
+                     "huge_page_fraction": 1.0, "first_touch": "the persistent pool of the most threads, static page split"}
+    protocol = {"reps": 5, "rep_seconds": 0.2, "probe_seconds": 0.2,
+                "pairing": "each repetition: one read-probe sample and the kernel's calls on the same pool and thread "
+                           "count; the probe goes first on even repetitions",
+                "ratio": "kernel GB/s / probe GB/s of the same repetition", "cold_bytes_rule": 1 << 30,
+                "prefetch": "on", "prefetch_bytes": 4096, "pages": "huge", "weights_source": "drawn bytes",
+                "weights": buf(region), "probe": buf(1 << 30),
+                "flags": {"ratio_above_1": RATIO_FLAG, "cache_resident": CACHE_FLAG}}
+    overhead = [{"threads": t, "pool": pool, "us_per_call": {"min": 1.0, "median": 1.5, "max": 3.0}}
+                for t in a.threads for pool in ("persistent", "spawn")]
+    ctx = dict(context(a), kernel_flags={k: "-O3 -DNDEBUG -ffp-contract=off -mavx2" for k, _ in GEMV + GEMM})
+    ctx.pop("quick")
+    return {"bench": "ciot", "schema": 2, "units": "Gweights/s = rows x K x batch / s / 1e9; GB/s = packed weight "
+            "bytes / s / 1e9; ratio = kernel GB/s / paired probe GB/s", "context": ctx, "protocol": protocol,
+            "cases": cases, "pool_empty_job": overhead}
 
 
 def replay(a, rng, ceiling):
+    """replay.json: a probe sample per token; the fused dispatch has one token above its paired probe (its
+    weights partly in cache) and its attn_output ops above the ceiling, so both flags appear, and not everywhere."""
     t = a.threads[-1]
+    tokens = 8
     blocks = 4
     shapes = {"attn_qkv": (10240, 5120), "attn_gate": (6144, 5120), "ssm_out": (5120, 6144), "attn_q": (12288, 5120),
               "attn_k": (1024, 5120), "attn_v": (1024, 5120), "attn_output": (5120, 6144),
               "ffn_gate": (17408, 5120), "ffn_up": (17408, 5120), "ffn_down": (5120, 17408), "output": (248320, 5120)}
     bpw = BITS["t2x4"] / 8
+    probe = [round(ceiling[t] * (1 + rng.uniform(-0.03, 0.03)), 4) for _ in range(tokens)]
+    ceiling_gbs = statistics.median(probe)
     runs = []
     for dispatch, eff in (("chunks", 0.78), ("static", 0.83), ("fused", 0.88)):
         ops = []
@@ -132,31 +174,53 @@ def replay(a, rng, ceiling):
         op_list, total_us, wait_total, busy_total = [], 0.0, 0.0, 0.0
         for name, rows, K, lm in ops:
             nbytes = int(rows * K * bpw)
-            work_us = nbytes / (ceiling[t] * eff * 1e3)
+            op_eff = 1.3 if dispatch == "fused" and name.endswith("attn_output") else eff   # read from cache
+            work_us = nbytes / (ceiling_gbs * op_eff * 1e3)
             busy = spread(rng, work_us, t, 0.05)
             if name.endswith("ffn_down") and dispatch == "chunks":
                 busy[-1] *= 1.6   # a straggler thread the profiler should show as the others' wait
-            wall = max(busy) * 1.01
-            threads = [{"busy_us": round(bu, 3), "wait_us": round(wall - bu, 3)} for bu in busy]
-            op_list.append({"name": name, "rows": rows, "K": K, "bytes": nbytes, "lm_head": lm, "wall_us": round(wall, 3),
-                            "gbs": round(nbytes / wall / 1e3, 3), "pct_ceiling": round(100 * nbytes / wall / 1e3 / ceiling[t], 3),
-                            "threads": threads})
+            wall = max(busy) * (1.01 if op_eff < 1 else 0.8)
+            threads = [{"busy_us": round(bu, 3), "wait_us": round(max(wall - bu, 0), 3), "start_us": 0.5,
+                        "injected_us": 0.0} for bu in busy]
+            pct = 100 * nbytes / wall / 1e3 / ceiling_gbs
+            op_list.append({"name": name, "kind": name.rsplit(".", 1)[-1], "rows": rows, "K": K, "fused_ops": 1,
+                            "bytes": nbytes, "lm_head": lm, "wall_us": round(wall, 3),
+                            "gbs": round(nbytes / wall / 1e3, 4), "pct_ceiling": round(pct, 3),
+                            "ratio_above_1": pct > 100, "threads": threads})
             total_us += wall
             busy_total += sum(busy)
             wait_total += sum(x["wait_us"] for x in threads)
-        ms = spread(rng, total_us / 1e3, 5, 0.03)
-        lo, med, hi = stats3(ms)
         weight_bytes = sum(o["bytes"] for o in op_list)
-        runs.append({"dispatch": dispatch, "ms_per_token": {"min": lo, "median": med, "max": hi},
-                     "tok_s": 1e3 / med, "bound_tok_s": ceiling[t] * 1e9 / weight_bytes,
-                     "gbs": weight_bytes / med / 1e6, "pct_ceiling": 100 * weight_bytes / med / 1e6 / ceiling[t],
-                     "wait_share": wait_total / (wait_total + busy_total), "ops": op_list,
-                     "slowest": [o["name"] for o in sorted(op_list, key=lambda o: -o["wall_us"])[:5]]})
-    return {"context": context(a), "model": "Ternary Bonsai 2 27B (synthetic, 4 blocks)", "model_file": "synthetic.gguf",
-            "kernel": "t2x4_gemv_avx2", "threads": t, "batch": 1, "memory": "ring", "tokens": 8,
-            "ceiling_gbs": ceiling[t], "weight_bytes_per_token": sum(o["bytes"] for o in runs[0]["ops"]),
-            "timing_overhead": {"on_ms_per_token": runs[1]["ms_per_token"]["median"] * 1.01,
-                                "off_ms_per_token": runs[1]["ms_per_token"]["median"], "overhead_pct": 1.0},
+        ms = spread(rng, total_us / 1e3, tokens, 0.03)
+        if dispatch == "fused":
+            ms[5] *= 0.75   # this token found part of its weights in cache: above its paired probe sample
+        ratios = [weight_bytes / (m * 1e6) / p for m, p in zip(ms, probe)]
+        lo, med, hi = stats3(ms)
+        rlo, rmed, rhi = stats3(ratios)
+        runs.append({"dispatch": dispatch, "ms_per_token": {"min": round(lo, 4), "median": round(med, 4),
+                                                            "max": round(hi, 4)},
+                     "tok_s": round(1e3 / med, 4), "bound_tok_s": round(ceiling_gbs * 1e9 / weight_bytes, 4),
+                     "gbs": round(weight_bytes / med / 1e6, 4), "pct_ceiling": round(100 * rmed, 3),
+                     "ceiling_gbs": ceiling_gbs, "ratio": {"min": round(rlo, 4), "median": round(rmed, 4),
+                                                           "max": round(rhi, 4)},
+                     "ratio_per_token": [round(r, 4) for r in ratios], "ratio_above_1": rhi > 1,
+                     "wait_share": round(wait_total / (wait_total + busy_total), 5), "steps": len(op_list),
+                     "ops": op_list, "slowest": [o["name"] for o in sorted(op_list, key=lambda o: o["gbs"])[:5]]})
+    return {"context": context(a), "model": "Ternary Bonsai 2 27B (synthetic, 4 blocks)", "model_file": "synthetic.ops",
+            "ops_replayed": len(runs[0]["ops"]), "ops_in_model": len(runs[0]["ops"]),
+            "kernel": "t2x4_gemv_avx2", "layout": "t2x4", "threads": t, "pinned": True, "batch": 1, "chunk_tiles": 16,
+            "memory": "ring", "memory_bytes": 1 << 31, "cold": a.replay_cold, "tokens": tokens, "warmup_tokens": 1,
+            "ceiling_gbs": ceiling_gbs, "probe_gbs_per_token": probe,
+            "pairing": "one read-probe sample per token round (every dispatch of that token), on the same pool",
+            "ceiling_buffer_bytes": 1 << 30, "ceiling_buffer_cache_resident": False, "prefetch_bytes": 4096,
+            "huge_page_fraction": {"weights": 1.0, "probe": 1.0},
+            "flags": {"ratio_above_1": RATIO_FLAG,
+                      "cold_false": "weights smaller than 4 x LLC plus the largest matvec: ops may hit the cache"},
+            "weight_bytes_per_token": sum(o["bytes"] for o in runs[0]["ops"]),
+            "timing_overhead": {"dispatch": "static", "on_ms_per_token": runs[1]["ms_per_token"]["median"] * 1.01,
+                                "off_ms_per_token": runs[1]["ms_per_token"]["median"], "overhead_pct": 1.0,
+                                "on_min_ms_per_token": runs[1]["ms_per_token"]["min"] * 1.01,
+                                "off_min_ms_per_token": runs[1]["ms_per_token"]["min"]},
             "straggler": {"thread": t - 1, "us": 850.5}, "runs": runs}
 
 
@@ -167,9 +231,12 @@ def write(path, obj):
 
 
 def make(out, host="synth", commit="0123456789ab", seed=1, threads=(1, 2, 4), with_replay=True, quick=False,
-         compiler="Clang 14.0.6", dirty=False, date="2026-01-02T03:04:05Z", speed=1.0):
+         compiler="Clang 14.0.6", dirty=False, date="2026-01-02T03:04:05Z", speed=1.0, cache_resident=False,
+         replay_cold=True):
+    """The run folder; cache_resident: a 64 MiB weight region (below 4 x LLC, every case flagged);
+    replay_cold=False: the replay's weights may sit in the cache (flagged)."""
     a = argparse.Namespace(host=host, commit=commit, threads=list(threads), quick=quick, compiler=compiler,
-                           dirty=dirty, date=date)
+                           dirty=dirty, date=date, cache_resident=cache_resident, replay_cold=replay_cold)
     rng = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     read_gbs = {t: speed * 20 * min(t, 3) ** 0.7 for t in a.threads}
@@ -193,5 +260,8 @@ if __name__ == "__main__":
     p.add_argument("--threads", default="1,2,4")
     p.add_argument("--no-replay", action="store_true")
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--cache-resident", action="store_true")
+    p.add_argument("--replay-warm", action="store_true", help="the replay's weights not cold (cache-resident)")
     x = p.parse_args()
-    make(x.dir, x.host, x.commit, x.seed, [int(t) for t in x.threads.split(",")], not x.no_replay, x.quick)
+    make(x.dir, x.host, x.commit, x.seed, [int(t) for t in x.threads.split(",")], not x.no_replay, x.quick,
+         cache_resident=x.cache_resident, replay_cold=not x.replay_warm)
