@@ -61,12 +61,14 @@ void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, co
         fprintf(f, "RATIO>100%%: %s; the ratio is a finding, not a result. CACHE: %s.\n", CIOT_RATIO_FLAG, CIOT_CACHE_FLAG);
 }
 
-static void spread(ciot_json *j, const char *key, const ciot_spread &s, int decimals) {
+// Rates and ratios keep every digit (%.17g): a slow reference under an emulator or a small ratio keeps its
+// significant figures.
+static void spread(ciot_json *j, const char *key, const ciot_spread &s) {
     ciot_json_key(j, key);
     ciot_json_begin_object(j);
-    ciot_json_kv_fixed(j, "min", s.min, decimals);
-    ciot_json_kv_fixed(j, "median", s.median, decimals);
-    ciot_json_kv_fixed(j, "max", s.max, decimals);
+    ciot_json_kv_number(j, "min", s.min);
+    ciot_json_kv_number(j, "median", s.median);
+    ciot_json_kv_number(j, "max", s.max);
     ciot_json_end_object(j);
 }
 
@@ -137,10 +139,10 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
     for (const Rep &r : c.reps) {
         ciot_json_begin_object(j);
         ciot_json_kv_number(j, "seconds", r.seconds);
-        ciot_json_kv_fixed(j, "gweights_s", r.gweights, 3);
-        ciot_json_kv_fixed(j, "kernel_gbs", r.kernel_gbs, 3);
-        ciot_json_kv_fixed(j, "probe_gbs", r.probe_gbs, 3);
-        ciot_json_kv_fixed(j, "ratio", r.ratio, 4);
+        ciot_json_kv_number(j, "gweights_s", r.gweights);
+        ciot_json_kv_number(j, "kernel_gbs", r.kernel_gbs);
+        ciot_json_kv_number(j, "probe_gbs", r.probe_gbs);
+        ciot_json_kv_number(j, "ratio", r.ratio);
         ciot_json_kv_bool(j, "probe_first", r.probe_first);
         ciot_json_kv_bool(j, "ratio_above_1", r.ratio > 1);
         ciot_json_end_object(j);
@@ -148,11 +150,11 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
     ciot_json_end_array(j);
     ciot_json_key(j, "summary");
     ciot_json_begin_object(j);
-    spread(j, "gweights_s", s.gw, 3);
-    spread(j, "kernel_gbs", s.gbs, 3);
-    if (c.k->op == CIOT_OP_GEMM) spread(j, "gmacs_s", s.gmacs, 3);
-    spread(j, "probe_gbs", s.probe, 3);
-    spread(j, "ratio", s.ratio, 4);
+    spread(j, "gweights_s", s.gw);
+    spread(j, "kernel_gbs", s.gbs);
+    if (c.k->op == CIOT_OP_GEMM) spread(j, "gmacs_s", s.gmacs);
+    spread(j, "probe_gbs", s.probe);
+    spread(j, "ratio", s.ratio);
     ciot_json_kv_bool(j, "ratio_above_1", s.ratio_above_1);
     ciot_json_key(j, "flags");
     ciot_json_begin_array(j);
@@ -193,7 +195,7 @@ void write_json(ciot_json *j, const Options &o, const std::vector<Case> &cases,
         ciot_json_begin_object(j);
         ciot_json_kv_int(j, "threads", ov.threads);
         ciot_json_kv_string(j, "pool", pool_name(ov.kind));
-        spread(j, "us_per_call", ciot_spread_of(ov.us.data(), int(ov.us.size())), 3);
+        spread(j, "us_per_call", ciot_spread_of(ov.us.data(), int(ov.us.size())));
         ciot_json_end_object(j);
     }
     ciot_json_end_array(j);

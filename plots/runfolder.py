@@ -192,8 +192,8 @@ MAX_DIM = 1 << 30
 MAX_RATIO = 1e6                # a ratio that large is no measurement either
 MAX_BYTES = 1 << 62
 BENCH_SCHEMA = 2
-# ciot writes GB/s and Gweights/s with 3 decimals and ratios with 4 (harness/bench_report.cc): the slack
-# allowed when a written value is checked against the written values it was computed from.
+# ciot writes every digit (harness/bench_report.cc); the slack allowed when a written value is checked
+# against the written values it was computed from covers files rounded to 3 decimals (rates) and 4 (ratios).
 HALF_UNIT = {"gweights_s": 0.0005, "kernel_gbs": 0.0005, "probe_gbs": 0.0005, "ratio": 0.00005}
 
 
