@@ -13,7 +13,7 @@ enum { ACT_BLOCKS = 32 }; /* 128-blocks prepared per row at a time: 4 x 32 x 288
 
 static void t2p_gemm_neondot(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK, nbk = mm->K / CIOT_QK_K, groups = (mm->batch + 3) / 4;
-    ciot_t2p_act_neon act[4][ACT_BLOCKS];
+    ciot_t2p_act2_neon act[4][ACT_BLOCKS / 2];
     for (int g = 0; g < groups; g++) {
         const int n = mm->batch - 4 * g < 4 ? mm->batch - 4 * g : 4;
         const block_q8_Kx4 *x = (const block_q8_Kx4 *)mm->x + (size_t)g * nbk;

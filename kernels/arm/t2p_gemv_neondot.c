@@ -16,7 +16,7 @@ enum {
 
 static void t2p_gemv_neondot(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK;
-    ciot_t2p_act_neon act[ACT_BLOCKS];
+    ciot_t2p_act2_neon act[ACT_BLOCKS / 2];
     float32x4_t acc[ACT_TILES];
     for (int t0 = first; t0 < first + count; t0 += ACT_TILES) {
         const int nt = first + count - t0 < ACT_TILES ? first + count - t0 : ACT_TILES;
