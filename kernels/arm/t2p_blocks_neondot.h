@@ -17,8 +17,8 @@
 /* The loop reads both streams front to back with post-indexed loads (CIOT_NEON_STEP): this order. */
 _Static_assert(offsetof(block_t2p, qs) == 8 && sizeof(block_t2p) == 136, "T2P: d[4], then qs");
 _Static_assert(offsetof(ciot_t2p_act2_neon, ycum) == 512 && offsetof(ciot_t2p_act2_neon, d) == 544 &&
-                   sizeof(ciot_t2p_act2_neon) == 576,
-               "prepared pair: y[2][16], ycum[2], d[2]");
+                   sizeof(ciot_t2p_act2_neon) == 560,
+               "prepared pair: y[2][16], ycum[2], d");
 
 /* Running sums over the blocks so far, of pair p: c1[p] of u (slots 0 and 3), c4[p] of 4u (slot 1), c16[p]
  * of 16u (slot 2), u = code = weight + 1. int32 safe: per block a lane adds at most 32 * 3 * 127 (c1),
@@ -68,8 +68,8 @@ static inline __attribute__((always_inline)) void ciot_t2p_fence(ciot_t2p_sums *
             "+r"(*wb), "+r"(*ab));
 }
 
-/* Blocks 0 .. n - 1 (n even) of tile w against the prepared pairs a[0 .. n / 2 - 1], prefetching `prefetch`
- * bytes ahead. */
+/* Blocks 0 .. 2n - 1 of tile w against the prepared Q8_K blocks a[0 .. n - 1], prefetching `prefetch` bytes
+ * ahead. */
 static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop(const block_t2p *w,
                                                                               const ciot_t2p_act2_neon *a, int n,
                                                                               float32x4_t acc, size_t prefetch) {
@@ -78,14 +78,15 @@ static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop(co
     int32x4_t prev = vdupq_n_s32(0); /* w . y over the blocks before this pair: u . y - ycum */
     const uint8_t *wb = (const uint8_t *)w; /* walks the weight bytes */
     const int8_t *ab = (const int8_t *)a;   /* walks the prepared pairs */
-    for (int k = n / 2; k != 0; k--) {
+    for (int k = n; k != 0; k--) {
         ciot_prefetch(wb, 2 * sizeof *w, prefetch);
         float32x4_t dw0, dw1;
         const int32x4_t tot0 = ciot_t2p_block(&c, &wb, &ab, &dw0);
         ciot_t2p_fence(&c, &wb, &ab);
         const int32x4_t tot1 = ciot_t2p_block(&c, &wb, &ab, &dw1);
-        const int32x4x4_t s = vld1q_s32_x4((const int32_t *)ab); /* ycum[0], ycum[1], d[0], d[1] */
-        CIOT_NEON_STEP(ab, 64);
+        const int32x4x3_t s = vld1q_s32_x3((const int32_t *)ab); /* ycum[0], ycum[1], d */
+        CIOT_NEON_STEP(ab, 48);
+        const float32x4_t dy = vreinterpretq_f32_s32(s.val[2]);
         /* w . y through block b = u . y - ycum; a block's isum is the step from the block before. In this
          * order clang writes the new prev in place of the old, with no copy. */
         const int32x4_t w0 = vsubq_s32(tot0, s.val[0]);
@@ -93,8 +94,8 @@ static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop(co
         prev = vsubq_s32(tot1, s.val[1]);
         const int32x4_t isum1 = vsubq_s32(prev, w0);
         /* fmaf((float) isum, fp32(d[r]) * d_y, acc), block 2k, then 2k + 1 */
-        acc = vfmaq_f32(acc, vcvtq_f32_s32(isum0), vmulq_f32(dw0, vreinterpretq_f32_s32(s.val[2])));
-        acc = vfmaq_f32(acc, vcvtq_f32_s32(isum1), vmulq_f32(dw1, vreinterpretq_f32_s32(s.val[3])));
+        acc = vfmaq_f32(acc, vcvtq_f32_s32(isum0), vmulq_f32(dw0, dy));
+        acc = vfmaq_f32(acc, vcvtq_f32_s32(isum1), vmulq_f32(dw1, dy));
     }
     return acc;
 }
