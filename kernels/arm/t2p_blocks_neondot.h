@@ -93,7 +93,7 @@ static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop(co
         const int32x4_t isum0 = vsubq_s32(w0, prev);
         prev = vsubq_s32(tot1, s.val[1]);
         const int32x4_t isum1 = vsubq_s32(prev, w0);
-        /* fmaf((float) isum, fp32(d[r]) * d_y, acc), block 2k, then 2k + 1 */
+        /* fmaf((float) isum, fp32(d[r]) * d_y, acc): the first block of the pair, then the second */
         acc = vfmaq_f32(acc, vcvtq_f32_s32(isum0), vmulq_f32(dw0, dy));
         acc = vfmaq_f32(acc, vcvtq_f32_s32(isum1), vmulq_f32(dw1, dy));
     }
