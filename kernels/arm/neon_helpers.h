@@ -48,7 +48,4 @@ static inline float ciot_neon_h2f(const uint16_t *h) {
 /* fp32 of four consecutive fp16 scales. */
 static inline float32x4_t ciot_neon_h2f4(const uint16_t h[4]) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(h))); }
 
-/* The four 8-byte chunks at p, each duplicated into both halves of its vector (one LD4R). */
-static inline int64x2x4_t ciot_neon_dup8x4(const int8_t *p) { return vld4q_dup_s64((const ciot_i64_unaligned *)p); }
-
 #endif

@@ -9,23 +9,23 @@
 #include "kernel.h"
 #include "t2p_blocks_neondot.h"
 
-enum { ACT_BLOCKS = 32 }; /* 128-blocks prepared per row at a time: 4 x 32 x 288 bytes = 36 KiB of stack */
+enum { ACT_QK = 16 }; /* Q8_K blocks prepared per row at a time: 4 x 16 x 560 bytes = 35 KiB of stack */
 
 static void t2p_gemm_neondot(const ciot_mm *mm, int first, int count) {
-    const int nb = mm->K / CIOT_QK, nbk = mm->K / CIOT_QK_K, groups = (mm->batch + 3) / 4;
-    ciot_t2p_act_neon act[4][ACT_BLOCKS];
+    const int nb = mm->K / CIOT_QK, nk = mm->K / CIOT_QK_K, groups = (mm->batch + 3) / 4;
+    ciot_t2p_act2_neon act[4][ACT_QK];
     for (int g = 0; g < groups; g++) {
         const int n = mm->batch - 4 * g < 4 ? mm->batch - 4 * g : 4;
-        const block_q8_Kx4 *x = (const block_q8_Kx4 *)mm->x + (size_t)g * nbk;
-        for (int i0 = 0; i0 < nb; i0 += ACT_BLOCKS) {
-            const int kn = nb - i0 < ACT_BLOCKS ? nb - i0 : ACT_BLOCKS;
-            for (int r = 0; r < n; r++) ciot_t2p_act_prepare_x4_neon(x, r, i0, kn, act[r]);
+        const block_q8_Kx4 *x = (const block_q8_Kx4 *)mm->x + (size_t)g * nk;
+        for (int j0 = 0; j0 < nk; j0 += ACT_QK) {
+            const int kn = nk - j0 < ACT_QK ? nk - j0 : ACT_QK;
+            for (int r = 0; r < n; r++) ciot_t2p_act_prepare_x4_neon(x, r, j0, kn, act[r]);
             for (int t = first; t < first + count; t++) {
-                const block_t2p *w = (const block_t2p *)mm->w + (size_t)t * nb + i0;
+                const block_t2p *w = (const block_t2p *)mm->w + (size_t)t * nb + 2 * j0;
                 for (int r = 0; r < n; r++) {
                     /* the output doubles as the float accumulator between chunks: same order, same bits */
                     float *out = mm->y + (size_t)(4 * g + r) * mm->ldy + 4 * t;
-                    float32x4_t acc = i0 ? vld1q_f32(out) : vdupq_n_f32(0.0f);
+                    float32x4_t acc = j0 ? vld1q_f32(out) : vdupq_n_f32(0.0f);
                     CIOT_MCA_BEGIN("t2p_gemm_neondot");
                     acc = ciot_t2p_blocks_neondot(w, act[r], kn, acc, mm->prefetch);
                     CIOT_MCA_END();
