@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include "act_t2p_neon.h"
+#include "kernel.h"
 #include "prefetch.h"
 
 /* The loop reads both streams front to back with post-indexed loads (CIOT_NEON_STEP): this order. */
@@ -69,10 +70,12 @@ static inline __attribute__((always_inline)) void ciot_t2p_fence(ciot_t2p_sums *
 }
 
 /* Blocks 0 .. 2n - 1 of tile w against the prepared Q8_K blocks a[0 .. n - 1], prefetching `prefetch` bytes
- * ahead. */
+ * ahead. halves 1: a float step per 128-block (PQ2_0's order); halves 2: the pair is one TQ2_0 256-block
+ * whose scale both halves carry, one step on the pair's joined integer sum (kernels/README-tq.md). */
 static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop(const block_t2p *w,
                                                                               const ciot_t2p_act2_neon *a, int n,
-                                                                              float32x4_t acc, size_t prefetch) {
+                                                                              float32x4_t acc, size_t prefetch,
+                                                                              const int halves) {
     ciot_t2p_sums c;
     for (int p = 0; p < 2; p++) c.c1[p] = c.c4[p] = c.c16[p] = vdupq_n_s32(0);
     int32x4_t prev = vdupq_n_s32(0); /* w . y over the blocks before this pair: u . y - ycum */
@@ -89,6 +92,13 @@ static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop(co
         const float32x4_t dy = vreinterpretq_f32_s32(s.val[2]);
         /* w . y through block b = u . y - ycum; a block's isum is the step from the block before. In this
          * order clang writes the new prev in place of the old, with no copy. */
+        if (halves == 2) { /* the 256-block's isum, then fmaf((float) isum, fp32(d[r]) * d_y, acc) once */
+            (void)tot0, (void)dw1;
+            const int32x4_t w1 = vsubq_s32(tot1, s.val[1]);
+            acc = vfmaq_f32(acc, vcvtq_f32_s32(vsubq_s32(w1, prev)), vmulq_f32(dw0, dy));
+            prev = w1;
+            continue;
+        }
         const int32x4_t w0 = vsubq_s32(tot0, s.val[0]);
         const int32x4_t isum0 = vsubq_s32(w0, prev);
         prev = vsubq_s32(tot1, s.val[1]);
@@ -104,7 +114,66 @@ static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop(co
  * One prefetch call per pair of blocks covers its 272 bytes (starts 64 bytes apart, prefetch.h). */
 static inline float32x4_t ciot_t2p_blocks_neondot(const block_t2p *w, const ciot_t2p_act2_neon *a, int n,
                                                   float32x4_t acc, size_t prefetch) {
-    return prefetch ? ciot_t2p_blocks_loop(w, a, n, acc, prefetch) : ciot_t2p_blocks_loop(w, a, n, acc, 0);
+    return prefetch ? ciot_t2p_blocks_loop(w, a, n, acc, prefetch, 1) : ciot_t2p_blocks_loop(w, a, n, acc, 0, 1);
+}
+
+/* The same for T2P made from TQ2_0: one float step per 256-block (halves 2). */
+static inline float32x4_t ciot_t2p_tq2_blocks_neondot(const block_t2p *w, const ciot_t2p_act2_neon *a, int n,
+                                                      float32x4_t acc, size_t prefetch) {
+    return prefetch ? ciot_t2p_blocks_loop(w, a, n, acc, prefetch, 2) : ciot_t2p_blocks_loop(w, a, n, acc, 0, 2);
+}
+
+/* A block loop as the kernels call it: the kernel's file wraps one of the two above in its neon-cost markers. */
+typedef float32x4_t (*ciot_t2p_loop_fn)(const block_t2p *w, const ciot_t2p_act2_neon *a, int n, float32x4_t acc,
+                                        size_t prefetch);
+
+enum {
+    CIOT_T2P_ACT_QK = 32,    /* gemv: Q8_K blocks prepared at a time (8192 activations, 17.5 KiB of stack) */
+    CIOT_T2P_ACT_TILES = 32, /* gemv: tiles that share one preparation (float accumulators kept meanwhile) */
+    CIOT_T2P_ACT_QK_X4 = 16, /* gemm: Q8_K blocks prepared per row at a time (4 x 16 x 560 bytes: 35 KiB) */
+};
+
+/* The gemv: activations prepared once per slice and chunk of K, shared by groups of tiles. */
+static inline __attribute__((always_inline)) void ciot_t2p_gemv_neondot_run(const ciot_mm *mm, int first, int count,
+                                                                            ciot_t2p_loop_fn loop) {
+    const int nb = mm->K / CIOT_QK, nk = mm->K / CIOT_QK_K;
+    ciot_t2p_act2_neon act[CIOT_T2P_ACT_QK];
+    float32x4_t acc[CIOT_T2P_ACT_TILES];
+    for (int t0 = first; t0 < first + count; t0 += CIOT_T2P_ACT_TILES) {
+        const int nt = first + count - t0 < CIOT_T2P_ACT_TILES ? first + count - t0 : CIOT_T2P_ACT_TILES;
+        for (int t = 0; t < nt; t++) acc[t] = vdupq_n_f32(0.0f);
+        for (int j0 = 0; j0 < nk; j0 += CIOT_T2P_ACT_QK) {
+            const int n = nk - j0 < CIOT_T2P_ACT_QK ? nk - j0 : CIOT_T2P_ACT_QK;
+            ciot_t2p_act_prepare_neon(mm->x, j0, n, act);
+            for (int t = 0; t < nt; t++)
+                acc[t] = loop((const block_t2p *)mm->w + (size_t)(t0 + t) * nb + 2 * j0, act, n, acc[t], mm->prefetch);
+        }
+        for (int t = 0; t < nt; t++) vst1q_f32(mm->y + 4 * (t0 + t), acc[t]);
+    }
+}
+
+/* The dotprod-only gemm: each real activation row of a Q8_Kx4 group (qs[32c + 8r + e] = row r, value 8c + e)
+ * prepared for the block loop a chunk of K at a time, the loop run per tile and row; the padded rows of the
+ * last group are never computed. */
+static inline __attribute__((always_inline)) void ciot_t2p_gemm_neondot_run(const ciot_mm *mm, int first, int count,
+                                                                            ciot_t2p_loop_fn loop) {
+    const int nb = mm->K / CIOT_QK, nk = mm->K / CIOT_QK_K, groups = (mm->batch + 3) / 4;
+    ciot_t2p_act2_neon act[4][CIOT_T2P_ACT_QK_X4];
+    for (int g = 0; g < groups; g++) {
+        const int n = mm->batch - 4 * g < 4 ? mm->batch - 4 * g : 4;
+        const block_q8_Kx4 *x = (const block_q8_Kx4 *)mm->x + (size_t)g * nk;
+        for (int j0 = 0; j0 < nk; j0 += CIOT_T2P_ACT_QK_X4) {
+            const int kn = nk - j0 < CIOT_T2P_ACT_QK_X4 ? nk - j0 : CIOT_T2P_ACT_QK_X4;
+            for (int r = 0; r < n; r++) ciot_t2p_act_prepare_x4_neon(x, r, j0, kn, act[r]);
+            for (int t = first; t < first + count; t++)
+                for (int r = 0; r < n; r++) {
+                    /* the output doubles as the float accumulator between chunks: same order, same bits */
+                    float *out = mm->y + (size_t)(4 * g + r) * mm->ldy + 4 * t;
+                    const float32x4_t acc = j0 ? vld1q_f32(out) : vdupq_n_f32(0.0f);
+                    vst1q_f32(out, loop((const block_t2p *)mm->w + (size_t)t * nb + 2 * j0, act[r], kn, acc, mm->prefetch));
+                }
+        }
+    }
 }
 
 #endif

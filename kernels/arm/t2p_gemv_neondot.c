@@ -10,31 +10,14 @@
 #include "kernel.h"
 #include "t2p_blocks_neondot.h"
 
-enum {
-    ACT_QK = 32,    /* Q8_K blocks prepared at a time: 8192 activations (64 T2P blocks), 17.5 KiB of stack */
-    ACT_TILES = 32, /* tiles that share one preparation (float accumulators kept meanwhile) */
-};
-
-static void t2p_gemv_neondot(const ciot_mm *mm, int first, int count) {
-    const int nb = mm->K / CIOT_QK, nk = mm->K / CIOT_QK_K;
-    ciot_t2p_act2_neon act[ACT_QK];
-    float32x4_t acc[ACT_TILES];
-    for (int t0 = first; t0 < first + count; t0 += ACT_TILES) {
-        const int nt = first + count - t0 < ACT_TILES ? first + count - t0 : ACT_TILES;
-        for (int t = 0; t < nt; t++) acc[t] = vdupq_n_f32(0.0f);
-        for (int j0 = 0; j0 < nk; j0 += ACT_QK) {
-            const int n = nk - j0 < ACT_QK ? nk - j0 : ACT_QK;
-            ciot_t2p_act_prepare_neon(mm->x, j0, n, act);
-            for (int t = 0; t < nt; t++) {
-                const block_t2p *w = (const block_t2p *)mm->w + (size_t)(t0 + t) * nb + 2 * j0;
-                CIOT_MCA_BEGIN("t2p_gemv_neondot");
-                acc[t] = ciot_t2p_blocks_neondot(w, act, n, acc[t], mm->prefetch);
-                CIOT_MCA_END();
-            }
-        }
-        for (int t = 0; t < nt; t++) vst1q_f32(mm->y + 4 * (t0 + t), acc[t]);
-    }
+static float32x4_t loop(const block_t2p *w, const ciot_t2p_act2_neon *a, int n, float32x4_t acc, size_t prefetch) {
+    CIOT_MCA_BEGIN("t2p_gemv_neondot");
+    acc = ciot_t2p_blocks_neondot(w, a, n, acc, prefetch);
+    CIOT_MCA_END();
+    return acc;
 }
+
+static void t2p_gemv_neondot(const ciot_mm *mm, int first, int count) { ciot_t2p_gemv_neondot_run(mm, first, count, loop); }
 
 const ciot_kernel ciot_k_t2p_gemv_neondot = {
     "t2p_gemv_neondot", &ciot_layout_t2p, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON | CIOT_F_DOTPROD,
