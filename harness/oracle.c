@@ -112,7 +112,9 @@ int ciot_oracle_case(const ciot_kernel *k, int rows, int K, int batch, int patte
 }
 
 /* Edge patterns are meaningful with real scales only where the scale is the point (ties, tiny, large). */
-static int pattern_has_unit(ciot_pattern p) { return p != CIOT_PAT_TIES && p != CIOT_PAT_TINY && p != CIOT_PAT_LARGE; }
+static int pattern_has_unit(ciot_pattern p) {
+    return p != CIOT_PAT_TIES && p != CIOT_PAT_TINY && p != CIOT_PAT_LARGE && p != CIOT_PAT_NEG_ZERO;
+}
 
 /* One case: run (and count as passed or failed), or only counted as skipped when the CPU cannot run k. */
 static void one_case(const ciot_kernel *k, int rows, int K, int batch, int pattern, int unit, int skip,

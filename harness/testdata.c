@@ -10,7 +10,7 @@
 
 static const char *const pattern_names[CIOT_PAT_COUNT] = {
     "random", "zero", "const", "plus", "minus", "code3+127", "code3-127", "code3+-127", "zero-act-blocks",
-    "ties", "tiny-scales", "large-scales",
+    "ties", "tiny-scales", "large-scales", "zero-weights-negative-scales",
 };
 const char *ciot_pattern_name(ciot_pattern p) { return p < CIOT_PAT_COUNT ? pattern_names[p] : "?"; }
 
@@ -26,7 +26,7 @@ static float uniformf(uint64_t *s, float lo, float hi) { return lo + (hi - lo) *
 static int draw_code(uint64_t *s, ciot_format f, ciot_pattern p, int k) {
     const int top = f == CIOT_FMT_PQ2_0 || f == CIOT_FMT_TQ2_0 ? 3 : 2; /* code 3 is legal 2-bit input */
     switch (p) {
-    case CIOT_PAT_ZERO: return 1;
+    case CIOT_PAT_ZERO: case CIOT_PAT_NEG_ZERO: return 1;
     case CIOT_PAT_PLUS: return 2;
     case CIOT_PAT_MINUS: return 0;
     case CIOT_PAT_CODE3_POS: case CIOT_PAT_CODE3_NEG: case CIOT_PAT_CODE3_MIXED: return top;
@@ -49,6 +49,7 @@ static uint16_t draw_weight_scale(uint64_t *s, ciot_pattern p, int unit) {
     if (unit) return 0x3c00; /* 1.0 */
     if (p == CIOT_PAT_TINY) return (uint16_t)uniform(s, 1, 0x3ff);               /* subnormal fp16 */
     if (p == CIOT_PAT_LARGE) return (uint16_t)uniform(s, 0x7800, 0x7bff);        /* 32768 .. 65504 */
+    if (p == CIOT_PAT_NEG_ZERO) return ciot_fp32_to_fp16(-uniformf(s, 0.001f, 0.05f));
     return ciot_fp32_to_fp16(uniformf(s, 0.001f, 0.05f));
 }
 

@@ -19,6 +19,8 @@ typedef enum {
     CIOT_PAT_TIES,        /* float activations at half-way points, through the reference quantizer */
     CIOT_PAT_TINY,        /* tiny scales (fp16 subnormal weight scales) */
     CIOT_PAT_LARGE,       /* large scales (fp16 near its maximum) */
+    CIOT_PAT_NEG_ZERO,    /* every weight 0 under negative scales: each output is the +0 of fmaf(0, -s, +0), so
+                           * an accumulator started at -0 (or a sign lost) shows */
     CIOT_PAT_COUNT
 } ciot_pattern;
 
