@@ -9,14 +9,8 @@
 #include "cpu.h"
 #include "gguf.h"
 #include "json.h"
+#include "opts.h"
 #include "registry.h"
-
-static int usage(FILE *f, int code) {
-    fprintf(f, "usage: ciot gguf FILE [--json F]\n"
-               "  lists the file's metadata summary and tensors, the layouts and kernels that can take each\n"
-               "  ternary tensor (rows x K from ne[1] x ne[0]), and totals; --json writes the same to F\n");
-    return code;
-}
 
 /* Main dimensions: label and "<arch>." key suffix. */
 static const struct {
@@ -224,10 +218,7 @@ static void json_totals(ciot_json *j, const char *key, const totals *t) {
     ciot_json_end_object(j);
 }
 
-static ciot_status write_json(const char *out, const char *path, const ciot_gguf *g, unsigned cpu) {
-    ciot_json *j;
-    ciot_status s = ciot_json_open(out, &j);
-    if (s != CIOT_OK) return s;
+static void write_json(ciot_json *j, const char *path, const ciot_gguf *g, unsigned cpu) {
     const char *arch = NULL;
     ciot_gguf_get_str(g, "general.architecture", &arch);
     ciot_json_begin_object(j);
@@ -259,44 +250,47 @@ static ciot_status write_json(const char *out, const char *path, const ciot_gguf
         if (per[f].tensors) json_totals(j, ciot_format_name((ciot_format)f), &per[f]);
     ciot_json_end_object(j);
     ciot_json_end_object(j);
-    return ciot_json_close(j);
 }
 
 int ciot_cmd_gguf(int argc, char **argv) {
-    const char *path = NULL, *json = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout, 0);
-        if (!strcmp(argv[i], "--json")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "ciot gguf: --json needs a value\n");
-                return 2;
-            }
-            json = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "ciot gguf: unknown option '%s'\n", argv[i]);
-            return usage(stderr, 2);
-        } else if (path) {
-            fprintf(stderr, "ciot gguf: one file at a time ('%s' and '%s')\n", path, argv[i]);
-            return 2;
-        } else path = argv[i];
-    }
-    if (!path) {
-        fprintf(stderr, "ciot gguf: which file?\n");
-        return usage(stderr, 2);
+    const char *json_path = NULL;
+    const ciot_opt opts[] = {
+        {"--json", CIOT_OPT_STRING, &json_path, 0, 0, NULL, "F", "also write the same as JSON to F", NULL},
+    };
+    const ciot_cmdline c = {"gguf", "FILE [--json F]",
+                            "The file's metadata summary and tensors, the layouts and kernels that can take each\n"
+                            "ternary tensor (rows x K from ne[1] x ne[0]), and totals.",
+                            opts, (int)(sizeof opts / sizeof opts[0]), NULL, 1};
+    char *rest[1];   /* one bare argument at most, and nothing passed through */
+    int n_rest;
+    const int rc = ciot_opts_parse(&c, argc, argv, rest, &n_rest);
+    if (rc >= 0) return rc;
+    if (n_rest == 0) return ciot_opts_fail(&c, "which file? (ciot gguf FILE)");
+    const char *path = rest[0];
+    if (!*path) return ciot_opts_fail(&c, "FILE is an empty name");
+    char why[CIOT_WHY_MAX];
+    ciot_json *json = NULL;
+    /* The output is checked, and its temporary file made, before anything is printed. */
+    if (json_path && ciot_json_create(json_path, &json, why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot gguf: --json %s\n", why);
+        return 2;
     }
     ciot_gguf *g;
-    char why[512];
     const ciot_status s = ciot_gguf_open(path, &g, why, sizeof why);
     if (s != CIOT_OK) {
+        ciot_json_discard(json);
         fprintf(stderr, "ciot gguf: %s: %s\n", path, why);
         return s == CIOT_E_NOMEM ? 1 : 2;
     }
     const unsigned cpu = ciot_cpu_features();
     print_text(path, g, cpu);
     int code = 0;
-    if (json && write_json(json, path, g, cpu) != CIOT_OK) {
-        fprintf(stderr, "ciot gguf: cannot write %s\n", json);
-        code = 1;
+    if (json) {
+        write_json(json, path, g, cpu);
+        if (ciot_json_commit(json, why, sizeof why) != CIOT_OK) {
+            fprintf(stderr, "ciot gguf: --json %s\n", why);
+            code = 1;
+        }
     }
     ciot_gguf_close(g);
     return code;

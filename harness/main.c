@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (argc < 2) {
-        usage(stderr);
+        fprintf(stderr, "ciot: no command given (ciot --help lists them)\n");
         return 2;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -42,6 +42,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
+        if (argc > 2) {
+            fprintf(stderr, "ciot: --version takes no arguments ('%s')\n", argv[2]);
+            return 2;
+        }
         ciot_context c;
         ciot_context_collect(&c);
         printf("ciot %s (commit %s%s, %s, %s)\n", ciot_version(), c.commit, c.dirty > 0 ? ", dirty" : "", c.compiler,
@@ -57,7 +61,7 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < N_COMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "ciot: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+    fprintf(stderr, "ciot: unknown %s '%s' (ciot --help lists the commands)\n",
+            argv[1][0] == '-' ? "option" : "command", argv[1]);
     return 2;
 }
