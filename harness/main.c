@@ -1,6 +1,9 @@
 /* ciot: benchmark and profile ternary LLM weight kernels on this CPU. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "bench.h"
 #include "commands.h"
 #include "context.h"
@@ -27,7 +30,24 @@ static void usage(FILE *f) {
     fprintf(f, "\nCIOT_CPU=feature,... masks the detected CPU features down (for example CIOT_CPU=none).\n");
 }
 
-int main(int argc, char **argv) {
+/* A closed standard descriptor gets /dev/null, so no file this process opens later takes its number (a
+ * table printed into a JSON file). */
+static void open_std_descriptors(void) {
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF && open("/dev/null", O_RDWR) != fd) return;
+}
+
+/* What went to stdout must have arrived: a full disk behind it is a runtime failure. */
+static int finish(int rc) {
+    const int flushed = fflush(stdout), e = errno;
+    if ((flushed != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "ciot: writing to stdout failed: %s\n", flushed != 0 ? strerror(e) : "a write was lost");
+        return 1;
+    }
+    return rc;
+}
+
+static int run(int argc, char **argv) {
     /* From here on, SIGINT, SIGTERM and SIGHUP remove every temporary file before the process dies. */
     if (ciot_tmpfiles_install() != CIOT_OK) {
         fprintf(stderr, "ciot: cannot install the signal handlers that remove temporary files\n");
@@ -64,4 +84,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ciot: unknown %s '%s' (ciot --help lists the commands)\n",
             argv[1][0] == '-' ? "option" : "command", argv[1]);
     return 2;
+}
+
+int main(int argc, char **argv) {
+    open_std_descriptors();
+    return finish(run(argc, argv));
 }

@@ -58,7 +58,7 @@ class Row:
         self.flags = {}
         for item in [] if flags == "-" else [f.strip() for f in flags.split(";") if f.strip()]:
             key, _, value = item.partition("=")
-            if key not in ("native", "arch", "time", "env", "stdout", "unchanged", "absent", "grep", "known", "last"):
+            if key not in ("native", "arch", "time", "env", "stdout", "unchanged", "absent", "grep", "size", "known", "last", "redirect"):
                 raise TableError(f"line {line_no}: unknown flag '{key}'")
             self.flags.setdefault(key, []).append(value)
         self.setup = [] if setup == "-" else [shlex.split(s) for s in setup.split(";") if s.strip()]
@@ -95,7 +95,7 @@ def fp16_scale_file(path, fmt, rows, K, bad_block=None, bad="nan"):
     per, size, at = FORMATS[fmt]
     blocks = rows * (K // per)
     data = bytearray(blocks * size)
-    for b in range(blocks):   # scale 1.0, all weights zero: finite everywhere
+    for b in range(blocks):   # scale 1.0, every code 0: finite everywhere
         struct.pack_into("<H", data, b * size + at, 0x3C00)
     if bad_block is not None:
         struct.pack_into("<H", data, bad_block * size + at, FP16[bad])
@@ -143,6 +143,17 @@ def run_setup(step, d, subst):
         os.makedirs(p(args[0]), exist_ok=True)
     elif op == "link":        # link NAME TARGET
         os.symlink(args[1], p(args[0]))
+    elif op == "gguf":        # gguf FILE [TENSOR BLOCK nan|inf|-inf]: make_gguf.py's model, one block scale bad
+        sys.path.insert(0, os.path.join(HERE, "gguf"))
+        import make_gguf
+        meta, tensors = make_gguf.model(1)
+        if len(args) > 1:
+            t = next(t for t in tensors if t.name == args[1])
+            per, size, at = FORMATS[make_gguf.TYPE_NAME[t.type]]
+            data = bytearray(t.data)
+            struct.pack_into("<H", data, int(args[2]) * size + at, FP16[args[3]])
+            t.data = bytes(data)
+        make_gguf.write(p(args[0]), meta, tensors)
     elif op == "run":         # run DIR: a synthetic run folder (plots/testdata/make_run.py)
         sys.path.insert(0, os.path.join(ROOT, "plots", "testdata"))
         import make_run
@@ -217,7 +228,7 @@ class Runner:
         def subst(s):
             if "{gguf}" in s:
                 s = s.replace("{gguf}", self.gguf_dir())
-            return s.replace("{src}", ROOT).replace("{dir}", d).replace("{over}", str((os.cpu_count() or 1) + 1))
+            return s.replace("{src}", ROOT).replace("{dir}", d).replace("{over}", str((os.cpu_count() or 1) + 1)).replace("{nl}", "\n")
 
         for step in row.setup:
             run_setup(step, d, subst)
@@ -231,8 +242,15 @@ class Runner:
         watched = {p: snapshot(os.path.join(d, p)) for p in row.flags.get("unchanged", [])}
         limit = float(row.flag("time", DEFAULT_LIMIT))
         start = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=d, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+        redirect = row.flag("redirect")
+        sink = open(redirect, "wb") if redirect and redirect != "closed" else None
+        try:
+            proc = subprocess.Popen(cmd, cwd=d, env=env, stdin=subprocess.DEVNULL, stdout=sink or subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True,
+                                    preexec_fn=(lambda: os.close(1)) if redirect == "closed" else None)
+        finally:
+            if sink:
+                sink.close()
         try:
             out, err = proc.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
@@ -240,7 +258,7 @@ class Runner:
             out, err = proc.communicate()
             return False, f"no exit within {limit:g} s (killed); stderr {tail(err)}"
         took = time.monotonic() - start
-        out, err = out.decode(errors="replace"), err.decode(errors="replace")
+        out, err = (out or b"").decode(errors="replace"), err.decode(errors="replace")
         lines = [l for l in err.splitlines() if l.strip()]
         problems = []
         if proc.returncode < 0:
@@ -281,6 +299,11 @@ class Runner:
                 problems.append(f"{p}: {e.strerror}")
             if text and not re.search(pat, text, re.M):
                 problems.append(f"{p} does not match /{pat}/")
+        for z in row.flags.get("size", []):
+            p, _, n = z.partition(":")
+            got = os.path.getsize(os.path.join(d, p)) if os.path.isfile(os.path.join(d, p)) else None
+            if got != int(n):
+                problems.append(f"{p} holds {got} bytes, expected {n}")
         left = leftovers(d)
         if left:
             problems.append(f"left behind: {' '.join(left)}")
