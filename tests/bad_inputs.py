@@ -31,6 +31,7 @@ ROOT = os.path.dirname(HERE)
 SANITIZER = re.compile(r"runtime error|Sanitizer|AddressSanitizer|LeakSanitizer")
 TMP_LEFT = re.compile(r"\.tmp\.")
 DEFAULT_LIMIT = 30.0
+FLAGS = ("native", "arch", "time", "env", "stdout", "unchanged", "absent", "grep", "size", "redirect", "last", "known")
 # bytes per block and where the fp16 scale sits, per source format (spec/formats.md, kernels/README-tq.md)
 FORMATS = {"pq2_0": (128, 34, 0), "ptq1_0": (128, 28, 26), "tq1_0": (256, 54, 52), "tq2_0": (256, 66, 64)}
 FP16 = {"nan": 0x7E00, "inf": 0x7C00, "-inf": 0xFC00}
@@ -44,7 +45,8 @@ class TableError(Exception):
 class Row:
     def __init__(self, line_no, fields):
         if len(fields) != 6:
-            raise TableError(f"line {line_no}: {len(fields)} columns, expected 6 (name exit stderr flags setup command)")
+            raise TableError(f"line {line_no}: {len(fields)} columns, expected 6 "
+                             "(name exit stderr flags setup command)")
         self.line = line_no
         self.name, code, self.pattern, flags, setup, self.command = fields
         if not re.fullmatch(r"[0-2]", code):
@@ -58,7 +60,7 @@ class Row:
         self.flags = {}
         for item in [] if flags == "-" else [f.strip() for f in flags.split(";") if f.strip()]:
             key, _, value = item.partition("=")
-            if key not in ("native", "arch", "time", "env", "stdout", "unchanged", "absent", "grep", "size", "known", "last", "redirect"):
+            if key not in FLAGS:
                 raise TableError(f"line {line_no}: unknown flag '{key}'")
             self.flags.setdefault(key, []).append(value)
         self.setup = [] if setup == "-" else [shlex.split(s) for s in setup.split(";") if s.strip()]
@@ -201,7 +203,6 @@ class Runner:
         self.render = args.render
         self.work = tempfile.mkdtemp(prefix="ciot-bad-inputs-")
         self.gguf = None
-        self.verbose = args.verbose
 
     def gguf_dir(self):
         if self.gguf is None:
@@ -220,19 +221,20 @@ class Runner:
             return f"{want} only"
         return None
 
+    def subst(self, s, d):
+        """The placeholders of a command or setup word filled in for scratch folder d."""
+        if "{gguf}" in s:
+            s = s.replace("{gguf}", self.gguf_dir())
+        over = str((os.cpu_count() or 1) + 1)
+        return s.replace("{src}", ROOT).replace("{dir}", d).replace("{over}", over).replace("{nl}", "\n")
+
     def run(self, i, row):
         """(ok, detail) of one row."""
         d = os.path.join(self.work, f"{i:03d}-{re.sub(r'[^A-Za-z0-9_.-]', '_', row.name)}")
         os.makedirs(d)
-
-        def subst(s):
-            if "{gguf}" in s:
-                s = s.replace("{gguf}", self.gguf_dir())
-            return s.replace("{src}", ROOT).replace("{dir}", d).replace("{over}", str((os.cpu_count() or 1) + 1)).replace("{nl}", "\n")
-
         for step in row.setup:
-            run_setup(step, d, subst)
-        argv = [subst(a) for a in shlex.split(row.command)]
+            run_setup(step, d, lambda w: self.subst(w, d))
+        argv = [self.subst(a, d) for a in shlex.split(row.command)]
         cmd = [os.path.join(ROOT, "plots", "render")] + argv[1:] if row.render else self.ciot + argv
         env = dict(os.environ, TMPDIR=d)
         env.pop("CIOT_CPU", None)
@@ -241,9 +243,9 @@ class Runner:
             env[k] = v
         watched = {p: snapshot(os.path.join(d, p)) for p in row.flags.get("unchanged", [])}
         limit = float(row.flag("time", DEFAULT_LIMIT))
-        start = time.monotonic()
         redirect = row.flag("redirect")
         sink = open(redirect, "wb") if redirect and redirect != "closed" else None
+        start = time.monotonic()
         try:
             proc = subprocess.Popen(cmd, cwd=d, env=env, stdin=subprocess.DEVNULL, stdout=sink or subprocess.PIPE,
                                     stderr=subprocess.PIPE, start_new_session=True,
@@ -259,56 +261,66 @@ class Runner:
             return False, f"no exit within {limit:g} s (killed); stderr {tail(err)}"
         took = time.monotonic() - start
         out, err = (out or b"").decode(errors="replace"), err.decode(errors="replace")
-        lines = [l for l in err.splitlines() if l.strip()]
-        problems = []
-        if proc.returncode < 0:
-            problems.append(f"killed by signal {-proc.returncode} ({signal.Signals(-proc.returncode).name})")
-        elif proc.returncode != row.exit:
-            problems.append(f"exit {proc.returncode}, expected {row.exit}")
-        if SANITIZER.search(err):
-            problems.append("a sanitizer report")
-        if row.exit != 0 and "last" in row.flags:
-            if not lines or not re.search(row.pattern, lines[-1]):
-                problems.append(f"the last stderr line does not match /{row.pattern}/")
-        elif row.exit != 0:
-            if len(lines) != 1:
-                problems.append(f"{len(lines)} lines on stderr, expected 1")
-            elif not re.search(row.pattern, lines[0]):
-                problems.append(f"stderr does not match /{row.pattern}/")
-        elif row.pattern == "-":
-            if lines:
-                problems.append(f"{len(lines)} lines on stderr, expected none")
-        elif not any(re.search(row.pattern, l) for l in lines):
-            problems.append(f"no stderr line matches /{row.pattern}/")
-        for pat in row.flags.get("stdout", []):
-            if not re.search(pat, out, re.M):
-                problems.append(f"stdout does not match /{pat}/ ({tail(out)})")
-        for p, before in watched.items():
-            if snapshot(os.path.join(d, p)) != before:
-                problems.append(f"{p} was changed: {before} -> {snapshot(os.path.join(d, p))}")
-        for p in row.flags.get("absent", []):
-            if os.path.lexists(os.path.join(d, subst(p))):
-                problems.append(f"{p} exists")
-        for g in row.flags.get("grep", []):
-            p, _, pat = g.partition("~")
-            try:
-                with open(os.path.join(d, p), errors="replace") as f:
-                    text = f.read()
-            except OSError as e:
-                text = ""
-                problems.append(f"{p}: {e.strerror}")
-            if text and not re.search(pat, text, re.M):
-                problems.append(f"{p} does not match /{pat}/")
-        for z in row.flags.get("size", []):
-            p, _, n = z.partition(":")
-            got = os.path.getsize(os.path.join(d, p)) if os.path.isfile(os.path.join(d, p)) else None
-            if got != int(n):
-                problems.append(f"{p} holds {got} bytes, expected {n}")
-        left = leftovers(d)
-        if left:
-            problems.append(f"left behind: {' '.join(left)}")
-        detail = "; ".join(problems) + f"; stderr {tail(err)}" if problems else f"{took:.2f} s"
-        return not problems, detail
+        problems = judge(row, proc.returncode, out, err) + aftermath(row, d, watched)
+        return not problems, "; ".join(problems) + f"; stderr {tail(err)}" if problems else f"{took:.2f} s"
+
+
+def judge(row, code, out, err):
+    """What is wrong with the exit code, stderr and stdout of a row's run."""
+    lines = [l for l in err.splitlines() if l.strip()]
+    problems = []
+    if code < 0:
+        problems.append(f"killed by signal {-code} ({signal.Signals(-code).name})")
+    elif code != row.exit:
+        problems.append(f"exit {code}, expected {row.exit}")
+    if SANITIZER.search(err):
+        problems.append("a sanitizer report")
+    if row.exit != 0 and "last" in row.flags:
+        if not lines or not re.search(row.pattern, lines[-1]):
+            problems.append(f"the last stderr line does not match /{row.pattern}/")
+    elif row.exit != 0:
+        if len(lines) != 1:
+            problems.append(f"{len(lines)} lines on stderr, expected 1")
+        elif not re.search(row.pattern, lines[0]):
+            problems.append(f"stderr does not match /{row.pattern}/")
+    elif row.pattern == "-":
+        if lines:
+            problems.append(f"{len(lines)} lines on stderr, expected none")
+    elif not any(re.search(row.pattern, l) for l in lines):
+        problems.append(f"no stderr line matches /{row.pattern}/")
+    for pat in row.flags.get("stdout", []):
+        if not re.search(pat, out, re.M):
+            problems.append(f"stdout does not match /{pat}/ ({tail(out)})")
+    return problems
+
+
+def aftermath(row, d, watched):
+    """What is wrong with the scratch folder d after a row's run."""
+    problems = []
+    for p, before in watched.items():
+        after = snapshot(os.path.join(d, p))
+        if after != before:
+            problems.append(f"{p} was changed: {before} -> {after}")
+    for p in row.flags.get("absent", []):
+        if os.path.lexists(os.path.join(d, p)):
+            problems.append(f"{p} exists")
+    for g in row.flags.get("grep", []):
+        p, _, pat = g.partition("~")
+        try:
+            with open(os.path.join(d, p), errors="replace") as f:
+                if not re.search(pat, f.read(), re.M):
+                    problems.append(f"{p} does not match /{pat}/")
+        except OSError as e:
+            problems.append(f"{p}: {e.strerror}")
+    for z in row.flags.get("size", []):
+        p, _, n = z.partition(":")
+        got = os.path.getsize(os.path.join(d, p)) if os.path.isfile(os.path.join(d, p)) else None
+        if got != int(n):
+            problems.append(f"{p} holds {got} bytes, expected {n}")
+    left = leftovers(d)
+    if left:
+        problems.append(f"left behind: {' '.join(left)}")
+    return problems
 
 
 def tail(text, n=300):
@@ -356,7 +368,8 @@ def main(argv=None):
             if reason is not None:
                 if ok:
                     failed += 1
-                    print(f"FAIL  {row.name} (line {row.line}): marked known ({reason}) but passes now: remove the mark")
+                    print(f"FAIL  {row.name} (line {row.line}): marked known ({reason}) but passes now: "
+                          "remove the mark")
                 else:
                     skipped += 1
                     known.append(row.name)
