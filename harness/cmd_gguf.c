@@ -10,7 +10,9 @@
 #include "gguf.h"
 #include "json.h"
 #include "opts.h"
+#include "output.h"
 #include "registry.h"
+
 
 /* Main dimensions: label and "<arch>." key suffix. */
 static const struct {
@@ -218,7 +220,12 @@ static void json_totals(ciot_json *j, const char *key, const totals *t) {
     ciot_json_end_object(j);
 }
 
-static void write_json(ciot_json *j, const char *path, const ciot_gguf *g, unsigned cpu) {
+/* The document through ciot_json (harness/output.h): the output was checked before the file was read. */
+static ciot_status write_json(const char *out, const char *path, const ciot_gguf *g, unsigned cpu, char *why,
+                              size_t why_len) {
+    ciot_json *j;
+    ciot_status s = ciot_json_create(out, &j, why, why_len);
+    if (s != CIOT_OK) return s;
     const char *arch = NULL;
     ciot_gguf_get_str(g, "general.architecture", &arch);
     ciot_json_begin_object(j);
@@ -250,47 +257,41 @@ static void write_json(ciot_json *j, const char *path, const ciot_gguf *g, unsig
         if (per[f].tensors) json_totals(j, ciot_format_name((ciot_format)f), &per[f]);
     ciot_json_end_object(j);
     ciot_json_end_object(j);
+    return ciot_json_commit(j, why, why_len);
 }
 
 int ciot_cmd_gguf(int argc, char **argv) {
-    const char *json_path = NULL;
+    const char *json = NULL;
     const ciot_opt opts[] = {
-        {"--json", CIOT_OPT_STRING, &json_path, 0, 0, NULL, "F", "also write the same as JSON to F", NULL},
+        {"--json", CIOT_OPT_STRING, &json, 0, 0, NULL, "F", "also write everything as JSON", NULL},
     };
     const ciot_cmdline c = {"gguf", "FILE [--json F]",
-                            "The file's metadata summary and tensors, the layouts and kernels that can take each\n"
-                            "ternary tensor (rows x K from ne[1] x ne[0]), and totals.",
+                            "Lists a GGUF file's metadata summary and tensors, the layouts and kernels that can\n"
+                            "take each ternary tensor (rows x K from ne[1] x ne[0]), and the ternary totals.",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 1};
-    char *rest[1];   /* one bare argument at most, and nothing passed through */
-    int n_rest;
-    const int rc = ciot_opts_parse(&c, argc, argv, rest, &n_rest);
+    char *rest[2] = {NULL, NULL};
+    int n_rest = 0;
+    int rc = ciot_opts_parse(&c, argc, argv, rest, &n_rest);
     if (rc >= 0) return rc;
-    if (n_rest == 0) return ciot_opts_fail(&c, "which file? (ciot gguf FILE)");
+    if (n_rest != 1) return ciot_opts_fail(&c, "which file? (a GGUF FILE is required)");
     const char *path = rest[0];
-    if (!*path) return ciot_opts_fail(&c, "FILE is an empty name");
     char why[CIOT_WHY_MAX];
-    ciot_json *json = NULL;
-    /* The output is checked, and its temporary file made, before anything is printed. */
-    if (json_path && ciot_json_create(json_path, &json, why, sizeof why) != CIOT_OK) {
+    if (json && ciot_output_check(json, why, sizeof why) != CIOT_OK) {
         fprintf(stderr, "ciot gguf: --json %s\n", why);
         return 2;
     }
     ciot_gguf *g;
     const ciot_status s = ciot_gguf_open(path, &g, why, sizeof why);
     if (s != CIOT_OK) {
-        ciot_json_discard(json);
         fprintf(stderr, "ciot gguf: %s: %s\n", path, why);
         return s == CIOT_E_NOMEM ? 1 : 2;
     }
     const unsigned cpu = ciot_cpu_features();
     print_text(path, g, cpu);
     int code = 0;
-    if (json) {
-        write_json(json, path, g, cpu);
-        if (ciot_json_commit(json, why, sizeof why) != CIOT_OK) {
-            fprintf(stderr, "ciot gguf: --json %s\n", why);
-            code = 1;
-        }
+    if (json && write_json(json, path, g, cpu, why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot gguf: --json %s\n", why);
+        code = 1;
     }
     ciot_gguf_close(g);
     return code;
