@@ -81,6 +81,11 @@ ciot_status ciot_parse_double(const char *s, double *out) {
     return CIOT_OK;
 }
 
+int ciot_list_has_empty_item(const char *s) {
+    const size_t n = strlen(s);
+    return n == 0 || s[0] == ',' || s[n - 1] == ',' || strstr(s, ",,") != NULL;
+}
+
 ciot_status ciot_parse_shape(const char *s, int lo, int hi, int *rows, int *K) {
     const char *p;
     int r, k;

@@ -14,6 +14,8 @@ ciot_status ciot_parse_int(const char *s, int lo, int hi, int *out);
 ciot_status ciot_parse_int_list(const char *s, int lo, int hi, int *vals, int cap, int *n);
 /* A finite decimal number ("0.5", "1e-3"); NaN, Inf, overflow, empty and trailing junk are errors. */
 ciot_status ciot_parse_double(const char *s, double *out);
+/* Whether a comma-separated list has an empty item: empty itself, a leading or trailing comma, or ",,". */
+int ciot_list_has_empty_item(const char *s);
 /* "RxK" (or "RXK"): two whole numbers, each in [lo, hi]. */
 ciot_status ciot_parse_shape(const char *s, int lo, int hi, int *rows, int *K);
 /* "1.00 GiB", "64.0 MiB", "512 KiB", "123 B" into buf. */

@@ -27,6 +27,7 @@ typedef struct {
 } bw_opts;
 
 static int parse_kernels(const ciot_cmdline *c, bw_opts *o) {
+    if (ciot_list_has_empty_item(o->kernels)) return ciot_opts_fail(c, "--kernels '%s' has an empty name", o->kernels);
     char *copy = strdup(o->kernels), *save = NULL;
     int rc = copy ? -1 : 1;
     o->n_kinds = 0;
@@ -40,7 +41,6 @@ static int parse_kernels(const ciot_cmdline *c, bw_opts *o) {
             o->kinds[o->n_kinds++] = (int)k;
     }
     free(copy);
-    if (rc < 0 && o->n_kinds == 0) rc = ciot_opts_fail(c, "--kernels '%s' names no kernel", o->kernels);
     return rc;
 }
 

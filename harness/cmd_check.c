@@ -24,8 +24,9 @@ static int check_gguf(const char *path, const ciot_gguf_check_opts *o) {
         return 2;
     }
     if (r.tensors_checked == 0) {
-        fprintf(stderr, "ciot check: no ternary tensor of %s%s%s has a kernel this CPU runs\n", path,
-                o->tensor_regex ? " matches " : "", o->tensor_regex ? o->tensor_regex : "");
+        fprintf(stderr, "ciot check: no ternary tensor of %s%s%s has a kernel this CPU runs%s%s\n", path,
+                o->tensor_regex ? " matching --tensors " : "", o->tensor_regex ? o->tensor_regex : "",
+                o->kernel_filter ? " among --kernel " : "", o->kernel_filter ? o->kernel_filter : "");
         return 2;
     }
     printf("%d tensors checked, %d skipped\n%d passed, %d failed, %d skipped\n", r.tensors_checked, r.tensors_skipped,

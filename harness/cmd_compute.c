@@ -20,25 +20,30 @@ typedef struct {
     const char *families_arg, *json_path;
 } compute_opts;
 
-/* Returns -1 when the list is fine, else the exit code. */
+/* Returns -1 when the list is fine, else the exit code. The names are checked before what this CPU has,
+ * so a misspelt list is reported the same way on every machine. */
 static int parse_families(const ciot_cmdline *c, compute_opts *o) {
+    if (ciot_list_has_empty_item(o->families_arg))
+        return ciot_opts_fail(c, "--families '%s' has an empty name", o->families_arg);
     char *copy = strdup(o->families_arg), *save = NULL;
     int rc = copy ? -1 : 1;
     o->n_families = 0;
     for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; rc < 0 && w; w = strtok_r(NULL, ",", &save)) {
         ciot_compute_family f;
         int dup = 0;
-        for (int i = 0; i < o->n_families; i++)
-            dup |= ciot_compute_family_parse(w, &f) == CIOT_OK && o->families[i] == (int)f;
-        if (ciot_compute_family_parse(w, &f) != CIOT_OK || dup)
-            rc = ciot_opts_fail(c, "--families: '%s' is not one of avx2, avxvnni, avx512vnni, neondot, i8mm (each once)", w);
-        else if (!ciot_compute_available(f))
-            rc = ciot_opts_fail(c, "--families: this CPU (or this build) has no '%s'", w);
-        else
-            o->families[o->n_families++] = (int)f;
+        if (ciot_compute_family_parse(w, &f) != CIOT_OK) {
+            rc = ciot_opts_fail(c, "--families: '%s' is not one of avx2, avxvnni, avx512vnni, neondot, i8mm", w);
+            break;
+        }
+        for (int i = 0; i < o->n_families; i++) dup |= o->families[i] == (int)f;
+        if (dup) rc = ciot_opts_fail(c, "--families: '%s' is named twice", w);
+        else o->families[o->n_families++] = (int)f;
     }
     free(copy);
-    if (rc < 0 && o->n_families == 0) rc = ciot_opts_fail(c, "--families '%s' names no family", o->families_arg);
+    for (int i = 0; rc < 0 && i < o->n_families; i++)
+        if (!ciot_compute_available((ciot_compute_family)o->families[i]))
+            rc = ciot_opts_fail(c, "--families: this CPU (or this build) has no '%s'",
+                                ciot_compute_family_name((ciot_compute_family)o->families[i]));
     return rc;
 }
 
@@ -155,7 +160,15 @@ int ciot_cmd_compute(int argc, char **argv) {
     compute_opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
+    ciot_json *json = NULL;
+    char why[CIOT_WHY_MAX];
+    /* The output is checked, and its temporary file made, before the measurements. */
+    if (o.json_path && ciot_json_create(o.json_path, &json, why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot compute: --json %s\n", why);
+        return 2;
+    }
     if (o.n_families == 0) {
+        ciot_json_discard(json);
         fprintf(stderr, "ciot compute: this CPU (or this build) has none of the int8 families "
                         "(avx2, avxvnni, avx512vnni, neondot, i8mm)\n");
         return 2;
@@ -164,13 +177,6 @@ int ciot_cmd_compute(int argc, char **argv) {
         for (int t = 1; t <= ciot_topo_cores() && t <= CIOT_INT_LIST_MAX; t++) o.threads.v[o.threads.n++] = t;
     for (int i = 0; i < o.threads.n; i++)
         if (ciot_warn_oversubscribed("compute", o.threads.v[i])) break;
-    ciot_json *json = NULL;
-    char why[CIOT_WHY_MAX];
-    /* The output is checked, and its temporary file made, before the measurements. */
-    if (o.json_path && ciot_json_create(o.json_path, &json, why, sizeof why) != CIOT_OK) {
-        fprintf(stderr, "ciot compute: --json %s\n", why);
-        return 2;
-    }
     ciot_context ctx;
     ciot_context_collect(&ctx);
     if (o.reps < 5) fprintf(stderr, "ciot compute: warning: %d reps; at least 5 are recommended\n", o.reps);

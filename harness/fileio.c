@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *kind_of(mode_t m) {
+const char *ciot_file_kind(unsigned mode) {
+    const mode_t m = (mode_t)mode;
     return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
          : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
 }
@@ -29,7 +30,7 @@ ciot_status ciot_read_exact(const char *path, size_t expect, void **out, char *w
     if (fd >= 0 && fstat(fd, &st) != 0) st.st_mode = 0;   /* replaced since: refused below */
     if (!S_ISREG(st.st_mode)) {
         if (fd >= 0) close(fd);
-        snprintf(why, why_len, "%s is %s, not a file of data", path, kind_of(st.st_mode));
+        snprintf(why, why_len, "%s is %s, not a file of data", path, ciot_file_kind(st.st_mode));
         return CIOT_E_IO;
     }
     if ((unsigned long long)st.st_size != (unsigned long long)expect) {

@@ -10,5 +10,8 @@
  * opened or read or is not a regular file (a directory, a FIFO, a device), CIOT_E_SHAPE when the size
  * differs, CIOT_E_NOMEM. On error, *why says what was wrong. */
 ciot_status ciot_read_exact(const char *path, size_t expect, void **out, char *why, size_t why_len);
+/* What a file that is not a regular one is, from its st_mode: "a directory", "a FIFO", "a character
+ * device", ... ("not a regular file" for anything else). */
+const char *ciot_file_kind(unsigned mode);
 
 #endif

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fileio.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "gguf.c reads little-endian files by copying bytes: it needs a little-endian host"
@@ -436,12 +437,14 @@ ciot_status ciot_gguf_parse(const void *data, size_t size, ciot_gguf **out, char
 ciot_status ciot_gguf_open(const char *path, ciot_gguf **out, char *why, size_t why_len) {
     *out = NULL;
     cursor c = {NULL, 0, 0, why, why_len};
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below like any non-file. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return failf(&c, CIOT_E_IO, "cannot open: %s", strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) st.st_mode = 0;
+    if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return failf(&c, CIOT_E_IO, "not a regular file");
+        return failf(&c, CIOT_E_IO, "%s, not a GGUF file", ciot_file_kind(st.st_mode));
     }
     if (st.st_size == 0) {
         close(fd);

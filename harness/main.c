@@ -1,6 +1,9 @@
 /* ciot: benchmark and profile ternary LLM weight kernels on this CPU. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "bench.h"
 #include "commands.h"
 #include "context.h"
@@ -27,14 +30,31 @@ static void usage(FILE *f) {
     fprintf(f, "\nCIOT_CPU=feature,... masks the detected CPU features down (for example CIOT_CPU=none).\n");
 }
 
-int main(int argc, char **argv) {
+/* A closed standard descriptor gets /dev/null, so no file this process opens later takes its number (a
+ * table printed into a JSON file). */
+static void open_std_descriptors(void) {
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF && open("/dev/null", O_RDWR) != fd) return;
+}
+
+/* What went to stdout must have arrived: a full disk behind it is a runtime failure. */
+static int finish(int rc) {
+    const int flushed = fflush(stdout), e = errno;
+    if ((flushed != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "ciot: writing to stdout failed: %s\n", flushed != 0 ? strerror(e) : "a write was lost");
+        return 1;
+    }
+    return rc;
+}
+
+static int run(int argc, char **argv) {
     /* From here on, SIGINT, SIGTERM and SIGHUP remove every temporary file before the process dies. */
     if (ciot_tmpfiles_install() != CIOT_OK) {
         fprintf(stderr, "ciot: cannot install the signal handlers that remove temporary files\n");
         return 1;
     }
     if (argc < 2) {
-        usage(stderr);
+        fprintf(stderr, "ciot: no command given (ciot --help lists them)\n");
         return 2;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -42,6 +62,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
+        if (argc > 2) {
+            fprintf(stderr, "ciot: --version takes no arguments ('%s')\n", argv[2]);
+            return 2;
+        }
         ciot_context c;
         ciot_context_collect(&c);
         printf("ciot %s (commit %s%s, %s, %s)\n", ciot_version(), c.commit, c.dirty > 0 ? ", dirty" : "", c.compiler,
@@ -57,7 +81,12 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < N_COMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "ciot: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+    fprintf(stderr, "ciot: unknown %s '%s' (ciot --help lists the commands)\n",
+            argv[1][0] == '-' ? "option" : "command", argv[1]);
     return 2;
+}
+
+int main(int argc, char **argv) {
+    open_std_descriptors();
+    return finish(run(argc, argv));
 }

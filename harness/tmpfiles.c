@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,9 +17,13 @@ static _Atomic int state[CIOT_TMPFILES_MAX];     /* FREE -> FILLING (path being 
 static atomic_flag installed = ATOMIC_FLAG_INIT;
 static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
 
-static void on_signal(int sig) {
+static void remove_live(void) {
     for (int i = 0; i < CIOT_TMPFILES_MAX; i++)
         if (atomic_load(&state[i]) == LIVE) unlink(paths[i]);
+}
+
+static void on_signal(int sig) {
+    remove_live();
     /* SA_RESETHAND made the action the default one; sig is blocked while we run: unblock it and die. */
     sigset_t set;
     sigemptyset(&set);
@@ -29,6 +34,8 @@ static void on_signal(int sig) {
 
 ciot_status ciot_tmpfiles_install(void) {
     if (atomic_flag_test_and_set(&installed)) return CIOT_OK;
+    /* exit() from anywhere (a library that exits on a bad flag of its own) leaves nothing either */
+    if (atexit(remove_live) != 0) return CIOT_E_SYS;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

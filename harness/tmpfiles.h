@@ -9,9 +9,10 @@
 
 enum { CIOT_TMPFILES_MAX = 32 };
 
-/* Installs the handlers (once per process; later calls do nothing). A signal the process inherited as
- * ignored (nohup, a background job of a non-interactive shell) stays ignored. CIOT_E_SYS when sigaction
- * refuses. */
+/* Installs the handlers (once per process; later calls do nothing), and an atexit handler that removes
+ * what is still registered when the process calls exit(). A signal the process inherited as ignored
+ * (nohup, a background job of a non-interactive shell) stays ignored. CIOT_E_SYS when sigaction or
+ * atexit refuses. */
 ciot_status ciot_tmpfiles_install(void);
 
 /* Registers PATH (copied) for removal by the handlers; *slot receives the handle to release it with.
