@@ -76,6 +76,9 @@ static void build(const void *x, int i, void *tables) {
     tb->dy = y->d, tb->half = i & 1;
 }
 
+/* scripts/neon-cost: the hot loop is one group's lookups of 16 rows (5 weights each) per iteration */
+CIOT_MCA_TILE("tl3_tq1_gemv_neon", "weight_rows=16 activation_rows=1 anchor=tbl+tbx weights_per_iteration=5");
+
 /* One 128-block (half) of a tile: sub-block by sub-block, each 256-byte code plane read whole, the byte sums
  * al, ah of the 256 rows kept in L1 (sixteen 16-row vectors). */
 static void run(const void *wp, const void *tables, void *state, size_t prefetch) {
@@ -87,6 +90,7 @@ static void run(const void *wp, const void *tables, void *state, size_t prefetch
     ciot_prefetch(w->d, sizeof w->d, prefetch); /* the prefetch policy, each part just before it is read */
     if (!tb->half)
         for (int r = 0; r < 256; r += 8) vst1q_u16(st->s + r, vdupq_n_u16(0));
+    CIOT_MCA_BEGIN("tl3_tq1_gemv_neon");
     for (int q = 0; q < 4; q++) {
         /* per row: al = sum l' + (negated groups) in 0..223 (l' <= 31, 6 groups and the pair), u8 safe;
          * ah = 128 + sum h' in 0..249 (h' in -20..19 per group, -8..7 for the pair), u8 safe;
@@ -121,6 +125,7 @@ static void run(const void *wp, const void *tables, void *state, size_t prefetch
             vst1q_u16(st->s + r + 8, vaddw_high_u8(vmlal_high_u8(vld1q_u16(st->s + r + 8), b, vdupq_n_u8(32)), a));
         }
     }
+    CIOT_MCA_END();
     if (!tb->half) return;
     const float32x4_t dy = vdupq_n_f32(tb->dy);
     for (int r = 0; r < 256; r += 8) {
