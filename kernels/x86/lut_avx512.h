@@ -54,6 +54,17 @@ static inline void ciot_lut_isum16(const __m512i s[2], __m512i isum[4]) {
     isum[2] = _mm512_madd_epi16(u1, even), isum[3] = _mm512_madd_epi16(u1, odd);
 }
 
+/* The float step of 64 rows from their 16-bit sums s[2] (ciot_lut_sum16, holding isum + 32768):
+ * acc[u] = fmaf((float) isum, fp32(d[row]) * dy, acc[u]) with rows in ciot_lut_row(u, lane) order, d the
+ * 64 rows' fp16 scales. */
+static inline void ciot_lut_fma16(const uint16_t *d, const __m512i s[2], __m512 dy, __m512 acc[4]) {
+    __m512 dws[4];
+    __m512i isum[4];
+    ciot_lut_row_scales(d, dws);
+    ciot_lut_isum16(s, isum);
+    for (int u = 0; u < 4; u++) acc[u] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[u]), _mm512_mul_ps(dws[u], dy), acc[u]);
+}
+
 /* Writes 64 results s[v] (ciot_lut_row order) to y[0..63]. */
 static inline void ciot_lut_store(const __m512 s[4], float *y) {
     float out[4][16];

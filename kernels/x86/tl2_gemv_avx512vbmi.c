@@ -77,13 +77,7 @@ static void run(const void *wp, const void *tables, void *state, size_t prefetch
         for (int v = 0; v < 4; v++) ciot_lut_sum16(al[v], ah[v], s[v]); /* al + 32 ah per row: at most 248 * 33 */
     }
     const __m512 dy = _mm512_set1_ps(tb->dy);
-    for (int v = 0; v < 4; v++) {
-        __m512 dws[4];
-        __m512i isum[4];
-        ciot_lut_row_scales(w->d + 64 * v, dws);
-        ciot_lut_isum16(s[v], isum);
-        for (int u = 0; u < 4; u++) acc[v][u] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[u]), _mm512_mul_ps(dws[u], dy), acc[v][u]);
-    }
+    for (int v = 0; v < 4; v++) ciot_lut_fma16(w->d + 64 * v, s[v], dy, acc[v]);
 }
 
 static void finish(const void *state, float *y) {

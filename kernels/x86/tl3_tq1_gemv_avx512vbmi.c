@@ -53,14 +53,7 @@ static void run(const void *wp, const void *tables, void *state, size_t prefetch
         return;
     }
     const __m512 dy = _mm512_set1_ps(tb->dy);
-    for (int v = 0; v < 4; v++) {
-        __m512 dws[4];
-        __m512i isum[4];
-        ciot_lut_row_scales(w->d + 64 * v, dws);
-        ciot_lut_isum16(s[v], isum);
-        for (int u = 0; u < 4; u++)
-            st->acc[v][u] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[u]), _mm512_mul_ps(dws[u], dy), st->acc[v][u]);
-    }
+    for (int v = 0; v < 4; v++) ciot_lut_fma16(w->d + 64 * v, s[v], dy, st->acc[v]); /* block 2q + 1's scales */
 }
 
 static void finish(const void *state, float *y) {
