@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "cpu.h"
 #include "kernel.h"
 #include "quant.h"
+#include "registry.h"
 #include "repack.h"
 
 static unsigned seed = 12345;
@@ -164,6 +166,50 @@ static void test_tl3_tq1(void) {
     free(src), free(back), free(t);
 }
 
+/* Which scale copy the tl3_tq1 kernels read: block 2q + 1's (README-tq.md). With the copies of half 2q
+ * changed every kernel still gives the reference's bits on the intact matrix; with those of half 2q + 1
+ * changed the reference's output changes (so the comparison can fail). */
+static void test_tl3_tq1_scale_copy(void) {
+    enum { ROWS = CIOT_LUT_TILE, K = 2 * CIOT_QK_TQ, NQ = K / CIOT_QK_TQ, NB = K / CIOT_QK };
+    static block_tq1_0 src[ROWS * NQ];
+    static block_tl3 t[NB], bent[NB];
+    static block_q8_K x[NQ];
+    static float want[ROWS], got[ROWS];
+    for (int b = 0; b < ROWS * NQ; b++) {
+        uint8_t codes[CIOT_QK_TQ];
+        for (int k = 0; k < CIOT_QK_TQ; k++) codes[k] = (uint8_t)(rnd() % 3);
+        ciot_tq1_set_codes(&src[b], codes);
+        src[b].d = (uint16_t)(0x2000 + rnd() % 0x1000); /* finite */
+    }
+    float xf[K];
+    for (int k = 0; k < K; k++) xf[k] = (float)(int)(rnd() % 255) - 127.0f;
+    ciot_quantize_q8_K(xf, x, K);
+    const ciot_kernel *ref = ciot_kernel_find("tl3_tq1_gemv_ref");
+    CHECK(ref && ciot_repack_tl3_tq1(src, t, ROWS, K) == CIOT_OK, "tl3_tq1_gemv_ref and the repack");
+    if (!ref) return;
+    ciot_mm mm = {t, x, want, ROWS, K, 1, ROWS, 0};
+    ref->compute(&mm, 0, 1);
+    for (int h = 0; h < 2; h++) {
+        memcpy(bent, t, sizeof t);
+        for (int q = 0; q < NQ; q++)
+            for (int r = 0; r < CIOT_LUT_TILE; r++) bent[2 * q + h].d[r] ^= 0x0400; /* one tile: block i is i */
+        int differs = 0;
+        for (int i = 0; i < ciot_kernel_count(); i++) {
+            const ciot_kernel *k = ciot_kernel_at(i);
+            if (k->layout != &ciot_layout_tl3_tq1) continue;
+            if (ciot_kernel_missing(k, ciot_cpu_features())) {
+                SKIP("%s: this CPU lacks its features", k->name);
+                continue;
+            }
+            ciot_mm mb = {bent, x, got, ROWS, K, 1, ROWS, 0};
+            k->compute(&mb, 0, 1);
+            differs = memcmp(got, want, sizeof got) != 0;
+            if (h == 0) CHECK(!differs, "%s reads the scales of block 2q", k->name);
+            else CHECK(differs, "%s ignores the scales of block 2q + 1", k->name);
+        }
+    }
+}
+
 static void test_tl2(void) {
     const int tiles = CIOT_TL2_GROUP + 2, rows = CIOT_LUT_TILE * tiles, K = CIOT_QK_K, nb = K / CIOT_QK, n = rows * nb;
     block_pq2_0 *src = malloc(sizeof *src * n), *back = malloc(sizeof *back * n);
@@ -229,6 +275,7 @@ int main(void) {
     test_codes();
     test_tl3();
     test_tl3_tq1();
+    test_tl3_tq1_scale_copy();
     test_tl2();
     test_refusals();
     return check_summary();
