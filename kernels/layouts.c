@@ -13,6 +13,8 @@ static ciot_status unpack_t2p(const void *src, void *dst, int rows, int K) { ret
 static ciot_status unpack_t2p_tq2(const void *src, void *dst, int rows, int K) { return ciot_unpack_t2p_tq2(src, dst, rows, K); }
 static ciot_status pack_tl3(const void *src, void *dst, int rows, int K) { return ciot_repack_tl3(src, dst, rows, K); }
 static ciot_status unpack_tl3(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl3(src, dst, rows, K); }
+static ciot_status pack_tl3_tq1(const void *src, void *dst, int rows, int K) { return ciot_repack_tl3_tq1(src, dst, rows, K); }
+static ciot_status unpack_tl3_tq1(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl3_tq1(src, dst, rows, K); }
 static ciot_status pack_tl2(const void *src, void *dst, int rows, int K) { return ciot_repack_tl2(src, dst, rows, K); }
 static ciot_status unpack_tl2(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl2(src, dst, rows, K); }
 
@@ -34,6 +36,10 @@ const ciot_layout ciot_layout_tl2 = {.name = "tl2", .source = CIOT_FMT_PQ2_0, .t
 const ciot_layout ciot_layout_tl3 = {.name = "tl3", .source = CIOT_FMT_PTQ1_0, .tile_rows = CIOT_LUT_TILE, .block_k = CIOT_QK,
                                      .k_multiple = CIOT_QK, .block_bytes = sizeof(block_tl3), .pack = pack_tl3,
                                      .unpack = unpack_tl3, .group_tiles = CIOT_TL3_GROUP};
+/* TQ1_0 in TL3's bytes: each 256-block is two TL3 128-blocks carrying its scale; Q8_K activations. */
+const ciot_layout ciot_layout_tl3_tq1 = {.name = "tl3_tq1", .source = CIOT_FMT_TQ1_0, .tile_rows = CIOT_LUT_TILE,
+                                         .block_k = CIOT_QK, .k_multiple = CIOT_QK_K, .block_bytes = sizeof(block_tl3),
+                                         .pack = pack_tl3_tq1, .unpack = unpack_tl3_tq1, .group_tiles = CIOT_TL3_GROUP};
 const ciot_layout ciot_layout_ptq1_0 = {.name = "ptq1_0", .source = CIOT_FMT_PTQ1_0, .tile_rows = 1, .block_k = CIOT_QK,
                                         .k_multiple = CIOT_QK, .block_bytes = sizeof(block_ptq1_0)};
 const ciot_layout ciot_layout_tq1_0 = {.name = "tq1_0", .source = CIOT_FMT_TQ1_0, .tile_rows = 1, .block_k = CIOT_QK_TQ,

@@ -9,7 +9,7 @@
 #define CIOT_KERNELS_PORTABLE(X) \
     X(pq2_0_gemv_ref) X(t2x4_gemv_ref) X(t2x4_gemm_ref) X(t2p_gemv_ref) X(t2p_gemm_ref) X(tl2_gemv_ref) \
     X(ptq1_0_gemv_ref) X(tl3_gemv_ref) \
-    X(tq1_0_gemv_ref) X(tq2_0_gemv_ref) X(t2p_tq2_gemv_ref) X(t2p_tq2_gemm_ref) \
+    X(tq1_0_gemv_ref) X(tq2_0_gemv_ref) X(t2p_tq2_gemv_ref) X(t2p_tq2_gemm_ref) X(tl3_tq1_gemv_ref) \
     CIOT_KERNELS_TEST(X)
 
 /* The test build's mutant (tests/mutant/): this file compiled once more with CIOT_TEST_MUTANT. */
@@ -37,7 +37,8 @@ static const ciot_kernel *const table[] = {CIOT_KERNELS_PORTABLE(K) CIOT_KERNELS
 
 static const ciot_layout *const layouts[] = {&ciot_layout_pq2_0, &ciot_layout_t2x4,  &ciot_layout_t2p,
                                              &ciot_layout_tl2,   &ciot_layout_ptq1_0, &ciot_layout_tl3,
-                                             &ciot_layout_tq1_0, &ciot_layout_tq2_0,  &ciot_layout_t2p_tq2};
+                                             &ciot_layout_tq1_0, &ciot_layout_tq2_0,  &ciot_layout_t2p_tq2,
+                                             &ciot_layout_tl3_tq1};
 
 int ciot_kernel_count(void) { return (int)(sizeof table / sizeof table[0]); }
 const ciot_kernel *ciot_kernel_at(int i) { return i >= 0 && i < ciot_kernel_count() ? table[i] : NULL; }

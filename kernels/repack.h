@@ -1,8 +1,8 @@
 /* Load-time repacks of PQ2_0 rows into the 4-row T2X4 and T2P layouts, and of TQ2_0 rows into T2P, and
  * back (for tests). Rows must be a multiple of 4 and K a multiple of 256, or CIOT_E_SHAPE and nothing is
  * written.
- * The lookup-table layouts (repack_lut.c): PTQ1_0 <-> TL3 and PQ2_0 <-> TL2, 256-row tiles; rows must be a
- * multiple of 256 and K of 128 (TL3) or 256 (TL2). */
+ * The lookup-table layouts (repack_lut.c): PTQ1_0 <-> TL3, TQ1_0 <-> TL3 and PQ2_0 <-> TL2, 256-row tiles;
+ * rows must be a multiple of 256 and K of 128 (TL3 from PTQ1_0) or 256 (TL3 from TQ1_0, TL2). */
 #ifndef CIOT_REPACK_H
 #define CIOT_REPACK_H
 
@@ -24,6 +24,13 @@ ciot_status ciot_unpack_t2p_tq2(const block_t2p *src, block_tq2_0 *dst, int rows
  * and the same bytes for every block in the canonical encoding the quantizer writes (formats.md). */
 ciot_status ciot_repack_tl3(const block_ptq1_0 *src, block_tl3 *dst, int rows, int K);
 ciot_status ciot_unpack_tl3(const block_tl3 *src, block_ptq1_0 *dst, int rows, int K);
+/* TQ1_0 -> TL3 bytes (layout tl3_tq1): 256-block q of a row becomes TL3 128-blocks 2q and 2q + 1 (its
+ * weights 0..127 and 128..255), both carrying the block's fp16 scale. Every trit and scale is kept; the
+ * unpack writes each byte in the canonical encoding of its trits (the quantizer's bytes come back as they
+ * were; kernels/README-tq.md lists the other byte values) and refuses (CIOT_E_FORMAT, nothing written) a
+ * matrix where the two halves of a 256-block disagree on a row's scale. */
+ciot_status ciot_repack_tl3_tq1(const block_tq1_0 *src, block_tl3 *dst, int rows, int K);
+ciot_status ciot_unpack_tl3_tq1(const block_tl3 *src, block_tq1_0 *dst, int rows, int K);
 /* TL2 keeps the PQ2_0 bytes as they are (code 3 included): the round trip is byte for byte. */
 ciot_status ciot_repack_tl2(const block_pq2_0 *src, block_tl2 *dst, int rows, int K);
 ciot_status ciot_unpack_tl2(const block_tl2 *src, block_pq2_0 *dst, int rows, int K);

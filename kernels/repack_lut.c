@@ -1,7 +1,8 @@
-/* PTQ1_0 <-> TL3 and PQ2_0 <-> TL2: 256 rows of one 128-weight block become one tile block, row r's bytes
- * at offset r of every 256-byte plane, tile blocks in the group order of ciot_lut_block_index
+/* PTQ1_0 <-> TL3, TQ1_0 <-> TL3 and PQ2_0 <-> TL2: 256 rows of one 128-weight block become one tile block,
+ * row r's bytes at offset r of every 256-byte plane, tile blocks in the group order of ciot_lut_block_index
  * (formats.h, kernels/README.md). TL3 regroups each 32-weight sub-block's trits into six 5-trit group codes
- * and one 2-trit pair code; TL2 only moves PQ2_0 bytes. */
+ * and one 2-trit pair code; a TQ1_0 256-block becomes the TL3 128-blocks 2q and 2q + 1, both carrying its
+ * scale (kernels/README-tq.md); TL2 only moves PQ2_0 bytes. */
 #include <string.h>
 #include "quant.h"
 #include "repack.h"
@@ -19,10 +20,9 @@ static void trits5(int V, uint8_t u[5]) {
     for (int n = 4; n >= 0; n--, V /= 3) u[n] = (uint8_t)(V % 3);
 }
 
-static void tl3_pack_row(const block_ptq1_0 *in, block_tl3 *out, int r) {
-    uint8_t u[CIOT_QK];
-    for (int k = 0; k < CIOT_QK; k++) u[k] = (uint8_t)ciot_ptq1_code(in, k);
-    out->d[r] = in->d;
+/* Row r of a TL3 block from its 128 codes u[] and fp16 scale d (the block's qn bytes zeroed beforehand). */
+static void tl3_pack_row(const uint8_t u[CIOT_QK], uint16_t d, block_tl3 *out, int r) {
+    out->d[r] = d;
     for (int q = 0; q < 4; q++) {
         const uint8_t *s = u + 32 * q;
         for (int g = 0; g < 6; g++) {
@@ -33,15 +33,18 @@ static void tl3_pack_row(const block_ptq1_0 *in, block_tl3 *out, int r) {
     }
 }
 
-static void tl3_unpack_row(const block_tl3 *in, block_ptq1_0 *out, int r) {
-    uint8_t u[CIOT_QK];
+/* The 128 codes of row r of a TL3 block; returns its fp16 scale. */
+static uint16_t tl3_unpack_row(const block_tl3 *in, int r, uint8_t u[CIOT_QK]) {
     for (int q = 0; q < 4; q++) {
         for (int g = 0; g < 6; g++) trits5(ciot_tl3_value(in->sb[q].qs[g][r]), u + 32 * q + 5 * g);
         const int V = ciot_tl3_pair_value((in->sb[q].qn[r & 127] >> (4 * (r >> 7))) & 15);
         u[32 * q + 30] = (uint8_t)(V / 3), u[32 * q + 31] = (uint8_t)(V % 3);
     }
-    ciot_ptq1_set_codes(out, u);
-    out->d = in->d[r];
+    return in->d[r];
+}
+
+static void tl3_clear_pairs(block_tl3 *out) {
+    for (int q = 0; q < 4; q++) memset(out->sb[q].qn, 0, sizeof out->sb[q].qn);
 }
 
 ciot_status ciot_repack_tl3(const block_ptq1_0 *src, block_tl3 *dst, int rows, int K) {
@@ -51,8 +54,13 @@ ciot_status ciot_repack_tl3(const block_ptq1_0 *src, block_tl3 *dst, int rows, i
     for (int t = 0; t < tiles; t++)
         for (int i = 0; i < nb; i++) {
             block_tl3 *out = &dst[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP)];
-            for (int q = 0; q < 4; q++) memset(out->sb[q].qn, 0, sizeof out->sb[q].qn);
-            for (int r = 0; r < TILE; r++) tl3_pack_row(&src[(size_t)(TILE * t + r) * nb + i], out, r);
+            tl3_clear_pairs(out);
+            for (int r = 0; r < TILE; r++) {
+                const block_ptq1_0 *in = &src[(size_t)(TILE * t + r) * nb + i];
+                uint8_t u[CIOT_QK];
+                for (int k = 0; k < CIOT_QK; k++) u[k] = (uint8_t)ciot_ptq1_code(in, k);
+                tl3_pack_row(u, in->d, out, r);
+            }
         }
     return CIOT_OK;
 }
@@ -64,8 +72,56 @@ ciot_status ciot_unpack_tl3(const block_tl3 *src, block_ptq1_0 *dst, int rows, i
     for (int t = 0; t < tiles; t++)
         for (int i = 0; i < nb; i++) {
             const block_tl3 *in = &src[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP)];
-            for (int r = 0; r < TILE; r++) tl3_unpack_row(in, &dst[(size_t)(TILE * t + r) * nb + i], r);
+            for (int r = 0; r < TILE; r++) {
+                block_ptq1_0 *out = &dst[(size_t)(TILE * t + r) * nb + i];
+                uint8_t u[CIOT_QK];
+                out->d = tl3_unpack_row(in, r, u);
+                ciot_ptq1_set_codes(out, u);
+            }
         }
+    return CIOT_OK;
+}
+
+/* The two TL3 blocks (halves h = 0, 1: 128-blocks 2q + h) that hold 256-block q of tile t. */
+static size_t tl3_half(int t, int q, int h, int tiles, int nb) {
+    return ciot_lut_block_index(t, 2 * q + h, tiles, nb, CIOT_TL3_GROUP);
+}
+
+ciot_status ciot_repack_tl3_tq1(const block_tq1_0 *src, block_tl3 *dst, int rows, int K) {
+    ciot_status s = check(src, dst, rows, K, CIOT_QK_TQ);
+    if (s != CIOT_OK) return s;
+    const int nb = K / CIOT_QK, nq = K / CIOT_QK_TQ, tiles = rows / TILE;
+    for (int t = 0; t < tiles; t++)
+        for (int q = 0; q < nq; q++) {
+            block_tl3 *out[2] = {&dst[tl3_half(t, q, 0, tiles, nb)], &dst[tl3_half(t, q, 1, tiles, nb)]};
+            tl3_clear_pairs(out[0]), tl3_clear_pairs(out[1]);
+            for (int r = 0; r < TILE; r++) {
+                const block_tq1_0 *in = &src[(size_t)(TILE * t + r) * nq + q];
+                uint8_t u[CIOT_QK_TQ];
+                for (int k = 0; k < CIOT_QK_TQ; k++) u[k] = (uint8_t)ciot_tq1_code(in, k);
+                for (int h = 0; h < 2; h++) tl3_pack_row(u + CIOT_QK * h, in->d, out[h], r);
+            }
+        }
+    return CIOT_OK;
+}
+
+ciot_status ciot_unpack_tl3_tq1(const block_tl3 *src, block_tq1_0 *dst, int rows, int K) {
+    ciot_status s = check(src, dst, rows, K, CIOT_QK_TQ);
+    if (s != CIOT_OK) return s;
+    const int nb = K / CIOT_QK, nq = K / CIOT_QK_TQ, tiles = rows / TILE;
+    for (int t = 0; t < tiles; t++) /* first the scales: halves that disagree have no TQ1_0 block */
+        for (int q = 0; q < nq; q++)
+            if (memcmp(src[tl3_half(t, q, 0, tiles, nb)].d, src[tl3_half(t, q, 1, tiles, nb)].d, sizeof src->d))
+                return CIOT_E_FORMAT;
+    for (int t = 0; t < tiles; t++)
+        for (int q = 0; q < nq; q++)
+            for (int r = 0; r < TILE; r++) {
+                block_tq1_0 *out = &dst[(size_t)(TILE * t + r) * nq + q];
+                uint8_t u[CIOT_QK_TQ];
+                out->d = tl3_unpack_row(&src[tl3_half(t, q, 0, tiles, nb)], r, u);
+                tl3_unpack_row(&src[tl3_half(t, q, 1, tiles, nb)], r, u + CIOT_QK);
+                ciot_tq1_set_codes(out, u);
+            }
     return CIOT_OK;
 }
 

@@ -13,4 +13,7 @@ if(CIOT_ARCH STREQUAL "aarch64")
     set_tests_properties(arm_kernels_dispatch PROPERTIES
       PASS_REGULAR_EXPRESSION "t2p_gemv_neondot\tunavailable: needs dotprod" FAIL_REGULAR_EXPRESSION "neondot\tavailable")
   endif()
+  # the base Advanced SIMD kernel runs on every model, cortex-a72 included
+  add_test(NAME arm_kernels_neon_everywhere COMMAND ciot kernels)
+  set_tests_properties(arm_kernels_neon_everywhere PROPERTIES PASS_REGULAR_EXPRESSION "tl3_tq1_gemv_neon\tavailable\t")
 endif()

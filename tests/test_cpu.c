@@ -14,6 +14,7 @@ static const struct { const char *suffix; unsigned needs; } isa_needs[] = {
     {"avxvnni", CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA},
     {"avx512vnni", CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA},
     {"avx512vbmi", CIOT_F_AVX512VBMI | CIOT_F_AVX2 | CIOT_F_FMA},
+    {"neon", CIOT_F_NEON},
     {"neondot", CIOT_F_NEON | CIOT_F_DOTPROD},
     {"i8mm", CIOT_F_NEON | CIOT_F_DOTPROD | CIOT_F_I8MM},
 };
@@ -85,15 +86,23 @@ int main(void) {
     if ((hw & avx2) == avx2) {
         const ciot_kernel *k = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, avx2);
         const ciot_kernel *k2 = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, avx2);
+        const ciot_kernel *k1 = ciot_kernel_best_source(CIOT_FMT_TQ1_0, CIOT_OP_GEMV, avx2);
         CHECK(k && !strcmp(k->name, "tl3_gemv_avx2"), "PTQ1_0 with AVX2 only: %s", k ? k->name : "none");
         CHECK(k2 && !strcmp(k2->name, "tl2_gemv_avx2"), "PQ2_0 with AVX2 only: %s", k2 ? k2->name : "none");
+        CHECK(k1 && !strcmp(k1->name, "tl3_tq1_gemv_avx2"), "TQ1_0 with AVX2 only: %s", k1 ? k1->name : "none");
     }
     if (hw & CIOT_F_AVX512VBMI) {
         const ciot_kernel *k3 = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, hw);
         const ciot_kernel *k2 = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, hw);
+        const ciot_kernel *k1 = ciot_kernel_best_source(CIOT_FMT_TQ1_0, CIOT_OP_GEMV, hw);
         CHECK(k3 && !strcmp(k3->name, "tl3_gemv_avx512vbmi"), "PTQ1_0 with VBMI: %s", k3 ? k3->name : "none");
         CHECK(k2 && !strcmp(k2->name, "tl2_gemv_avx512vbmi"), "PQ2_0 with VBMI: %s", k2 ? k2->name : "none");
+        CHECK(k1 && !strcmp(k1->name, "tl3_tq1_gemv_avx512vbmi"), "TQ1_0 with VBMI: %s", k1 ? k1->name : "none");
     }
+#elif defined(__aarch64__)
+    /* TQ1_0 through TL3 needs only base Advanced SIMD: chosen on every aarch64 CPU */
+    const ciot_kernel *k1 = ciot_kernel_best_source(CIOT_FMT_TQ1_0, CIOT_OP_GEMV, CIOT_F_NEON);
+    CHECK(k1 && !strcmp(k1->name, "tl3_tq1_gemv_neon"), "TQ1_0 with NEON only: %s", k1 ? k1->name : "none");
 #endif
     return check_summary();
 }

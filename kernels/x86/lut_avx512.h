@@ -36,6 +36,35 @@ static inline void ciot_lut_widen(__m512i lo, __m512i hi, __m512i acc[4]) {
     acc[2] = _mm512_dpbusd_epi32(acc[2], b, w0), acc[3] = _mm512_dpbusd_epi32(acc[3], b, w1);
 }
 
+/* s[0], s[1] += lo + 32 * hi of 64 rows in 16-bit lanes, modulo 2^16, lo and hi unsigned byte sums (row r at
+ * byte r): rows 16L + j in lane 8L + j of s[0], rows 16L + 8 + j in lane 8L + j of s[1]. int16 safe per
+ * step (vpmaddubsw saturates): lo + 32 hi <= 255 * 33. */
+static inline void ciot_lut_sum16(__m512i lo, __m512i hi, __m512i s[2]) {
+    const __m512i w132 = _mm512_set1_epi16(1 | 32 << 8);
+    s[0] = _mm512_add_epi16(s[0], _mm512_maddubs_epi16(_mm512_unpacklo_epi8(lo, hi), w132));
+    s[1] = _mm512_add_epi16(s[1], _mm512_maddubs_epi16(_mm512_unpackhi_epi8(lo, hi), w132));
+}
+
+/* int32 isum[u] (rows ciot_lut_row(u, d)) of 16-bit sums s[2] (ciot_lut_sum16's order) that hold isum + 32768
+ * modulo 2^16, for an isum within -32768..32767. */
+static inline void ciot_lut_isum16(const __m512i s[2], __m512i isum[4]) {
+    const __m512i even = _mm512_set1_epi32(1), odd = _mm512_set1_epi32(1 << 16), flip = _mm512_set1_epi16(-32768);
+    const __m512i u0 = _mm512_xor_si512(s[0], flip), u1 = _mm512_xor_si512(s[1], flip); /* isum, int16 */
+    isum[0] = _mm512_madd_epi16(u0, even), isum[1] = _mm512_madd_epi16(u0, odd);
+    isum[2] = _mm512_madd_epi16(u1, even), isum[3] = _mm512_madd_epi16(u1, odd);
+}
+
+/* The float step of 64 rows from their 16-bit sums s[2] (ciot_lut_sum16, holding isum + 32768):
+ * acc[u] = fmaf((float) isum, fp32(d[row]) * dy, acc[u]) with rows in ciot_lut_row(u, lane) order, d the
+ * 64 rows' fp16 scales. */
+static inline void ciot_lut_fma16(const uint16_t *d, const __m512i s[2], __m512 dy, __m512 acc[4]) {
+    __m512 dws[4];
+    __m512i isum[4];
+    ciot_lut_row_scales(d, dws);
+    ciot_lut_isum16(s, isum);
+    for (int u = 0; u < 4; u++) acc[u] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[u]), _mm512_mul_ps(dws[u], dy), acc[u]);
+}
+
 /* Writes 64 results s[v] (ciot_lut_row order) to y[0..63]. */
 static inline void ciot_lut_store(const __m512 s[4], float *y) {
     float out[4][16];

@@ -50,7 +50,6 @@ static void run(const void *wp, const void *tables, void *state, size_t prefetch
     const block_tl2 *w = wp;
     const block_tables *tb = tables;
     __m512(*acc)[4] = state;
-    const __m512i w132 = _mm512_set1_epi16(1 | 32 << 8);
     /* s[v][0] rows 16L + j, s[v][1] rows 16L + 8 + j (16-bit lane 8L + j): the block's isum + 8 * 4096, mod
      * 2^16. Exact: isum is within +-128 * 2 * 127 = +-32512, so isum + 32768 is in 256..65280. */
     __m512i s[4][2];
@@ -75,21 +74,10 @@ static void run(const void *wp, const void *tables, void *state, size_t prefetch
                 ah[v] = _mm512_add_epi8(ah[v], _mm512_add_epi8(_mm512_permutexvar_epi8(x, h0), _mm512_permutexvar_epi8(xh, h1)));
             }
         }
-        for (int v = 0; v < 4; v++) { /* al + 32 ah per row: at most 248 + 32 * 248, int16 safe */
-            s[v][0] = _mm512_add_epi16(s[v][0], _mm512_maddubs_epi16(_mm512_unpacklo_epi8(al[v], ah[v]), w132));
-            s[v][1] = _mm512_add_epi16(s[v][1], _mm512_maddubs_epi16(_mm512_unpackhi_epi8(al[v], ah[v]), w132));
-        }
+        for (int v = 0; v < 4; v++) ciot_lut_sum16(al[v], ah[v], s[v]); /* al + 32 ah per row: at most 248 * 33 */
     }
-    const __m512i even = _mm512_set1_epi32(1), odd = _mm512_set1_epi32(1 << 16), flip = _mm512_set1_epi16(-32768);
     const __m512 dy = _mm512_set1_ps(tb->dy);
-    for (int v = 0; v < 4; v++) {
-        __m512 dws[4];
-        ciot_lut_row_scales(w->d + 64 * v, dws);
-        const __m512i u0 = _mm512_xor_si512(s[v][0], flip), u1 = _mm512_xor_si512(s[v][1], flip); /* isum, int16 */
-        const __m512i isum[4] = {_mm512_madd_epi16(u0, even), _mm512_madd_epi16(u0, odd), _mm512_madd_epi16(u1, even),
-                                 _mm512_madd_epi16(u1, odd)};
-        for (int u = 0; u < 4; u++) acc[v][u] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[u]), _mm512_mul_ps(dws[u], dy), acc[v][u]);
-    }
+    for (int v = 0; v < 4; v++) ciot_lut_fma16(w->d + 64 * v, s[v], dy, acc[v]);
 }
 
 static void finish(const void *state, float *y) {
