@@ -10,11 +10,12 @@ endif()
 message(STATUS "ciot: target architecture ${CIOT_ARCH}")
 
 # Every ISA a kernel file can be compiled for: its file-name suffix is the lower-case name.
-set(CIOT_ISAS AVX512VBMI AVX512VNNI AVXVNNI AVX2 I8MM NEONDOT)
+set(CIOT_ISAS AVX512VBMI AVX512VNNI AVXVNNI AVX2 I8MM NEONDOT NEON)
 set(CIOT_FLAGS_AVX2 "-mavx2 -mfma -mf16c")
 set(CIOT_FLAGS_AVXVNNI "-mavx2 -mfma -mf16c -mavxvnni")
 set(CIOT_FLAGS_AVX512VNNI "-mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni")
 set(CIOT_FLAGS_AVX512VBMI "-mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mavx512vbmi")
+set(CIOT_FLAGS_NEON "-march=armv8-a")
 set(CIOT_FLAGS_NEONDOT "-march=armv8.2-a+dotprod")
 set(CIOT_FLAGS_I8MM "-march=armv8.2-a+dotprod+i8mm")
 
@@ -26,7 +27,7 @@ function(ciot_isa_sources isa)
 endfunction()
 
 # ciot_arch_sources(<var> <dir>): the per-ISA files under <dir>/x86 or <dir>/arm for this target,
-# each given the flags its name ends in (_avx2.c, _avxvnni.c, _avx512vnni.c, _avx512vbmi.c, _neondot.c, _i8mm.c).
+# each given the flags its name ends in (_avx2.c, _avxvnni.c, _avx512vnni.c, _avx512vbmi.c, _neon.c, _neondot.c, _i8mm.c).
 function(ciot_arch_sources var dir)
   set(files)
   if(CIOT_ARCH STREQUAL "x86_64")

@@ -14,6 +14,7 @@ static const struct { const char *suffix; unsigned needs; } isa_needs[] = {
     {"avxvnni", CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA},
     {"avx512vnni", CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA},
     {"avx512vbmi", CIOT_F_AVX512VBMI | CIOT_F_AVX2 | CIOT_F_FMA},
+    {"neon", CIOT_F_NEON},
     {"neondot", CIOT_F_NEON | CIOT_F_DOTPROD},
     {"i8mm", CIOT_F_NEON | CIOT_F_DOTPROD | CIOT_F_I8MM},
 };

@@ -1,10 +1,10 @@
-/* The loop around the lookup-table gemv kernels of the TL2 and TL3 layouts (plain C, any x86 kernel file):
+/* The loop around the lookup-table gemv kernels of the TL2 and TL3 layouts (plain C, any x86 or arm kernel file):
  * per-block data (activation tables, or whatever a kernel prepares) is built once for one 128-block, then
  * every 256-row tile of a group (formats.h: the layout's matrix order) runs that block, so the weights are
  * read in address order and each preparation serves the group's tiles. Per-tile float state (the
  * canonical accumulators) lives in a stack buffer. Stack: CIOT_LUT_TABLE_BUDGET + CIOT_LUT_STATE_BUDGET. */
-#ifndef CIOT_X86_LUT_LOOP_H
-#define CIOT_X86_LUT_LOOP_H
+#ifndef CIOT_LUT_LOOP_H
+#define CIOT_LUT_LOOP_H
 
 #include <stddef.h>
 #include <string.h>
