@@ -31,9 +31,10 @@ static inline void ciot_lut_neon_table16(const int8_t ca[16], const int8_t cb[16
 /* s[0] (rows 0..7) and s[1] (rows 8..15) += al + 32 ah per row, al unsigned and ah signed byte sums of 16
  * rows (UXTL / UADDW and SMLAL; the caller bounds the result). */
 static inline void ciot_lut_neon_widen(uint8x16_t al, int8x16_t ah, int16x8_t s[2]) {
-    const int8x8_t c32 = vdup_n_s8(32);
-    s[0] = vmlal_s8(vreinterpretq_s16_u16(vaddw_u8(vreinterpretq_u16_s16(s[0]), vget_low_u8(al))), vget_low_s8(ah), c32);
-    s[1] = vmlal_high_s8(vreinterpretq_s16_u16(vaddw_high_u8(vreinterpretq_u16_s16(s[1]), al)), ah, vdupq_n_s8(32));
+    const int8x16_t c32 = vdupq_n_s8(32);
+    s[0] = vmlal_s8(vreinterpretq_s16_u16(vaddw_u8(vreinterpretq_u16_s16(s[0]), vget_low_u8(al))), vget_low_s8(ah),
+                    vget_low_s8(c32));
+    s[1] = vmlal_high_s8(vreinterpretq_s16_u16(vaddw_high_u8(vreinterpretq_u16_s16(s[1]), al)), ah, c32);
 }
 
 /* fp32 of 16 fp16 row scales: dw[k] = rows 4k .. 4k + 3. */
