@@ -35,7 +35,7 @@ static void build(const void *x, int i, void *tables) {
     tb->dy = b->d;
 }
 
-CIOT_MCA_TILE("tl2_gemv_neon", "weight_rows=16 anchor=tbl weights_per_iteration=16");
+CIOT_MCA_TILE("tl2_gemv_neon", "weight_rows=32 anchor=tbl weights_per_iteration=16");
 
 /* One 128-block of a tile: sixteen vectors v of 16 rows; acc[4v + k] = rows 16v + 4k .. + 3. */
 static void run(const void *wp, const void *tables, void *state, size_t prefetch) {
@@ -54,17 +54,20 @@ static void run(const void *wp, const void *tables, void *state, size_t prefetch
         uint8x16x4_t T[4];
         for (int j = 0; j < 4; j++) T[j] = vld1q_u8_x4(tb->t[j0 + j][0]);
         ciot_prefetch(w->qs[j0], 4 * sizeof w->qs[j0], prefetch);
-#pragma clang loop unroll(disable) /* the loop scripts/neon-cost measures: 16 rows x 16 weights */
-        for (int v = 0; v < 16; v++) {
+#pragma clang loop unroll(disable) /* the loop scripts/neon-cost measures: 32 rows x 16 weights */
+        for (int v = 0; v < 16; v += 2) {
             /* byte sums of the 8 lookups: al = sum l in 0..248 (u8 safe), ah = sum h in -128..120 (s8 safe) */
-            uint8x16_t al = vdupq_n_u8(0), ah = vdupq_n_u8(0);
-            for (int j = 0; j < 4; j++) {
-                const uint8x16_t x = vld1q_u8(w->qs[j0 + j] + 16 * v);
-                const uint8x16_t lo = vandq_u8(x, c15), hi = vshrq_n_u8(x, 4);
-                al = vaddq_u8(al, vaddq_u8(vqtbl1q_u8(T[j].val[0], lo), vqtbl1q_u8(T[j].val[2], hi)));
-                ah = vaddq_u8(ah, vaddq_u8(vqtbl1q_u8(T[j].val[1], lo), vqtbl1q_u8(T[j].val[3], hi)));
-            }
-            ciot_lut_neon_widen(al, vreinterpretq_s8_u8(ah), s[v]);
+            uint8x16_t al[2] = {vdupq_n_u8(0), vdupq_n_u8(0)}, ah[2] = {vdupq_n_u8(0), vdupq_n_u8(0)};
+#pragma clang loop unroll(full)
+            for (int j = 0; j < 4; j++)
+                for (int u = 0; u < 2; u++) {
+                    const uint8x16_t x = vld1q_u8(w->qs[j0 + j] + 16 * (v + u));
+                    const uint8x16_t lo = vandq_u8(x, c15), hi = vshrq_n_u8(x, 4);
+                    al[u] = vaddq_u8(al[u], vaddq_u8(vqtbl1q_u8(T[j].val[0], lo), vqtbl1q_u8(T[j].val[2], hi)));
+                    ah[u] = vaddq_u8(ah[u], vaddq_u8(vqtbl1q_u8(T[j].val[1], lo), vqtbl1q_u8(T[j].val[3], hi)));
+                }
+#pragma clang loop unroll(full)
+            for (int u = 0; u < 2; u++) ciot_lut_neon_widen(al[u], vreinterpretq_s8_u8(ah[u]), s[v + u]);
         }
     }
     CIOT_MCA_END();

@@ -15,6 +15,7 @@
 
 /* T[m] = 32 h[m] + l[m], m = 0..127: entries 0..63 and 64..127 are four registers each. */
 typedef struct { uint8_t l[128], h[128]; } group_table;
+_Static_assert(sizeof(group_table) == 256, "a sub-block's group tables are read front to back, 256 bytes each");
 
 typedef struct {
     group_table g[4][6];          /* [sub-block q][group g] */
@@ -88,23 +89,36 @@ static inline __attribute__((always_inline)) void pass(const block_tl3 *w, const
      * al = sum l' + (negated groups) in 0..223 (l' <= 31 each), u8 safe;
      * ah = sum h' in -128..121 (h' in -20..19 per group, -8..7 for the pair), s8 safe. */
     uint8x16_t al[2] = {vdupq_n_u8(0), vdupq_n_u8(0)}, ah[2] = {vdupq_n_u8(0), vdupq_n_u8(0)};
+    /* Both streams are walked with CIOT_NEON_STEP: the compiler then loads a group's 16 table registers only
+     * when it reaches the group (hoisting all 96 out of the caller's loop spills them) and folds the steps into
+     * post-indexed loads. */
+    const uint8_t *tp = tb->g[q][0].l, *cp = w->sb[q].qs[0] + r0;
+#pragma clang loop unroll(full) /* one straight pass: the measured loop is the caller's */
     for (int g = 0; g < 6; g++) {
-        const group_table *T = &tb->g[q][g];
-        const uint8x16x4_t l0 = vld1q_u8_x4(T->l), l1 = vld1q_u8_x4(T->l + 64);
-        const uint8x16x4_t h0 = vld1q_u8_x4(T->h), h1 = vld1q_u8_x4(T->h + 64);
+        uint8x16x4_t t[4]; /* l entries 0..63, 64..127, then h */
+        for (int k = 0; k < 4; k++) {
+            t[k] = vld1q_u8_x4(tp);
+            CIOT_NEON_STEP(tp, 64);
+        }
+        const uint8x16_t xs[2] = {vld1q_u8(cp), vld1q_u8(cp + 16)};
+        CIOT_NEON_STEP(cp, 256);
         for (int v = 0; v < 2; v++) {
-            const uint8x16_t x = vld1q_u8(w->sb[q].qs[g] + r0 + 16 * v);
+            const uint8x16_t x = xs[v];
             /* entries 0..63 by the magnitude i0, 64..127 by i0 ^ 64; TBL gives 0 out of its 64 entries */
             const uint8x16_t i0 = vandq_u8(x, c7f), i1 = veorq_u8(i0, c40);
-            const uint8x16_t l = vorrq_u8(vqtbl4q_u8(l0, i0), vqtbl4q_u8(l1, i1));
-            const uint8x16_t h = vorrq_u8(vqtbl4q_u8(h0, i0), vqtbl4q_u8(h1, i1));
+            const uint8x16_t l = vorrq_u8(vqtbl4q_u8(t[0], i0), vqtbl4q_u8(t[1], i1));
+            const uint8x16_t h = vorrq_u8(vqtbl4q_u8(t[2], i0), vqtbl4q_u8(t[3], i1));
             /* bit 7 set (m all ones): -T = 32 ~h + (l ^ 31) + 1, the +1 counted by subtracting m */
             const uint8x16_t m = vcltzq_s8(vreinterpretq_s8_u8(x));
             al[v] = vsubq_u8(vaddq_u8(al[v], veorq_u8(l, vandq_u8(m, c31))), m);
             ah[v] = vaddq_u8(ah[v], veorq_u8(h, m));
         }
+        /* a fence for clang's scheduler (no instruction): this group's lookups complete before the next
+         * group's loads; left free, it loads all six groups' tables first and spills them */
+        __asm__ volatile("" : "+w"(al[0]), "+w"(al[1]), "+w"(ah[0]), "+w"(ah[1])::"memory");
     }
     const uint8x16_t pl = vld1q_u8(tb->pl[q]), ph = vld1q_u8(tb->ph[q]);
+#pragma clang loop unroll(full)
     for (int v = 0; v < 2; v++) {
         /* qn byte j: row j in the low nibble, row j + 128 in the high one */
         const uint8x16_t x = vld1q_u8(w->sb[q].qn + (r0 & 127) + 16 * v);
