@@ -84,9 +84,9 @@ static void build(const void *x, int i, void *tables) {
  * canonical step into acc[k] (rows r0 + 4k .. + 3). `nibble` is r0 >> 7, the pair nibble of these rows. */
 static inline __attribute__((always_inline)) void pass(const block_tl3 *w, const block_tables *tb, int q, int r0,
                                                         int nibble, const float32x4_t dw[8], float32x4_t acc[8]) {
-    const uint8x16_t c7f = vdupq_n_u8(0x7f), c40 = vdupq_n_u8(0x40), c31 = vdupq_n_u8(31);
+    const uint8x16_t c7f = vdupq_n_u8(0x7f), c40 = vdupq_n_u8(0x40), c32 = vdupq_n_u8(32);
     /* Byte sums over the sub-block's 6 group lookups and its pair lookup, per row:
-     * al = sum l' + (negated groups) in 0..223 (l' <= 31 each), u8 safe;
+     * al = sum l' in 0..223 (l' = l in 0..31 for a group, 32 - l in 1..32 for a negated one), u8 safe;
      * ah = sum h' in -128..121 (h' in -20..19 per group, -8..7 for the pair), s8 safe. */
     uint8x16_t al[2] = {vdupq_n_u8(0), vdupq_n_u8(0)}, ah[2] = {vdupq_n_u8(0), vdupq_n_u8(0)};
     /* Both streams are walked with CIOT_NEON_STEP: the compiler then loads a group's 16 table registers only
@@ -108,9 +108,9 @@ static inline __attribute__((always_inline)) void pass(const block_tl3 *w, const
             const uint8x16_t i0 = vandq_u8(x, c7f), i1 = veorq_u8(i0, c40);
             const uint8x16_t l = vorrq_u8(vqtbl4q_u8(t[0], i0), vqtbl4q_u8(t[1], i1));
             const uint8x16_t h = vorrq_u8(vqtbl4q_u8(t[2], i0), vqtbl4q_u8(t[3], i1));
-            /* bit 7 set (m all ones): -T = 32 ~h + (l ^ 31) + 1, the +1 counted by subtracting m */
+            /* bit 7 set (m all ones): -T = 32 ~h + (32 - l); UABA adds |l - 0| = l or |l - 32| = 32 - l */
             const uint8x16_t m = vcltzq_s8(vreinterpretq_s8_u8(x));
-            al[v] = vsubq_u8(vaddq_u8(al[v], veorq_u8(l, vandq_u8(m, c31))), m);
+            al[v] = vabaq_u8(al[v], l, vandq_u8(m, c32));
             ah[v] = vaddq_u8(ah[v], veorq_u8(h, m));
         }
         /* a fence for clang's scheduler (no instruction): this group's lookups complete before the next
