@@ -80,6 +80,13 @@ static void build(const void *x, int i, void *tables) {
     }
 }
 
+/* p += n, hidden from the optimizer by a volatile asm (no instruction): it is not hoisted out of a loop. */
+#define STEP(p, n)                        \
+    do {                                  \
+        (p) += (n);                       \
+        __asm__ volatile("" : "+r"(p));   \
+    } while (0)
+
 /* 32 rows r0 .. r0 + 31 of sub-block q: the six group lookups and the pair lookup per row, then the
  * canonical step into acc[k] (rows r0 + 4k .. + 3). `nibble` is r0 >> 7, the pair nibble of these rows. */
 static inline __attribute__((always_inline)) void pass(const block_tl3 *w, const block_tables *tb, int q, int r0,
@@ -89,19 +96,19 @@ static inline __attribute__((always_inline)) void pass(const block_tl3 *w, const
      * al = sum l' in 0..223 (l' = l in 0..31 for a group, 32 - l in 1..32 for a negated one), u8 safe;
      * ah = sum h' in -128..121 (h' in -20..19 per group, -8..7 for the pair), s8 safe. */
     uint8x16_t al[2] = {vdupq_n_u8(0), vdupq_n_u8(0)}, ah[2] = {vdupq_n_u8(0), vdupq_n_u8(0)};
-    /* Both streams are walked with CIOT_NEON_STEP: the compiler then loads a group's 16 table registers only
-     * when it reaches the group (hoisting all 96 out of the caller's loop spills them) and folds the steps into
-     * post-indexed loads. */
+    /* Both streams are walked by STEP: a group's loads then wait for the group, and clang keeps one pointer
+     * per stream (with the steps hidden by a plain asm, as CIOT_NEON_STEP does, it hoists all 24 table
+     * addresses out of the caller's loop and runs out of registers). */
     const uint8_t *tp = tb->g[q][0].l, *cp = w->sb[q].qs[0] + r0;
 #pragma clang loop unroll(full) /* one straight pass: the measured loop is the caller's */
     for (int g = 0; g < 6; g++) {
         uint8x16x4_t t[4]; /* l entries 0..63, 64..127, then h */
         for (int k = 0; k < 4; k++) {
             t[k] = vld1q_u8_x4(tp);
-            CIOT_NEON_STEP(tp, 64);
+            STEP(tp, 64);
         }
         const uint8x16_t xs[2] = {vld1q_u8(cp), vld1q_u8(cp + 16)};
-        CIOT_NEON_STEP(cp, 256);
+        STEP(cp, 256);
         for (int v = 0; v < 2; v++) {
             const uint8x16_t x = xs[v];
             /* entries 0..63 by the magnitude i0, 64..127 by i0 ^ 64; TBL gives 0 out of its 64 entries */
