@@ -15,9 +15,9 @@ set(CIOT_FLAGS_AVX2 "-mavx2 -mfma -mf16c")
 set(CIOT_FLAGS_AVXVNNI "-mavx2 -mfma -mf16c -mavxvnni")
 set(CIOT_FLAGS_AVX512VNNI "-mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni")
 set(CIOT_FLAGS_AVX512VBMI "-mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mavx512vbmi")
+set(CIOT_FLAGS_NEON "-march=armv8-a")
 set(CIOT_FLAGS_NEONDOT "-march=armv8.2-a+dotprod")
 set(CIOT_FLAGS_I8MM "-march=armv8.2-a+dotprod+i8mm")
-set(CIOT_FLAGS_NEON "-march=armv8-a")
 
 # ciot_isa_sources(<isa> files...): give each file the ISA's flags.
 function(ciot_isa_sources isa)

@@ -7,6 +7,7 @@ target_compile_definitions(test_canonical PRIVATE CIOT_GOLDEN_DIR="${PROJECT_SOU
 ciot_test(test_ptq1 ${CMAKE_CURRENT_LIST_DIR}/test_ptq1.c)
 ciot_test(test_repack ${CMAKE_CURRENT_LIST_DIR}/test_repack.c)
 ciot_test(test_repack_lut ${CMAKE_CURRENT_LIST_DIR}/test_repack_lut.c)
+ciot_test(test_lut_bytes ${CMAKE_CURRENT_LIST_DIR}/test_lut_bytes.c)
 ciot_test(test_cpu ${CMAKE_CURRENT_LIST_DIR}/test_cpu.c)
 ciot_test(test_oracle ${CMAKE_CURRENT_LIST_DIR}/test_oracle.c)
 ciot_test(test_cli ${CMAKE_CURRENT_LIST_DIR}/test_cli.c)

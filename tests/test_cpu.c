@@ -103,6 +103,16 @@ int main(void) {
     /* TQ1_0 through TL3 needs only base Advanced SIMD: chosen on every aarch64 CPU */
     const ciot_kernel *k1 = ciot_kernel_best_source(CIOT_FMT_TQ1_0, CIOT_OP_GEMV, CIOT_F_NEON);
     CHECK(k1 && !strcmp(k1->name, "tl3_tq1_gemv_neon"), "TQ1_0 with NEON only: %s", k1 ? k1->name : "none");
+    /* without dotprod the lookup kernels are the only vector path; with it, T2P wins PQ2_0 and TL3 PTQ1_0 */
+    const unsigned dot = CIOT_F_NEON | CIOT_F_DOTPROD;
+    const ciot_kernel *k2 = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, CIOT_F_NEON);
+    const ciot_kernel *k3 = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, CIOT_F_NEON);
+    const ciot_kernel *k2d = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, dot);
+    const ciot_kernel *k3d = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, dot);
+    CHECK(k2 && !strcmp(k2->name, "tl2_gemv_neon"), "PQ2_0 with NEON only: %s", k2 ? k2->name : "none");
+    CHECK(k3 && !strcmp(k3->name, "tl3_gemv_neon"), "PTQ1_0 with NEON only: %s", k3 ? k3->name : "none");
+    CHECK(k2d && !strcmp(k2d->name, "t2p_gemv_neondot"), "PQ2_0 with dotprod: %s", k2d ? k2d->name : "none");
+    CHECK(k3d && !strcmp(k3d->name, "tl3_gemv_neon"), "PTQ1_0 with dotprod: %s", k3d ? k3d->name : "none");
 #endif
     return check_summary();
 }
