@@ -14,23 +14,26 @@ const char *ciot_file_kind(unsigned mode) {
          : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
 }
 
+int ciot_open_regular(const char *path, struct stat *st) {
+    if (stat(path, st) != 0) return -1;
+    errno = 0;
+    if (!S_ISREG(st->st_mode)) return -1;
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    const int looked = fstat(fd, st) == 0, saved = errno;
+    if (looked && S_ISREG(st->st_mode)) return fd;
+    close(fd);
+    errno = looked ? 0 : saved;   /* looked: replaced since the stat, and refused all the same */
+    return -1;
+}
+
 ciot_status ciot_read_exact(const char *path, size_t expect, void **out, char *why, size_t why_len) {
     *out = NULL;
     struct stat st;
-    /* Looked at before opening: opening a FIFO would wait for a writer. */
-    if (stat(path, &st) != 0) {
-        snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
-        return CIOT_E_IO;
-    }
-    int fd = S_ISREG(st.st_mode) ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
-    if (S_ISREG(st.st_mode) && fd < 0) {
-        snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
-        return CIOT_E_IO;
-    }
-    if (fd >= 0 && fstat(fd, &st) != 0) st.st_mode = 0;   /* replaced since: refused below */
-    if (!S_ISREG(st.st_mode)) {
-        if (fd >= 0) close(fd);
-        snprintf(why, why_len, "%s is %s, not a file of data", path, ciot_file_kind(st.st_mode));
+    const int fd = ciot_open_regular(path, &st);
+    if (fd < 0) {
+        if (errno) snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
+        else snprintf(why, why_len, "%s is %s, not a file of data", path, ciot_file_kind(st.st_mode));
         return CIOT_E_IO;
     }
     if ((unsigned long long)st.st_size != (unsigned long long)expect) {
