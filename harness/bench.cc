@@ -307,12 +307,12 @@ int make_gguf_cases(const regex_t *re) {
     char why[512];
     ciot_status st = ciot_gguf_open(o.gguf.c_str(), &g->gguf, why, sizeof why);
     if (st != CIOT_OK) {
-        fprintf(stderr, "ciot bench: %s: %s\n", o.gguf.c_str(), why);
+        ciot_say("bench", "%s: %s", o.gguf.c_str(), why);
         return st == CIOT_E_NOMEM ? 1 : 2;
     }
     regex_t tre;
     if (!o.tensors.empty() && regcomp(&tre, o.tensors.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
-        fprintf(stderr, "ciot bench: --tensors '%s' is not a regular expression\n", o.tensors.c_str());
+        ciot_say("bench", "--tensors '%s' is not a regular expression", o.tensors.c_str());
         return 2;
     }
     const unsigned cpu = ciot_cpu_features();
@@ -344,8 +344,8 @@ int make_gguf_cases(const regex_t *re) {
     }
     if (!o.tensors.empty()) regfree(&tre);
     if (rc < 0 && !matrices) {
-        fprintf(stderr, "ciot bench: %s has no 2-D ternary tensor%s%s\n", o.gguf.c_str(),
-                o.tensors.empty() ? "" : " matching ", o.tensors.c_str());
+        ciot_say("bench", "%s has no 2-D ternary tensor%s%s", o.gguf.c_str(),
+                 o.tensors.empty() ? "" : " matching ", o.tensors.c_str());
         rc = 2;
     }
     return rc;
@@ -356,7 +356,7 @@ int make_cases(const std::string &filter) {
     Options &o = g->opt;
     regex_t re;
     if (!filter.empty() && regcomp(&re, filter.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
-        fprintf(stderr, "ciot bench: --benchmark_filter '%s' is not a regular expression\n", filter.c_str());
+        ciot_say("bench", "--benchmark_filter '%s' is not a regular expression", filter.c_str());
         return 2;
     }
     const regex_t *fre = filter.empty() ? nullptr : &re;

@@ -71,14 +71,14 @@ ciot_status ciot_bench_check_gb_flag(const char *arg, char *why, size_t why_len)
     for (size_t i = 0; i < sizeof flags / sizeof flags[0] && !f; i++)
         if (strlen(flags[i].name) == len && !strncmp(flags[i].name, arg, len)) f = &flags[i];
     if (!f) {
-        snprintf(why, why_len, "unknown option '%.*s' (not a Google Benchmark 1.7 flag)", (int)len, arg);
+        ciot_error(CIOT_E_ARG, why, why_len, "unknown option '%.*s' (not a Google Benchmark 1.7 flag)", (int)len, arg);
         return CIOT_E_ARG;
     }
     const char *v = eq ? eq + 1 : NULL;
     int ok;
     switch (f->kind) {
     case GB_OWN:
-        snprintf(why, why_len, "%s %s", f->name, f->choices);
+        ciot_error(CIOT_E_ARG, why, why_len, "%s %s", f->name, f->choices);
         return CIOT_E_ARG;
     case GB_BOOL:
         ok = !v || is_bool_word(v);
@@ -98,15 +98,15 @@ ciot_status ciot_bench_check_gb_flag(const char *arg, char *why, size_t why_len)
     }
     if (ok) return CIOT_OK;
     if (!v)
-        snprintf(why, why_len, "%s needs a value (%s=%s)", f->name, f->name,
+        ciot_error(CIOT_E_ARG, why, why_len, "%s needs a value (%s=%s)", f->name, f->name,
                  f->choices ? f->choices : f->kind == GB_KVPAIRS ? "KEY=VALUE,..." : "VALUE");
     else if (!*v)
-        snprintf(why, why_len, "%s needs a non-empty value", f->name);
+        ciot_error(CIOT_E_ARG, why, why_len, "%s needs a non-empty value", f->name);
     else if (f->kind == GB_BOOL)
-        snprintf(why, why_len, "%s '%s' is not one of true|false|yes|no|on|off|1|0", f->name, v);
+        ciot_error(CIOT_E_ARG, why, why_len, "%s '%s' is not one of true|false|yes|no|on|off|1|0", f->name, v);
     else if (f->kind == GB_CHOICE || f->kind == GB_COLOR)
-        snprintf(why, why_len, "%s '%s' is not one of %s", f->name, v, f->choices);
+        ciot_error(CIOT_E_ARG, why, why_len, "%s '%s' is not one of %s", f->name, v, f->choices);
     else
-        snprintf(why, why_len, "%s '%s' is not a list KEY=VALUE,... (each KEY non-empty)", f->name, v);
+        ciot_error(CIOT_E_ARG, why, why_len, "%s '%s' is not a list KEY=VALUE,... (each KEY non-empty)", f->name, v);
     return CIOT_E_ARG;
 }

@@ -122,8 +122,9 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
 }
 
 static int bad(const char *fmt, const char *arg) {
+    char q[CIOT_WHY_MAX];
     fprintf(stderr, "ciot replay: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, ciot_quote(arg, q, sizeof q));
     fprintf(stderr, " (ciot replay --help)\n");
     return 2;
 }
@@ -188,8 +189,8 @@ static int pick_op_kernels(const replay_opts *o, ciot_model *m, int n_ops, const
         const ciot_format f = op->format >= 0 ? (ciot_format)op->format : CIOT_FMT_PQ2_0;
         const ciot_kernel *k = named && named->layout->source == f ? named : best_for_shape(f, op_kind, op->rows, op->K);
         if (!k) {
-            fprintf(stderr, "ciot replay: %s: no %s kernel for %s (%s, %dx%d) runs on this CPU\n", m->path,
-                    op_kind == CIOT_OP_GEMM ? "gemm" : "gemv", op->name, ciot_format_name(f), op->rows, op->K);
+            ciot_say("replay", "%s: no %s kernel for %s (%s, %dx%d) runs on this CPU", m->path,
+                     op_kind == CIOT_OP_GEMM ? "gemm" : "gemv", op->name, ciot_format_name(f), op->rows, op->K);
             return 2;
         }
         named_used |= k == named;
@@ -202,8 +203,8 @@ static int pick_op_kernels(const replay_opts *o, ciot_model *m, int n_ops, const
         }
     }
     if (named && !named_used) {
-        fprintf(stderr, "ciot replay: kernel %s reads %s, and %s has no %s tensor among the replayed ops\n", named->name,
-                ciot_format_name(named->layout->source), m->path, ciot_format_name(named->layout->source));
+        ciot_say("replay", "kernel %s reads %s, and %s has no %s tensor among the replayed ops", named->name,
+                 ciot_format_name(named->layout->source), m->path, ciot_format_name(named->layout->source));
         return 2;
     }
     *first = m->ops[0].kernel;
@@ -376,7 +377,7 @@ int ciot_cmd_replay(int argc, char **argv) {
     const int n_ops = o.ops ? o.ops : m.n_ops;
     const size_t ceiling_bytes = o.ceiling_bytes ? o.ceiling_bytes : ciot_cold_bytes();
     if (o.ops > m.n_ops) {
-        fprintf(stderr, "ciot replay: --ops %d, but %s has %d ops\n", o.ops, m.path, m.n_ops);
+        ciot_say("replay", "--ops %d, but %s has %d ops", o.ops, m.path, m.n_ops);
         rc = 2;
     } else if (o.straggler >= threads) {
         fprintf(stderr, "ciot replay: --straggler thread %d, but the pool has threads 0..%d\n", o.straggler,
@@ -399,13 +400,13 @@ int ciot_cmd_replay(int argc, char **argv) {
     if (rc < 0 && o.dump_ops) {
         const ciot_status st = ciot_model_write_ops(&m, n_ops, o.dump_ops, why, sizeof why);
         if (st != CIOT_OK) fprintf(stderr, "ciot replay: --dump-ops %s\n", why), rc = st == CIOT_E_ARG ? 2 : 1;
-        else fprintf(stderr, "ciot replay: wrote the %d ops to %s\n", n_ops, o.dump_ops);
+        else ciot_say("replay", "wrote the %d ops to %s", n_ops, o.dump_ops);
     }
     if (rc >= 0) {
         ciot_model_free(&m);
         return rc;
     }
-    if (m.left_out[0]) fprintf(stderr, "ciot replay: %s: left out: %s\n", m.path, m.left_out);
+    if (m.left_out[0]) ciot_say("replay", "%s: left out: %s", m.path, m.left_out);
     if (m.gguf && ro.memory == CIOT_MEMORY_RING)
         fprintf(stderr, "ciot replay: the ring holds drawn bytes, not the file's (the whole model does not fit, or "
                         "--memory ring was asked)\n");

@@ -32,28 +32,27 @@ ciot_status ciot_read_exact(const char *path, size_t expect, void **out, char *w
     struct stat st;
     const int fd = ciot_open_regular(path, &st);
     if (fd < 0) {
-        if (errno) snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
-        else snprintf(why, why_len, "%s is %s, not a file of data", path, ciot_file_kind(st.st_mode));
-        return CIOT_E_IO;
+        if (errno) return ciot_error(CIOT_E_IO, why, why_len, "cannot open %s: %s", path, strerror(errno));
+        return ciot_error(CIOT_E_IO, why, why_len, "%s is %s, not a file of data", path,
+                          ciot_file_kind(st.st_mode));
     }
     if ((unsigned long long)st.st_size != (unsigned long long)expect) {
         close(fd);
-        snprintf(why, why_len, "%s holds %lld bytes; the shape needs exactly %zu", path, (long long)st.st_size, expect);
-        return CIOT_E_SHAPE;
+        return ciot_error(CIOT_E_SHAPE, why, why_len, "%s holds %lld bytes; the shape needs exactly %zu", path,
+                          (long long)st.st_size, expect);
     }
     unsigned char *buf = malloc(expect ? expect : 1);
     if (!buf) {
         close(fd);
-        snprintf(why, why_len, "cannot allocate %zu bytes for %s", expect, path);
-        return CIOT_E_NOMEM;
+        return ciot_error(CIOT_E_NOMEM, why, why_len, "cannot allocate %zu bytes for %s", expect, path);
     }
     size_t got = 0;
     while (got < expect) {
         ssize_t n = read(fd, buf + got, expect - got);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
-            snprintf(why, why_len, "cannot read %s: %s", path,
-                     n < 0 ? strerror(errno) : "it became shorter while read");
+            ciot_error(CIOT_E_IO, why, why_len, "cannot read %s: %s", path,
+                       n < 0 ? strerror(errno) : "it became shorter while read");
             close(fd);
             free(buf);
             return CIOT_E_IO;

@@ -89,12 +89,10 @@ typedef struct {
 
 static ciot_status failf(cursor *c, ciot_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static ciot_status failf(cursor *c, ciot_status s, const char *fmt, ...) {
-    if (c->why && c->why_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->why, c->why_len, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    ciot_verror(s, c->why, c->why_len, fmt, ap);
+    va_end(ap);
     return s;
 }
 

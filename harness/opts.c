@@ -4,15 +4,29 @@
 #include <stdarg.h>
 #include <string.h>
 #include "cli.h"
+#include "output.h"
+
+/* "ciot CMD: message[ (ciot CMD --help)]" on stderr, control characters escaped (ciot_verror). */
+static void say(const char *command, int help, const char *fmt, va_list ap) {
+    char line[CIOT_WHY_MAX];
+    ciot_verror(CIOT_E_ARG, line, sizeof line, fmt, ap);
+    if (help) fprintf(stderr, "ciot %s: %s (ciot %s --help)\n", command, line, command);
+    else fprintf(stderr, "ciot %s: %s\n", command, line);
+}
 
 int ciot_opts_fail(const ciot_cmdline *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "ciot %s: ", c->command);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (ciot %s --help)\n", c->command);
+    say(c->command, 1, fmt, ap);
     va_end(ap);
     return 2;
+}
+
+void ciot_say(const char *command, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    say(command, 0, fmt, ap);
+    va_end(ap);
 }
 
 static const ciot_opt *find(const ciot_cmdline *c, const char *name, size_t len) {

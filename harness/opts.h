@@ -59,5 +59,8 @@ void ciot_opts_usage(const ciot_cmdline *c, FILE *f);
 int ciot_choice_index(const char *choices, const char *v);
 /* One line "ciot CMD: message (ciot CMD --help)" on stderr; returns 2, the exit code for bad input. */
 int ciot_opts_fail(const ciot_cmdline *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line "ciot CMD: message" on stderr. Like ciot_opts_fail, the message's control characters are
+ * escaped (ciot_quote), so the file names and values it names cannot split it. */
+void ciot_say(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

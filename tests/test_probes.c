@@ -172,6 +172,16 @@ static void test_cli(void) {
     }
 }
 
+/* Messages stay one line whatever file names and values they hold. */
+static void test_quote(void) {
+    char q[64], why[64];
+    check(!strcmp(ciot_quote("a\nb\tc\r\x01\x7f\\d\xc3\xa9", q, sizeof q), "a\\nb\\tc\\r\\x01\\x7f\\d\xc3\xa9"),
+          "quote escapes control characters only", "a\\nb\\tc\\r\\x01\\x7f\\d\xc3\xa9", q);
+    check(!strcmp(ciot_quote("ab\n", q, 4), "ab"), "quote cuts short at a whole escape", "ab", q);
+    ciot_error(CIOT_E_IO, why, sizeof why, "cannot open %s: %s", "x\ny", "gone");
+    check(!strcmp(why, "cannot open x\\ny: gone"), "ciot_error escapes what it formats", "cannot open x\\ny: gone", why);
+}
+
 /* The Google Benchmark flags ciot bench passes on: the values Google Benchmark 1.7 takes, nothing else. */
 static void test_gb_flags(void) {
     const char *good[] = {"--benchmark_format=json", "--benchmark_out_format=csv", "--benchmark_color=auto",
@@ -373,6 +383,7 @@ int main(void) {
     test_json();
     test_cli();
     test_gb_flags();
+    test_quote();
     test_bw();
     test_compute();
     test_commands();
