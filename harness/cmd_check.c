@@ -20,8 +20,9 @@ static int check_gguf(const char *path, const ciot_gguf_check_opts *o) {
     s = ciot_gguf_check(g, o, &r, stdout, why, sizeof why);
     ciot_gguf_close(g);
     if (s != CIOT_OK) {
-        fprintf(stderr, "ciot check: %s\n", why);
-        return 2;
+        if (s == CIOT_E_ARG) ciot_say("check", "%s", why);
+        else ciot_say("check", "%s: %s", path, why);
+        return s == CIOT_E_NOMEM ? 1 : 2;
     }
     if (r.tensors_checked == 0) {
         ciot_say("check", "no ternary tensor of %s%s%s has a kernel this CPU runs%s%s", path,

@@ -72,13 +72,9 @@ static int shape_ok(const ciot_kernel *k, int rows, int K, int batch) {
  * message in msg naming the first one. */
 static int finite_inputs(const ciot_kernel *k, const void *src, const char *wname, const float *xf, const char *xpath,
                          int rows, int K, int batch, char *msg, size_t len) {
-    const int per_block = ciot_format_block_values(k->layout->source);
-    const size_t blocks_per_row = (size_t)(K / per_block), blocks = (size_t)rows * blocks_per_row;
-    const size_t bad_block = ciot_source_first_bad_scale(k->layout->source, src, rows, K);
-    if (bad_block < blocks) {
-        snprintf(msg, len, "%s: block %zu (row %zu, weights %zu..%zu) has a scale that is NaN or infinite", wname,
-                 bad_block, bad_block / blocks_per_row, bad_block % blocks_per_row * per_block,
-                 bad_block % blocks_per_row * per_block + per_block - 1);
+    char why[128];
+    if (ciot_source_check_scales(k->layout->source, src, rows, K, why, sizeof why) != CIOT_OK) {
+        snprintf(msg, len, "%s: %s", wname, why);
         return 2;
     }
     const size_t n = (size_t)batch * (size_t)K, bad = ciot_first_nonfinite(xf, n);
