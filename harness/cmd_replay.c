@@ -102,7 +102,8 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
         {"--ceiling-size", CIOT_OPT_SIZE, &o->ceiling_bytes, 1 << 20, 1e18, NULL, "BYTES",
          "the probe buffer (default max(4 x LLC, 1G); below that the ceiling is flagged)", NULL},
         {"--ring-size", CIOT_OPT_SIZE, &o->ring_bytes, 1 << 20, 1e18, NULL, "BYTES",
-         "the ring region (default max(4 x LLC, 1G) + the largest matvec)", NULL},
+         "the ring region (default max(4 x LLC, 1G) + the largest matvec); implies --memory ring\n"
+         "when --memory is auto, and --memory full refuses it", NULL},
         {"--dump-ops", CIOT_OPT_STRING, &o->dump_ops, 0, 0, NULL, "FILE",
          "write the replayed ops as an op list (profiles/README.md), e.g. those a GGUF file gives", NULL},
         {"--json", CIOT_OPT_STRING, &o->json, 0, 0, NULL, "FILE", "everything as JSON (profiles/README.md)", NULL},
@@ -118,6 +119,10 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
     if (o->straggler_arg && !parse_straggler(o->straggler_arg, o))
         return ciot_opts_fail(&c, "--straggler '%s' is not THREAD:MICROSECONDS (e.g. 1:200)", o->straggler_arg);
     if (!o->model) return ciot_opts_fail(&c, "--model NAME|FILE is required (e.g. --model bonsai-2-27b)");
+    /* a ring size is a size for the ring: never silently unused */
+    if (o->ring_bytes && o->memory == CIOT_MEMORY_FULL)
+        return ciot_opts_fail(&c, "--ring-size applies to --memory ring, and --memory full holds the whole model");
+    if (o->ring_bytes) o->memory = CIOT_MEMORY_RING;
     return -1;
 }
 
