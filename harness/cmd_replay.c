@@ -323,8 +323,10 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
     ciot_run_stats runs[CIOT_DISPATCH_N] = {0};
     const double off_median = ciot_median(rs->off_ms, o->tokens), off_min = rs->off_ms[0];   /* sorted now */
     const ciot_spread probe = ciot_spread_of(rs->probe_gbs, o->tokens);
+    char pinning[128];
     ciot_replay_report rep = {
         .model = m, .n_ops = ro->n_ops, .kernel = kernel, .threads = info->threads, .pinned = info->pinned,
+        .pinning = ciot_pinning_note(!o->no_pin, info->pinned, info->threads, pinning, sizeof pinning),
         .batch = o->batch, .tokens = o->tokens, .chunk = o->chunk, .memory = ro->memory, .cold = cold,
         .memory_bytes = ciot_replay_memory_bytes(r), .weight_bytes = ciot_replay_weight_bytes(r),
         .probe_gbs = rs->probe_gbs, .ceiling_gbs = probe.median, .ceiling_buffer = ruler->bytes,
