@@ -23,6 +23,7 @@
 
 extern "C" {
 #include "bench.h"
+#include "bench_flags.h"
 #include "bigbuf.h"
 #include "cli.h"
 #include "cpu.h"
@@ -205,7 +206,7 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
         {"--gemm-shape", CIOT_OPT_SHAPE, &o.gemm, 1, 1 << 28, nullptr, "RxK", "gemm matrix (default 17408x5120)", &shape_given},
         {"--batches", CIOT_OPT_INT_LIST, &batches, 1, 4096, nullptr, "LIST", "gemm activation rows (default 4,64)", nullptr},
         {"--threads", CIOT_OPT_INT_LIST, &threads, 1, 1024, nullptr, "LIST", "thread counts, e.g. 1,2 or 1-4 (default 1 .. cores)", nullptr},
-        {"--kernels", CIOT_OPT_STRING, &kernels, 0, 0, nullptr, "LIST",
+        {"--kernels", CIOT_OPT_LIST, &kernels, 0, 0, nullptr, "LIST",
          "kernels whose name contains one of these comma-separated words (default: every\navailable one)", nullptr},
         {"--refs", CIOT_OPT_CHOICE, &refs, 0, 0, "none|gemv|all", "none|gemv|all",
          "scalar references to include when --kernels is not given (default gemv)", nullptr},
@@ -233,28 +234,24 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
         "bench", "[options] [Google Benchmark flags]",
         "Google Benchmark runs of every available kernel: gemv, and gemm per batch, per thread count, on the\n"
         "persistent pool and (gemv) the spawn-per-call pool. Every repetition pairs the kernel with a read-probe\n"
-        "sample on the same pool; the ratio is taken per repetition. Google Benchmark flags pass through, except\n"
-        "those ciot sets itself (--benchmark_repetitions: use --reps; --benchmark_min_time: use --rep-ms).\n",
+        "sample on the same pool; the ratio is taken per repetition. Google Benchmark 1.7 flags pass through, their\n"
+        "values checked first, except those ciot sets itself (--benchmark_repetitions: use --reps;\n"
+        "--benchmark_min_time: use --rep-ms) and --benchmark_perf_counters (it counts the calling thread only).\n",
         opts, int(sizeof opts / sizeof opts[0]), "--benchmark_", 0};
     std::vector<char *> rest(size_t(argc) + 1);
     int n_rest = 0;
     int rc = ciot_opts_parse(&c, argc, argv, rest.data(), &n_rest);
     if (rc >= 0) return rc;
     for (int i = 0; i < n_rest; i++) {
-        const std::string a = rest[size_t(i)];
-        for (const char *own : {"--benchmark_repetitions", "--benchmark_min_time", "--benchmark_min_warmup_time"})
-            if (a.rfind(own, 0) == 0)
-                return ciot_opts_fail(&c, "%s is set by ciot bench itself (use --reps and --rep-ms)", own);
-        passthrough.push_back(a);
+        char why[256];
+        if (ciot_bench_check_gb_flag(rest[size_t(i)], why, sizeof why) != CIOT_OK) return ciot_opts_fail(&c, "%s", why);
+        passthrough.push_back(rest[size_t(i)]);
     }
-    if (kernels)
-        for (const char *p = kernels; *p;) {
-            const char *e = strchr(p, ',');
-            const std::string word(p, e ? size_t(e - p) : strlen(p));
-            if (word.empty()) return ciot_opts_fail(&c, "--kernels '%s' has an empty name", kernels);
-            o.kernels.push_back(word);
-            p = e ? e + 1 : p + strlen(p);
-        }
+    for (const char *p = kernels; p && *p;) {   // CIOT_OPT_LIST: no item is empty
+        const size_t len = strcspn(p, ",");
+        o.kernels.emplace_back(p, len);
+        p += len + (p[len] == ',');
+    }
     if (batches.n) o.batches = batches;
     else o.batches.v[0] = 4, o.batches.v[1] = 64, o.batches.n = 2;
     o.threads = threads;
@@ -310,12 +307,12 @@ int make_gguf_cases(const regex_t *re) {
     char why[512];
     ciot_status st = ciot_gguf_open(o.gguf.c_str(), &g->gguf, why, sizeof why);
     if (st != CIOT_OK) {
-        fprintf(stderr, "ciot bench: %s: %s\n", o.gguf.c_str(), why);
+        ciot_say("bench", "%s: %s", o.gguf.c_str(), why);
         return st == CIOT_E_NOMEM ? 1 : 2;
     }
     regex_t tre;
     if (!o.tensors.empty() && regcomp(&tre, o.tensors.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
-        fprintf(stderr, "ciot bench: --tensors '%s' is not a regular expression\n", o.tensors.c_str());
+        ciot_say("bench", "--tensors '%s' is not a regular expression", o.tensors.c_str());
         return 2;
     }
     const unsigned cpu = ciot_cpu_features();
@@ -347,8 +344,8 @@ int make_gguf_cases(const regex_t *re) {
     }
     if (!o.tensors.empty()) regfree(&tre);
     if (rc < 0 && !matrices) {
-        fprintf(stderr, "ciot bench: %s has no 2-D ternary tensor%s%s\n", o.gguf.c_str(),
-                o.tensors.empty() ? "" : " matching ", o.tensors.c_str());
+        ciot_say("bench", "%s has no 2-D ternary tensor%s%s", o.gguf.c_str(),
+                 o.tensors.empty() ? "" : " matching ", o.tensors.c_str());
         rc = 2;
     }
     return rc;
@@ -359,7 +356,7 @@ int make_cases(const std::string &filter) {
     Options &o = g->opt;
     regex_t re;
     if (!filter.empty() && regcomp(&re, filter.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
-        fprintf(stderr, "ciot bench: --benchmark_filter '%s' is not a regular expression\n", filter.c_str());
+        ciot_say("bench", "--benchmark_filter '%s' is not a regular expression", filter.c_str());
         return 2;
     }
     const regex_t *fre = filter.empty() ? nullptr : &re;
@@ -472,12 +469,13 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
     std::vector<std::string> gb_flags;
     int rc = parse_args(argc, argv, o, gb_flags);
     if (rc >= 0) return rc;
-    bool have_interleave = false, have_aggr = false, other_format = false;
+    bool have_interleave = false, have_aggr = false, have_unit = false, other_format = false;
     std::string gb_out_path;       // Google Benchmark's own --benchmark_out, written through ciot_out
-    for (auto &a : gb_flags) {
+    for (auto &a : gb_flags) {     // names and values checked by parse_args (bench_flags.h); the last one counts
         have_interleave |= a.rfind("--benchmark_enable_random_interleaving", 0) == 0;
         have_aggr |= a.rfind("--benchmark_display_aggregates_only", 0) == 0 || a.rfind("--benchmark_report_aggregates_only", 0) == 0;
-        other_format |= a.rfind("--benchmark_format=", 0) == 0 && a != "--benchmark_format=console";
+        have_unit |= a.rfind("--benchmark_time_unit=", 0) == 0;
+        if (a.rfind("--benchmark_format=", 0) == 0) other_format = a != "--benchmark_format=console";
         if (a.rfind("--benchmark_out=", 0) == 0) gb_out_path = a.substr(16);
         else passthrough.push_back(a);
     }
@@ -526,21 +524,21 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
                         "cache-resident\n", ctx.llc_source);
     if ((rc = prepare()) >= 0) return rc;
 
+    // Manual time, o.reps repetitions with min and max; the unit is ms (kernels) or us (pool overhead)
+    // unless --benchmark_time_unit chose one: an explicit Unit() would override the flag.
+    auto common = [&](benchmark::internal::Benchmark *b, benchmark::TimeUnit unit) {
+        b->UseManualTime()
+            ->Repetitions(o.reps)
+            ->ComputeStatistics("min", [](const std::vector<double> &v) { return *std::min_element(v.begin(), v.end()); })
+            ->ComputeStatistics("max", [](const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()); });
+        if (!have_unit) b->Unit(unit);
+        return b;
+    };
     for (size_t i = 0; i < g->cases.size(); i++)
-        benchmark::RegisterBenchmark(g->cases[i].name.c_str(), run_case, i)
-            ->UseManualTime()
-            ->Unit(benchmark::kMillisecond)
-            ->Iterations(g->cases[i].iterations)
-            ->Repetitions(o.reps)
-            ->ComputeStatistics("min", [](const std::vector<double> &v) { return *std::min_element(v.begin(), v.end()); })
-            ->ComputeStatistics("max", [](const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()); });
+        common(benchmark::RegisterBenchmark(g->cases[i].name.c_str(), run_case, i), benchmark::kMillisecond)
+            ->Iterations(g->cases[i].iterations);
     for (size_t i = 0; i < g->overheads.size(); i++)
-        benchmark::RegisterBenchmark(g->overheads[i].name.c_str(), run_empty_job, i)
-            ->UseManualTime()
-            ->Unit(benchmark::kMicrosecond)
-            ->Repetitions(o.reps)
-            ->ComputeStatistics("min", [](const std::vector<double> &v) { return *std::min_element(v.begin(), v.end()); })
-            ->ComputeStatistics("max", [](const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()); });
+        common(benchmark::RegisterBenchmark(g->overheads[i].name.c_str(), run_empty_job, i), benchmark::kMicrosecond);
     g->total = int(g->cases.size()) * o.reps;
     benchmark::AddCustomContext("ciot_commit", std::string(ctx.commit) + (ctx.dirty > 0 ? " (dirty)" : ""));
     benchmark::AddCustomContext("ciot_protocol", "each repetition paired with a read-probe sample on the same pool "

@@ -13,20 +13,21 @@ static int check_gguf(const char *path, const ciot_gguf_check_opts *o) {
     char why[512];
     ciot_status s = ciot_gguf_open(path, &g, why, sizeof why);
     if (s != CIOT_OK) {
-        fprintf(stderr, "ciot check: %s: %s\n", path, why);
+        ciot_say("check", "%s: %s", path, why);
         return s == CIOT_E_NOMEM ? 1 : 2;
     }
     ciot_gguf_check_result r;
     s = ciot_gguf_check(g, o, &r, stdout, why, sizeof why);
     ciot_gguf_close(g);
     if (s != CIOT_OK) {
-        fprintf(stderr, "ciot check: %s\n", why);
-        return 2;
+        if (s == CIOT_E_ARG) ciot_say("check", "%s", why);
+        else ciot_say("check", "%s: %s", path, why);
+        return s == CIOT_E_NOMEM ? 1 : 2;
     }
     if (r.tensors_checked == 0) {
-        fprintf(stderr, "ciot check: no ternary tensor of %s%s%s has a kernel this CPU runs%s%s\n", path,
-                o->tensor_regex ? " matching --tensors " : "", o->tensor_regex ? o->tensor_regex : "",
-                o->kernel_filter ? " among --kernel " : "", o->kernel_filter ? o->kernel_filter : "");
+        ciot_say("check", "no ternary tensor of %s%s%s has a kernel this CPU runs%s%s", path,
+                 o->tensor_regex ? " matching --tensors " : "", o->tensor_regex ? o->tensor_regex : "",
+                 o->kernel_filter ? " among --kernel " : "", o->kernel_filter ? o->kernel_filter : "");
         return 2;
     }
     printf("%d tensors checked, %d skipped\n%d passed, %d failed, %d skipped\n", r.tensors_checked, r.tensors_skipped,
@@ -73,8 +74,8 @@ int ciot_cmd_check(int argc, char **argv) {
     ciot_oracle_result r;
     ciot_oracle_run(&o, &r);
     if (r.kernels_run == 0) {
-        fprintf(stderr, "ciot check: no kernel matched%s%s%s\n", o.filter ? " " : "", o.filter ? o.filter : "",
-                r.kernels_skipped ? " that this CPU can run" : "");
+        ciot_say("check", "no kernel matched%s%s%s", o.filter ? " " : "", o.filter ? o.filter : "",
+                 r.kernels_skipped ? " that this CPU can run" : "");
         return 2;
     }
     printf("%d kernels checked, %d skipped\n%d passed, %d failed, %d skipped\n", r.kernels_run, r.kernels_skipped, r.passed,

@@ -283,7 +283,7 @@ int ciot_cmd_gguf(int argc, char **argv) {
     ciot_gguf *g;
     const ciot_status s = ciot_gguf_open(path, &g, why, sizeof why);
     if (s != CIOT_OK) {
-        fprintf(stderr, "ciot gguf: %s: %s\n", path, why);
+        ciot_say("gguf", "%s: %s", path, why);
         return s == CIOT_E_NOMEM ? 1 : 2;
     }
     const unsigned cpu = ciot_cpu_features();

@@ -102,7 +102,8 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
         {"--ceiling-size", CIOT_OPT_SIZE, &o->ceiling_bytes, 1 << 20, 1e18, NULL, "BYTES",
          "the probe buffer (default max(4 x LLC, 1G); below that the ceiling is flagged)", NULL},
         {"--ring-size", CIOT_OPT_SIZE, &o->ring_bytes, 1 << 20, 1e18, NULL, "BYTES",
-         "the ring region (default max(4 x LLC, 1G) + the largest matvec)", NULL},
+         "the ring region (default max(4 x LLC, 1G) + the largest matvec); implies --memory ring\n"
+         "when --memory is auto, and --memory full refuses it", NULL},
         {"--dump-ops", CIOT_OPT_STRING, &o->dump_ops, 0, 0, NULL, "FILE",
          "write the replayed ops as an op list (profiles/README.md), e.g. those a GGUF file gives", NULL},
         {"--json", CIOT_OPT_STRING, &o->json, 0, 0, NULL, "FILE", "everything as JSON (profiles/README.md)", NULL},
@@ -118,12 +119,17 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
     if (o->straggler_arg && !parse_straggler(o->straggler_arg, o))
         return ciot_opts_fail(&c, "--straggler '%s' is not THREAD:MICROSECONDS (e.g. 1:200)", o->straggler_arg);
     if (!o->model) return ciot_opts_fail(&c, "--model NAME|FILE is required (e.g. --model bonsai-2-27b)");
+    /* a ring size is a size for the ring: never silently unused */
+    if (o->ring_bytes && o->memory == CIOT_MEMORY_FULL)
+        return ciot_opts_fail(&c, "--ring-size applies to --memory ring, and --memory full holds the whole model");
+    if (o->ring_bytes) o->memory = CIOT_MEMORY_RING;
     return -1;
 }
 
 static int bad(const char *fmt, const char *arg) {
+    char q[CIOT_WHY_MAX];
     fprintf(stderr, "ciot replay: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, ciot_quote(arg, q, sizeof q));
     fprintf(stderr, " (ciot replay --help)\n");
     return 2;
 }
@@ -188,8 +194,8 @@ static int pick_op_kernels(const replay_opts *o, ciot_model *m, int n_ops, const
         const ciot_format f = op->format >= 0 ? (ciot_format)op->format : CIOT_FMT_PQ2_0;
         const ciot_kernel *k = named && named->layout->source == f ? named : best_for_shape(f, op_kind, op->rows, op->K);
         if (!k) {
-            fprintf(stderr, "ciot replay: %s: no %s kernel for %s (%s, %dx%d) runs on this CPU\n", m->path,
-                    op_kind == CIOT_OP_GEMM ? "gemm" : "gemv", op->name, ciot_format_name(f), op->rows, op->K);
+            ciot_say("replay", "%s: no %s kernel for %s (%s, %dx%d) runs on this CPU", m->path,
+                     op_kind == CIOT_OP_GEMM ? "gemm" : "gemv", op->name, ciot_format_name(f), op->rows, op->K);
             return 2;
         }
         named_used |= k == named;
@@ -202,8 +208,8 @@ static int pick_op_kernels(const replay_opts *o, ciot_model *m, int n_ops, const
         }
     }
     if (named && !named_used) {
-        fprintf(stderr, "ciot replay: kernel %s reads %s, and %s has no %s tensor among the replayed ops\n", named->name,
-                ciot_format_name(named->layout->source), m->path, ciot_format_name(named->layout->source));
+        ciot_say("replay", "kernel %s reads %s, and %s has no %s tensor among the replayed ops", named->name,
+                 ciot_format_name(named->layout->source), m->path, ciot_format_name(named->layout->source));
         return 2;
     }
     *first = m->ops[0].kernel;
@@ -317,8 +323,10 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
     ciot_run_stats runs[CIOT_DISPATCH_N] = {0};
     const double off_median = ciot_median(rs->off_ms, o->tokens), off_min = rs->off_ms[0];   /* sorted now */
     const ciot_spread probe = ciot_spread_of(rs->probe_gbs, o->tokens);
+    char pinning[128];
     ciot_replay_report rep = {
         .model = m, .n_ops = ro->n_ops, .kernel = kernel, .threads = info->threads, .pinned = info->pinned,
+        .pinning = ciot_pinning_note(!o->no_pin, info->pinned, info->threads, pinning, sizeof pinning),
         .batch = o->batch, .tokens = o->tokens, .chunk = o->chunk, .memory = ro->memory, .cold = cold,
         .memory_bytes = ciot_replay_memory_bytes(r), .weight_bytes = ciot_replay_weight_bytes(r),
         .probe_gbs = rs->probe_gbs, .ceiling_gbs = probe.median, .ceiling_buffer = ruler->bytes,
@@ -376,7 +384,7 @@ int ciot_cmd_replay(int argc, char **argv) {
     const int n_ops = o.ops ? o.ops : m.n_ops;
     const size_t ceiling_bytes = o.ceiling_bytes ? o.ceiling_bytes : ciot_cold_bytes();
     if (o.ops > m.n_ops) {
-        fprintf(stderr, "ciot replay: --ops %d, but %s has %d ops\n", o.ops, m.path, m.n_ops);
+        ciot_say("replay", "--ops %d, but %s has %d ops", o.ops, m.path, m.n_ops);
         rc = 2;
     } else if (o.straggler >= threads) {
         fprintf(stderr, "ciot replay: --straggler thread %d, but the pool has threads 0..%d\n", o.straggler,
@@ -399,13 +407,13 @@ int ciot_cmd_replay(int argc, char **argv) {
     if (rc < 0 && o.dump_ops) {
         const ciot_status st = ciot_model_write_ops(&m, n_ops, o.dump_ops, why, sizeof why);
         if (st != CIOT_OK) fprintf(stderr, "ciot replay: --dump-ops %s\n", why), rc = st == CIOT_E_ARG ? 2 : 1;
-        else fprintf(stderr, "ciot replay: wrote the %d ops to %s\n", n_ops, o.dump_ops);
+        else ciot_say("replay", "wrote the %d ops to %s", n_ops, o.dump_ops);
     }
     if (rc >= 0) {
         ciot_model_free(&m);
         return rc;
     }
-    if (m.left_out[0]) fprintf(stderr, "ciot replay: %s: left out: %s\n", m.path, m.left_out);
+    if (m.left_out[0]) ciot_say("replay", "%s: left out: %s", m.path, m.left_out);
     if (m.gguf && ro.memory == CIOT_MEMORY_RING)
         fprintf(stderr, "ciot replay: the ring holds drawn bytes, not the file's (the whole model does not fit, or "
                         "--memory ring was asked)\n");

@@ -17,7 +17,7 @@
 #include "registry.h"
 
 static int fail(const char *msg, int code) {
-    fprintf(stderr, "ciot run: %s\n", msg);
+    ciot_say("run", "%s", msg);
     return code;
 }
 
@@ -27,7 +27,7 @@ static int gguf_weights(const ciot_kernel *k, const ciot_gguf *g, const char *pa
                         const void **src, void **copy, int *rows, int *K) {
     const ciot_gguf_tensor *t = ciot_gguf_find_tensor(g, tensor);
     if (!t) {
-        fprintf(stderr, "ciot run: %s holds no tensor '%s' (ciot gguf lists them)\n", path, tensor);
+        ciot_say("run", "%s holds no tensor '%s' (ciot gguf lists them)", path, tensor);
         return 0;
     }
     ciot_format f;
@@ -35,12 +35,12 @@ static int gguf_weights(const ciot_kernel *k, const ciot_gguf *g, const char *pa
     const char *type = ciot_ggml_type_name(t->type);
     if (!type) snprintf(tb, sizeof tb, "type %u", t->type), type = tb;
     if (!ciot_gguf_tensor_matrix(t, &f, rows, K)) {
-        fprintf(stderr, "ciot run: tensor '%s' (%s, %d-D) is not a 2-D ternary matrix\n", tensor, type, t->n_dims);
+        ciot_say("run", "tensor '%s' (%s, %d-D) is not a 2-D ternary matrix", tensor, type, t->n_dims);
         return 0;
     }
     if (f != k->layout->source) {
-        fprintf(stderr, "ciot run: tensor '%s' is %s; kernel %s reads %s (ciot gguf %s lists the kernels per tensor)\n",
-                tensor, type, k->name, ciot_format_name(k->layout->source), path);
+        ciot_say("run", "tensor '%s' is %s; kernel %s reads %s (ciot gguf %s lists the kernels per tensor)",
+                 tensor, type, k->name, ciot_format_name(k->layout->source), path);
         return 0;
     }
     *src = t->data;
@@ -72,13 +72,9 @@ static int shape_ok(const ciot_kernel *k, int rows, int K, int batch) {
  * message in msg naming the first one. */
 static int finite_inputs(const ciot_kernel *k, const void *src, const char *wname, const float *xf, const char *xpath,
                          int rows, int K, int batch, char *msg, size_t len) {
-    const int per_block = ciot_format_block_values(k->layout->source);
-    const size_t blocks_per_row = (size_t)(K / per_block), blocks = (size_t)rows * blocks_per_row;
-    const size_t bad_block = ciot_source_first_bad_scale(k->layout->source, src, rows, K);
-    if (bad_block < blocks) {
-        snprintf(msg, len, "%s: block %zu (row %zu, weights %zu..%zu) has a scale that is NaN or infinite", wname,
-                 bad_block, bad_block / blocks_per_row, bad_block % blocks_per_row * per_block,
-                 bad_block % blocks_per_row * per_block + per_block - 1);
+    char why[128];
+    if (ciot_source_check_scales(k->layout->source, src, rows, K, why, sizeof why) != CIOT_OK) {
+        snprintf(msg, len, "%s: %s", wname, why);
         return 2;
     }
     const size_t n = (size_t)batch * (size_t)K, bad = ciot_first_nonfinite(xf, n);
@@ -183,7 +179,7 @@ int ciot_cmd_run(int argc, char **argv) {
     ciot_gguf *g;
     const ciot_status st = ciot_gguf_open(gpath, &g, msg, sizeof msg);
     if (st != CIOT_OK) {
-        fprintf(stderr, "ciot run: %s: %s\n", gpath, msg);
+        ciot_say("run", "%s: %s", gpath, msg);
         return st == CIOT_E_NOMEM ? 1 : 2;
     }
     const void *src = NULL;

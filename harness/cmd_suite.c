@@ -93,18 +93,18 @@ int ciot_cmd_suite(int argc, char **argv) {
     strftime(day, sizeof day, "%Y%m%d-%H%M%S", gmtime(&now));
     snprintf(dir, sizeof dir, "%s/%s-%s-%s%s", results, day, ctx.host, ctx.commit, quick ? "-quick" : "");
     if (mkdir(results, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "ciot suite: cannot create %s: %s\n", results, strerror(errno));
+        ciot_say("suite", "cannot create %s: %s", results, strerror(errno));
         return 2;
     }
     if (mkdir(dir, 0755) != 0) {
-        fprintf(stderr, "ciot suite: cannot create the run folder %s: %s\n", dir, strerror(errno));
+        ciot_say("suite", "cannot create the run folder %s: %s", dir, strerror(errno));
         return 2;
     }
     if (ciot_run_mark_incomplete(dir, "ciot suite", why, sizeof why) != CIOT_OK) {
         fprintf(stderr, "ciot suite: %s\n", why);
         return 2;
     }
-    fprintf(stderr, "ciot suite: run folder %s\n", dir);
+    ciot_say("suite", "run folder %s", dir);
     snprintf(path, sizeof path, "%s/context.json", dir);
     ciot_json *j;
     if (ciot_json_create(path, &j, why, sizeof why) != CIOT_OK) {
@@ -173,7 +173,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     printf("\n%s", text ? text : "");
     free(text);
     printf("\nrun folder: %s\n", dir);
-    if (failed) fprintf(stderr, "ciot suite: a part failed (see above); what finished is in %s, marked INCOMPLETE\n", dir);
+    if (failed) ciot_say("suite", "a part failed (see above); what finished is in %s, marked INCOMPLETE", dir);
     else if (ciot_run_mark_complete(dir, why, sizeof why) != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why), failed = 1;
     return failed ? 1 : 0;
 }

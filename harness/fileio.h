@@ -3,6 +3,7 @@
 #define CIOT_FILEIO_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include "output.h"
 #include "status.h"
 
@@ -10,6 +11,12 @@
  * opened or read or is not a regular file (a directory, a FIFO, a device), CIOT_E_SHAPE when the size
  * differs, CIOT_E_NOMEM. On error, *why says what was wrong. */
 ciot_status ciot_read_exact(const char *path, size_t expect, void **out, char *why, size_t why_len);
+/* Opens path read-only when it is a regular file (links followed), the one way every reader opens its
+ * input: anything else is looked at (stat) but never opened, so a FIFO cannot block and a device is not
+ * touched, and a path replaced in between is refused after the open (fstat). Returns the descriptor
+ * (close-on-exec) with *st filled, or -1: errno set when the path could not be looked at or opened,
+ * errno 0 when it is not a regular file (st->st_mode says what it is, ciot_file_kind names it). */
+int ciot_open_regular(const char *path, struct stat *st);
 /* What a file that is not a regular one is, from its st_mode: "a directory", "a FIFO", "a character
  * device", ... ("not a regular file" for anything else). */
 const char *ciot_file_kind(unsigned mode);

@@ -89,12 +89,10 @@ typedef struct {
 
 static ciot_status failf(cursor *c, ciot_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static ciot_status failf(cursor *c, ciot_status s, const char *fmt, ...) {
-    if (c->why && c->why_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->why, c->why_len, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    ciot_verror(s, c->why, c->why_len, fmt, ap);
+    va_end(ap);
     return s;
 }
 
@@ -437,15 +435,10 @@ ciot_status ciot_gguf_parse(const void *data, size_t size, ciot_gguf **out, char
 ciot_status ciot_gguf_open(const char *path, ciot_gguf **out, char *why, size_t why_len) {
     *out = NULL;
     cursor c = {NULL, 0, 0, why, why_len};
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below like any non-file. */
-    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return failf(&c, CIOT_E_IO, "cannot open: %s", strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0) st.st_mode = 0;
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return failf(&c, CIOT_E_IO, "%s, not a GGUF file", ciot_file_kind(st.st_mode));
-    }
+    const int fd = ciot_open_regular(path, &st);
+    if (fd < 0 && errno) return failf(&c, CIOT_E_IO, "cannot open: %s", strerror(errno));
+    if (fd < 0) return failf(&c, CIOT_E_IO, "%s, not a GGUF file", ciot_file_kind(st.st_mode));
     if (st.st_size == 0) {
         close(fd);
         return failf(&c, CIOT_E_FORMAT, "not a GGUF file: it is empty");

@@ -133,6 +133,15 @@ static int check_kernel(tensor_case *c, const ciot_kernel *k, int batch, const c
     return ok;
 }
 
+/* The tensor's bytes, 16-byte aligned for the block structs: the file's, or a copy (*copy, to free). NULL
+ * when out of memory. */
+static const void *aligned_bytes(const ciot_gguf_tensor *t, void **copy) {
+    *copy = NULL;
+    if ((uintptr_t)t->data % 16 == 0) return t->data;
+    if ((*copy = malloc(t->bytes))) memcpy(*copy, t->data, t->bytes);
+    return *copy;
+}
+
 /* One tensor: the kernels that take it, each at its batches. Returns the kernels run (0: none). */
 static int check_tensor(const ciot_gguf_tensor *t, int index, const ciot_gguf_check_opts *o, ciot_gguf_check_result *r,
                         FILE *log) {
@@ -148,9 +157,8 @@ static int check_tensor(const ciot_gguf_tensor *t, int index, const ciot_gguf_ch
         runnable += takes && !ciot_kernel_missing(k, cpu);
     }
     if (!runnable) return 0;
-    void *copy = NULL;
-    c.src = t->data;
-    if ((uintptr_t)t->data % 16) c.src = copy = malloc(t->bytes); /* block structs need aligned bytes */
+    void *copy;
+    c.src = aligned_bytes(t, &copy);
     c.x = malloc(sizeof(float) * MAX_BATCH * (size_t)c.K);
     c.want = malloc(sizeof(float) * MAX_BATCH * (size_t)c.rows);
     const int before_pass = r->passed, before_fail = r->failed;
@@ -158,7 +166,6 @@ static int check_tensor(const ciot_gguf_tensor *t, int index, const ciot_gguf_ch
         fprintf(log, "FAIL %s: out of memory\n", t->name);
         r->failed++;
     } else {
-        if (copy) memcpy(copy, t->data, t->bytes);
         draw_acts(c.x, c.K, 0x5eed0000u + (uint64_t)index);
         if (!expected(&c)) {
             fprintf(log, "FAIL %s: out of memory\n", t->name);
@@ -181,6 +188,31 @@ static int check_tensor(const ciot_gguf_tensor *t, int index, const ciot_gguf_ch
     return runnable;
 }
 
+/* Whether --tensors (re, when not NULL) takes tensor t, a ternary one of format *f. */
+static int selected(const ciot_gguf_tensor *t, const regex_t *re, ciot_format *f) {
+    return t->known && ciot_ggml_type_format(t->type, f) && (!re || regexec(re, t->name, 0, NULL, 0) == 0);
+}
+
+/* Every selected 2-D tensor's block scales finite: a NaN or infinite one makes every output NaN, which
+ * matches bit for bit whatever a kernel does, so such a file is refused before any kernel runs. */
+static ciot_status check_scales(const ciot_gguf *g, const regex_t *re, char *why, size_t why_len) {
+    for (int i = 0; i < ciot_gguf_tensor_count(g); i++) {
+        const ciot_gguf_tensor *t = ciot_gguf_tensor_at(g, i);
+        ciot_format f;
+        int rows, K;
+        if (!selected(t, re, &f) || !ciot_gguf_tensor_matrix(t, &f, &rows, &K)) continue;
+        void *copy;
+        const void *src = aligned_bytes(t, &copy);
+        char bad[128];
+        const ciot_status s = !src ? CIOT_E_NOMEM : ciot_source_check_scales(f, src, rows, K, bad, sizeof bad);
+        free(copy);
+        if (s == CIOT_E_NOMEM) return ciot_error(s, why, why_len, "tensor '%s': out of memory", t->name);
+        if (s != CIOT_OK)
+            return ciot_error(s, why, why_len, "tensor '%s': %s, so its outputs cannot be checked", t->name, bad);
+    }
+    return CIOT_OK;
+}
+
 ciot_status ciot_gguf_check(const ciot_gguf *g, const ciot_gguf_check_opts *o, ciot_gguf_check_result *r, FILE *log,
                             char *why, size_t why_len) {
     memset(r, 0, sizeof *r);
@@ -189,14 +221,14 @@ ciot_status ciot_gguf_check(const ciot_gguf *g, const ciot_gguf_check_opts *o, c
     if (o->tensor_regex && (rc = regcomp(&re, o->tensor_regex, REG_EXTENDED | REG_NOSUB)) != 0) {
         char msg[256];
         regerror(rc, &re, msg, sizeof msg);
-        snprintf(why, why_len, "bad --tensors regex '%s': %s", o->tensor_regex, msg);
-        return CIOT_E_ARG;
+        return ciot_error(CIOT_E_ARG, why, why_len, "bad --tensors regex '%s': %s", o->tensor_regex, msg);
     }
-    for (int i = 0; i < ciot_gguf_tensor_count(g); i++) {
+    const regex_t *sel = o->tensor_regex ? &re : NULL;
+    ciot_status st = check_scales(g, sel, why, why_len);
+    for (int i = 0; st == CIOT_OK && i < ciot_gguf_tensor_count(g); i++) {
         const ciot_gguf_tensor *t = ciot_gguf_tensor_at(g, i);
         ciot_format f;
-        if (!t->known || !ciot_ggml_type_format(t->type, &f)) continue;
-        if (o->tensor_regex && regexec(&re, t->name, 0, NULL, 0) != 0) continue;
+        if (!selected(t, sel, &f)) continue;
         if (check_tensor(t, i, o, r, log)) r->tensors_checked++;
         else {
             fprintf(log, "  %-32s %-7s skipped: no kernel this CPU runs takes it (%d-D, %llu x %llu)\n", t->name,
@@ -205,6 +237,6 @@ ciot_status ciot_gguf_check(const ciot_gguf *g, const ciot_gguf_check_opts *o, c
             r->tensors_skipped++;
         }
     }
-    if (o->tensor_regex) regfree(&re);
-    return CIOT_OK;
+    if (sel) regfree(&re);
+    return st;
 }

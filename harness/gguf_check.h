@@ -17,8 +17,9 @@ typedef struct {
     int tensors_skipped;        /* ternary tensors no runnable kernel takes (listed with the reason) */
 } ciot_gguf_check_result;
 
-/* Checks every matching ternary tensor; per-tensor lines and failures go to log. CIOT_E_ARG (why filled)
- * when the regex does not compile. */
+/* Checks every matching ternary tensor; per-tensor lines and failures go to log. Before any: CIOT_E_ARG
+ * (why filled) when the regex does not compile, CIOT_E_FORMAT when a matching tensor has a NaN or infinite
+ * block scale (why names the tensor and the block), CIOT_E_NOMEM. */
 ciot_status ciot_gguf_check(const ciot_gguf *g, const ciot_gguf_check_opts *o, ciot_gguf_check_result *r, FILE *log,
                             char *why, size_t why_len);
 

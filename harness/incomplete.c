@@ -19,8 +19,7 @@ static int mark_path(const char *dir, char *path, size_t len) {
 ciot_status ciot_run_mark_incomplete(const char *dir, const char *what, char *why, size_t why_len) {
     char path[PATH_MAX], text[512], date[32];
     if (!dir || !mark_path(dir, path, sizeof path)) {
-        snprintf(why, why_len, "%s: the folder's name is too long", dir ? dir : "(null)");
-        return CIOT_E_ARG;
+        return ciot_error(CIOT_E_ARG, why, why_len, "%s: the folder's name is too long", dir ? dir : "(null)");
     }
     const time_t now = time(NULL);
     struct tm utc;
@@ -35,12 +34,10 @@ ciot_status ciot_run_mark_incomplete(const char *dir, const char *what, char *wh
 ciot_status ciot_run_mark_complete(const char *dir, char *why, size_t why_len) {
     char path[PATH_MAX];
     if (!dir || !mark_path(dir, path, sizeof path)) {
-        snprintf(why, why_len, "%s: the folder's name is too long", dir ? dir : "(null)");
-        return CIOT_E_ARG;
+        return ciot_error(CIOT_E_ARG, why, why_len, "%s: the folder's name is too long", dir ? dir : "(null)");
     }
     if (unlink(path) != 0 && errno != ENOENT) {
-        snprintf(why, why_len, "%s: cannot remove it: %s", path, strerror(errno));
-        return CIOT_E_IO;
+        return ciot_error(CIOT_E_IO, why, why_len, "%s: cannot remove it: %s", path, strerror(errno));
     }
     return CIOT_OK;
 }

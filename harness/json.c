@@ -104,7 +104,7 @@ ciot_status ciot_json_commit(ciot_json *j, char *why, size_t why_len) {
     if (j->status == CIOT_OK && !j->out && (fflush(j->f) != 0 || ferror(j->f))) fail(j, CIOT_E_IO);
     if (j->status != CIOT_OK) {
         if (why && why_len)
-            snprintf(why, why_len, "%s: %s", j->path ? j->path : "JSON stream",
+            ciot_error(j->status, why, why_len, "%s: %s", j->path ? j->path : "JSON stream",
                      j->status == CIOT_E_ARG ? "the document was not built whole (a bug in its writer)"
                                              : "writing failed");
         ciot_out_abort(j->out);

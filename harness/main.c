@@ -48,6 +48,7 @@ static int finish(int rc) {
 }
 
 static int run(int argc, char **argv) {
+    char q[1024];   /* an argument quoted for a message (ciot_quote) */
     /* From here on, SIGINT, SIGTERM and SIGHUP remove every temporary file before the process dies. */
     if (ciot_tmpfiles_install() != CIOT_OK) {
         fprintf(stderr, "ciot: cannot install the signal handlers that remove temporary files\n");
@@ -63,7 +64,7 @@ static int run(int argc, char **argv) {
     }
     if (!strcmp(argv[1], "--version")) {
         if (argc > 2) {
-            fprintf(stderr, "ciot: --version takes no arguments ('%s')\n", argv[2]);
+            fprintf(stderr, "ciot: --version takes no arguments ('%s')\n", ciot_quote(argv[2], q, sizeof q));
             return 2;
         }
         ciot_context c;
@@ -75,14 +76,16 @@ static int run(int argc, char **argv) {
     const char *bad;
     int bad_len;
     if (ciot_cpu_env_check(&bad, &bad_len) != CIOT_OK) {
-        fprintf(stderr, "ciot: CIOT_CPU names an unknown feature '%.*s' (known: neon, dotprod, i8mm, avx2, fma, "
-                        "avxvnni, avx512vnni, avx512vbmi, none)\n", bad_len, bad);
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", bad_len, bad);
+        fprintf(stderr, "ciot: CIOT_CPU names an unknown feature '%s' (known: neon, dotprod, i8mm, avx2, fma, "
+                        "avxvnni, avx512vnni, avx512vbmi, none)\n", ciot_quote(name, q, sizeof q));
         return 2;
     }
     for (int i = 0; i < N_COMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "ciot: unknown %s '%s' (ciot --help lists the commands)\n",
-            argv[1][0] == '-' ? "option" : "command", argv[1]);
+            argv[1][0] == '-' ? "option" : "command", ciot_quote(argv[1], q, sizeof q));
     return 2;
 }
 

@@ -4,15 +4,29 @@
 #include <stdarg.h>
 #include <string.h>
 #include "cli.h"
+#include "output.h"
+
+/* "ciot CMD: message[ (ciot CMD --help)]" on stderr, control characters escaped (ciot_verror). */
+static void say(const char *command, int help, const char *fmt, va_list ap) {
+    char line[CIOT_WHY_MAX];
+    ciot_verror(CIOT_E_ARG, line, sizeof line, fmt, ap);
+    if (help) fprintf(stderr, "ciot %s: %s (ciot %s --help)\n", command, line, command);
+    else fprintf(stderr, "ciot %s: %s\n", command, line);
+}
 
 int ciot_opts_fail(const ciot_cmdline *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "ciot %s: ", c->command);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (ciot %s --help)\n", c->command);
+    say(c->command, 1, fmt, ap);
     va_end(ap);
     return 2;
+}
+
+void ciot_say(const char *command, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    say(command, 0, fmt, ap);
+    va_end(ap);
 }
 
 static const ciot_opt *find(const ciot_cmdline *c, const char *name, size_t len) {
@@ -21,8 +35,7 @@ static const ciot_opt *find(const ciot_cmdline *c, const char *name, size_t len)
     return NULL;
 }
 
-/* Index of v among the '|'-separated choices, -1 when absent. */
-static int choice_index(const char *choices, const char *v) {
+int ciot_choice_index(const char *choices, const char *v) {
     int i = 0;
     for (const char *p = choices; *p; i++) {
         const char *bar = strchr(p, '|');
@@ -48,7 +61,10 @@ static int store(const ciot_cmdline *c, const ciot_opt *o, const char *v) {
         *(int *)o->dst = 1;
         return -1;
     case CIOT_OPT_STRING:
+    case CIOT_OPT_LIST:
         if (!*v) return ciot_opts_fail(c, "%s needs a non-empty value", o->name);
+        if (o->kind == CIOT_OPT_LIST && ciot_list_has_empty_item(v))
+            return ciot_opts_fail(c, "%s '%s' has an empty name", o->name, v);
         *(const char **)o->dst = v;
         return -1;
     case CIOT_OPT_INT:
@@ -84,7 +100,7 @@ static int store(const ciot_cmdline *c, const ciot_opt *o, const char *v) {
         return -1;
     }
     case CIOT_OPT_CHOICE: {
-        const int i = choice_index(o->choices, v);
+        const int i = ciot_choice_index(o->choices, v);
         if (i < 0) return ciot_opts_fail(c, "%s '%s' is not one of %s", o->name, v, o->choices);
         *(int *)o->dst = i;
         return -1;

@@ -10,6 +10,7 @@
 typedef enum {
     CIOT_OPT_FLAG,      /* no value: *(int *)dst = 1 */
     CIOT_OPT_STRING,    /* *(const char **)dst, non-empty */
+    CIOT_OPT_LIST,      /* *(const char **)dst, comma-separated names, none empty ("a,b"; not "a," or "a,,b") */
     CIOT_OPT_INT,       /* *(int *)dst in [lo, hi] */
     CIOT_OPT_INT_LIST,  /* ciot_int_list *dst: "1,2" or ranges "1-4", each in [lo, hi] */
     CIOT_OPT_SIZE,      /* *(size_t *)dst in [lo, hi] bytes: 512M, 1G, 2T (binary) */
@@ -54,7 +55,12 @@ typedef struct {
  * command should run, 0 after --help (usage printed on stdout), 2 after an error (one line on stderr). */
 int ciot_opts_parse(const ciot_cmdline *c, int argc, char **argv, char **rest, int *n_rest);
 void ciot_opts_usage(const ciot_cmdline *c, FILE *f);
+/* Index of v among the '|'-separated choices ("static|chunks"), -1 when absent. */
+int ciot_choice_index(const char *choices, const char *v);
 /* One line "ciot CMD: message (ciot CMD --help)" on stderr; returns 2, the exit code for bad input. */
 int ciot_opts_fail(const ciot_cmdline *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line "ciot CMD: message" on stderr. Like ciot_opts_fail, the message's control characters are
+ * escaped (ciot_quote), so the file names and values it names cannot split it. */
+void ciot_say(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

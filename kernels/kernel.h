@@ -90,6 +90,9 @@ size_t ciot_source_bytes(ciot_format f, int rows, int K);
  * +-Inf, or rows * (K / 128) when every scale is finite. Callers refuse such weights: their outputs would
  * be NaN, whatever the kernel. */
 size_t ciot_source_first_bad_scale(ciot_format f, const void *src, int rows, int K);
+/* CIOT_E_FORMAT when a block scale is NaN or +-Inf, why naming the first: "block B (row R, weights A..Z) has a
+ * scale that is NaN or infinite"; else CIOT_OK. */
+ciot_status ciot_source_check_scales(ciot_format f, const void *src, int rows, int K, char *why, size_t why_len);
 /* "pq2_0", "ptq1_0", "tq1_0", "tq2_0": the name of the file format, as `ciot kernels` prints it
  * (source=NAME). */
 const char *ciot_format_name(ciot_format f);

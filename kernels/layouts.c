@@ -105,6 +105,15 @@ size_t ciot_source_first_bad_scale(ciot_format f, const void *src, int rows, int
     return n;
 }
 
+ciot_status ciot_source_check_scales(ciot_format f, const void *src, int rows, int K, char *why, size_t why_len) {
+    const size_t per_block = (size_t)ciot_format_block_values(f), per_row = (size_t)K / per_block;
+    const size_t bad = ciot_source_first_bad_scale(f, src, rows, K);
+    if (bad == (size_t)rows * per_row) return CIOT_OK;
+    return ciot_error(CIOT_E_FORMAT, why, why_len,
+                      "block %zu (row %zu, weights %zu..%zu) has a scale that is NaN or infinite", bad, bad / per_row,
+                      bad % per_row * per_block, bad % per_row * per_block + per_block - 1);
+}
+
 const char *ciot_format_name(ciot_format f) {
     switch (f) {
     case CIOT_FMT_PQ2_0: return "pq2_0";

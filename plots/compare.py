@@ -9,13 +9,12 @@ The ratio table covers every case of every pool, with a column naming the flags 
 printed as markdown and saved as compare.md and compare.csv beside the pictures (the first run folder, or
 --out DIR). Conditions that differ between the runs (cpu, compiler, thread counts, quick or full, dirty
 tree) are named in the legend."""
-import argparse
 import csv
 import os
 import sys
 
 from mpl import plt
-from plotkit import flag_handles, flag_marks, guarded, plain_log_ticks, report, save, write_table
+from plotkit import ArgumentParser, flag_handles, flag_marks, guarded, plain_log_ticks, report, save, write_table
 from runfolder import FLAG_NAMES, FLAGS, InputError, Run
 
 PROG = "compare"
@@ -188,7 +187,7 @@ def plot(runs, base):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more run folders; the first is the baseline")
     p.add_argument("--out", metavar="DIR", help="where to write compare.{png,svg,md,csv} (default: the first run folder)")
     p.add_argument("--table", metavar="FILE", help="also write the plotted values (one row per run and case) as CSV or JSON")

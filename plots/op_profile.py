@@ -12,12 +12,12 @@ of the ceiling is marked "!" in red.
 Ops of the same kind (the name after its last '.', so blk.7.ffn_down is ffn_down) are summed into one
 bar, so a 401-op token reads as a dozen bars; the --top slowest get a bar each and the rest one bar
 together, so the bars add up to the whole token."""
-import argparse
 import statistics
 import sys
 
 from mpl import plt
-from plotkit import FLAG_STYLE, flag_handles, flag_marks, fmt, guarded, output_base, report, save, write_table
+from plotkit import (FLAG_STYLE, ArgumentParser, at_least_one, flag_handles, flag_marks, fmt, guarded, output_base,
+                     report, save, write_table)
 from runfolder import InputError, Run
 
 PROG = "profile"
@@ -140,16 +140,14 @@ def plot(run, base, top):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("runs", nargs="+", metavar="RUN_DIR")
     p.add_argument("--out", metavar="DIR")
     p.add_argument("--table", metavar="FILE")
-    p.add_argument("--top", type=int, default=20, help="ops with a bar of their own (default 20)")
+    p.add_argument("--top", type=at_least_one, default=20, help="ops with a bar of their own (default 20)")
     args = p.parse_args(argv)
     if args.table and not args.table.endswith((".csv", ".json")):
         p.error(f"--table {args.table}: the name must end in .csv or .json")
-    if args.top < 1:
-        p.error("--top must be at least 1")
 
     def work():
         rows = []

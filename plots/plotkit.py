@@ -14,8 +14,26 @@ from matplotlib.transforms import Bbox
 from runfolder import InputError, Run
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but a refusal is one line "PROG: what is wrong" on stderr and exit 2, without the usage."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} ({self.prog} --help lists the options)\n")
+
+
+def at_least_one(text):
+    """An argparse type: a whole number of at least 1."""
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 1")
+    return v
+
+
 def parse_args(prog, description, argv, at_least=1):
-    p = argparse.ArgumentParser(prog=prog, description=description)
+    p = ArgumentParser(prog=prog, description=description)
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s) written by `ciot suite`")
     p.add_argument("--out", metavar="DIR", help="write the pictures here instead of into each run folder")
     p.add_argument("--table", metavar="FILE", help="also write the plotted values as CSV or JSON (by extension)")

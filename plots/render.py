@@ -2,7 +2,6 @@
 """Draws every plot of one or more run folders: roofline, layouts, scaling and profile into each run
 folder (or --out DIR), and compare when given two or more runs. A run without replay.json gets no
 profile, and says so; any other problem is one line per distinct cause, and the exit status is 2."""
-import argparse
 import os
 import sys
 
@@ -11,16 +10,17 @@ import layouts
 import op_profile
 import roofline
 import scaling
-from plotkit import output_base
+from plotkit import ArgumentParser, at_least_one, output_base
 from runfolder import InputError, Run
 
 PROG = "render"
+EVERY = None   # what a failure stops when a run folder cannot be read at all
 
 
 def latest_run(results):
     """The newest run folder under results/ (names start with the UTC date and time)."""
     if not os.path.isdir(results):
-        raise InputError(f"{results}: no such folder")
+        raise InputError(f"{results}: {'not a folder' if os.path.exists(results) else 'no such folder'}")
     runs = sorted(d for d in os.listdir(results) if os.path.isfile(os.path.join(results, d, "bench.json")))
     if not runs:
         raise InputError(f"{results}: no run folder (a folder with bench.json) in it")
@@ -28,15 +28,15 @@ def latest_run(results):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("runs", nargs="*", metavar="RUN_DIR", help="run folders written by `ciot suite`")
     p.add_argument("--latest", metavar="RESULTS_DIR", help="also render the newest run folder under RESULTS_DIR")
     p.add_argument("--out", metavar="DIR", help="write every picture here instead of into the run folders")
-    p.add_argument("--top", type=int, default=20, help="ops with a bar of their own in the profile (default 20)")
+    p.add_argument("--top", type=at_least_one, default=20, help="ops with a bar of their own in the profile (default 20)")
     args = p.parse_args(argv)
     per_run = (("roofline", roofline.plot), ("layouts", layouts.plot), ("scaling", scaling.plot),
                ("profile", lambda run, base: op_profile.plot(run, base, args.top)))
-    failures = {}   # message -> the plots it stopped
+    failures = {}   # message -> the plots it stopped (EVERY: all of a run folder's)
 
     def fail(message, what):
         failures.setdefault(message, []).append(what)
@@ -46,7 +46,7 @@ def main(argv=None):
         try:
             paths.append(latest_run(args.latest))
         except InputError as e:
-            fail(str(e), "every plot")
+            fail(str(e), EVERY)
     if not paths and not failures:
         p.error("give at least one run folder (or --latest RESULTS_DIR)")
     runs = []
@@ -54,7 +54,7 @@ def main(argv=None):
         try:
             runs.append(Run(path))
         except InputError as e:
-            fail(str(e), "every plot")
+            fail(str(e), EVERY)
     for run in runs:
         if run.incomplete:
             print(f"{PROG}: {run.path}: marked INCOMPLETE (the run did not finish); plotting the files it has")
@@ -66,7 +66,8 @@ def main(argv=None):
     if len(runs) > 1:
         attempt(lambda: compare.write_all(runs, args.out), "compare", fail)
     for message, what in failures.items():
-        print(f"{PROG}: {message} (so no {', '.join(what)})", file=sys.stderr)
+        stopped = "nothing is drawn from it" if EVERY in what else f"so no {', '.join(what)}"
+        print(f"{PROG}: {message}; {stopped}", file=sys.stderr)
     return 2 if failures else 0
 
 

@@ -357,7 +357,7 @@ class Run:
     def __init__(self, path):
         self.path = os.path.normpath(path)
         if not os.path.isdir(self.path):
-            raise InputError(f"{path}: not a run folder (no such folder)")
+            raise InputError(f"{path}: not a run folder ({'not a folder' if os.path.exists(self.path) else 'no such folder'})")
         self.name = os.path.basename(self.path)
         self._cache = {}
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include "fileio.h"
 #include "gguf.h"
 
 enum { MAX_DIM = 1 << 30, MAX_TOKENS = 16 };
@@ -197,15 +199,23 @@ ciot_status ciot_model_load(const char *name_or_file, ciot_model *m, char *err, 
     memset(m, 0, sizeof *m);
     char path[1024], known[512];
     struct stat sb;
-    if (name_or_file && stat(name_or_file, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return ciot_error(CIOT_E_ARG, err, errlen, "%s is a directory: --model takes an op-list file, a .gguf file "
-                                                   "or a name (known: %s)", name_or_file, ciot_model_list(known, sizeof known));
+    /* Something that exists but is no file (a directory, a FIFO, a device) is named as such, not looked up. */
+    if (name_or_file && stat(name_or_file, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return ciot_error(CIOT_E_ARG, err, errlen, "%s: %s, not a regular file: --model takes an op-list file, a .gguf "
+                                                   "file or a name (known: %s)", name_or_file,
+                          ciot_file_kind(sb.st_mode), ciot_model_list(known, sizeof known));
     if (ciot_model_resolve(name_or_file, path, sizeof path) != CIOT_OK)
         return ciot_error(
             CIOT_E_UNKNOWN, err, errlen, "unknown model '%s': no such file, and no profiles/%s.ops (known: %s)",
             name_or_file ? name_or_file : "", name_or_file ? name_or_file : "", ciot_model_list(known, sizeof known));
-    FILE *f = fopen(path, "rb");
-    if (!f) return ciot_error(CIOT_E_IO, err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    const int fd = ciot_open_regular(path, &sb);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        const int e = errno;
+        if (fd >= 0) close(fd);
+        return e ? ciot_error(CIOT_E_IO, err, errlen, "%s: cannot open: %s", path, strerror(e))
+                 : ciot_error(CIOT_E_IO, err, errlen, "%s: %s, not a regular file", path, ciot_file_kind(sb.st_mode));
+    }
     if (is_gguf(path, f)) {
         fclose(f);
         ciot_gguf *g;

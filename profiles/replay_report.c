@@ -76,9 +76,9 @@ static void print_run(FILE *f, const ciot_replay_report *rep, const ciot_run_sta
 
 void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
     const double gb = (double)rep->weight_bytes * 1e-9;
-    fprintf(f, "# ciot replay: %s (%s), %d of %d ops, kernel %s, %d thread%s (%s), batch %d\n", rep->model->name,
+    fprintf(f, "# ciot replay: %s (%s), %d of %d ops, kernel %s, %d thread%s [%s], batch %d\n", rep->model->name,
             rep->model->path, rep->n_ops, rep->model->n_ops, rep->kernel->name, rep->threads,
-            rep->threads > 1 ? "s" : "", rep->pinned ? "pinned" : "not pinned", rep->batch);
+            rep->threads > 1 ? "s" : "", rep->pinning, rep->batch);
     if (rep->real_ops) fprintf(f, "# the file's real bytes for %d of %d ops%s\n", rep->real_ops, rep->n_ops,
                                rep->real_ops < rep->n_ops ? " (the others drawn)" : "");
     if (rep->left_out && rep->left_out[0]) fprintf(f, "# left out: %s\n", rep->left_out);
@@ -213,6 +213,7 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
     ciot_json_kv_string(j, "layout", rep->kernel->layout->name);
     ciot_json_kv_int(j, "threads", rep->threads);
     ciot_json_kv_bool(j, "pinned", rep->pinned);
+    ciot_json_kv_string(j, "pinning", rep->pinning);
     ciot_json_kv_int(j, "batch", rep->batch);
     ciot_json_kv_int(j, "chunk_tiles", rep->chunk);
     ciot_json_kv_string(j, "memory", rep->memory == CIOT_MEMORY_FULL ? "full" : "ring");

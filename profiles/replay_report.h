@@ -12,7 +12,9 @@ typedef struct {
     const ciot_model *model;
     int n_ops;                  /* ops replayed (the first n_ops of the model) */
     const ciot_kernel *kernel;
-    int threads, pinned, batch, tokens, chunk;
+    int threads, pinned, batch, tokens, chunk;   /* pinned: every thread bound to a core, shared or not */
+    const char *pinning;        /* what the pool did, ciot_pinning_note: "one thread per core (hwloc)", "N threads
+                                 * on M cores: cores shared (round-robin)", "not pinned" or "pinning failed" */
     ciot_memory memory;
     int cold;                   /* 1 when every op's weights start outside the caches */
     size_t memory_bytes, weight_bytes;

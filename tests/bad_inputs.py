@@ -10,7 +10,8 @@ as skipped, never as passed; when it passes it is reported as a failure so the m
 
 usage: bad_inputs.py --ciot PATH [--emulator "qemu-aarch64 -cpu max"] [--arch x86_64|aarch64] [--render]
                      [--table FILE] [--only REGEX] [--keep] [-v]
-Ends with "N passed, M failed, K skipped" and exits 1 when a row failed."""
+Ends with "N passed, M failed, K skipped" and exits 1 when a row failed; exits 2 at once, with one line, when
+--ciot is not an executable file."""
 import argparse
 import hashlib
 import json
@@ -339,6 +340,10 @@ def main(argv=None):
     ap.add_argument("--keep", action="store_true", help="keep the scratch folders")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per row, passed ones too")
     args = ap.parse_args(argv)
+    if not (os.path.isfile(args.ciot) and os.access(args.ciot, os.X_OK)):
+        why = "is not an executable file" if os.path.exists(args.ciot) else "does not exist"
+        print(f"bad_inputs: --ciot {args.ciot} {why} (build it first)", file=sys.stderr)
+        return 2
     try:
         rows = read_table(args.table)
     except (OSError, TableError) as e:

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "bench_flags.h"
 #include "bigbuf.h"
 #include "cli.h"
 #include "commands.h"
@@ -163,6 +164,48 @@ static void test_cli(void) {
     check_int("int 5", CIOT_OK, ciot_parse_int("5", 1, 10, &x));
     check_int("int 0 below range", CIOT_E_ARG, ciot_parse_int("0", 1, 10, &x));
     check_int("int 5x", CIOT_E_ARG, ciot_parse_int("5x", 1, 10, &x));
+    const char *words[] = {"a", "a,b", "ab,c,d", "", ",", "a,", ",a", "a,,b"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "word list '%s' has an empty item", words[i]);
+        check_int(what, i >= 3, ciot_list_has_empty_item(words[i]));
+    }
+}
+
+/* Messages stay one line whatever file names and values they hold. */
+static void test_quote(void) {
+    char q[64], why[64];
+    check(!strcmp(ciot_quote("a\nb\tc\r\x01\x7f\\d\xc3\xa9", q, sizeof q), "a\\nb\\tc\\r\\x01\\x7f\\d\xc3\xa9"),
+          "quote escapes control characters only", "a\\nb\\tc\\r\\x01\\x7f\\d\xc3\xa9", q);
+    check(!strcmp(ciot_quote("ab\n", q, 4), "ab"), "quote cuts short at a whole escape", "ab", q);
+    ciot_error(CIOT_E_IO, why, sizeof why, "cannot open %s: %s", "x\ny", "gone");
+    check(!strcmp(why, "cannot open x\\ny: gone"), "ciot_error escapes what it formats", "cannot open x\\ny: gone", why);
+}
+
+/* The Google Benchmark flags ciot bench passes on: the values Google Benchmark 1.7 takes, nothing else. */
+static void test_gb_flags(void) {
+    const char *good[] = {"--benchmark_format=json", "--benchmark_out_format=csv", "--benchmark_color=auto",
+                          "--benchmark_color=No", "--benchmark_counters_tabular", "--benchmark_counters_tabular=OFF",
+                          "--benchmark_list_tests=t", "--benchmark_context=a=b,c=", "--benchmark_time_unit=us",
+                          "--benchmark_out=x.json", "--benchmark_filter=t2p"};
+    const char *bad[] = {"--benchmark_format=xml", "--benchmark_format=JSON", "--benchmark_format", "--benchmark_out=",
+                         "--benchmark_color=purple", "--benchmark_color=", "--benchmark_time_unit=xs",
+                         "--benchmark_time_unit=", "--benchmark_counters_tabular=maybe", "--benchmark_counters_tabular=",
+                         "--benchmark_context=a", "--benchmark_context=a=b,", "--benchmark_context==b",
+                         "--benchmark_context=a=b=c", "--benchmark_foo=1", "--benchmark_formatx=json",
+                         "--benchmark_repetitions=2", "--benchmark_min_time=1", "--benchmark_perf_counters=CYCLES"};
+    char why[256], what[96];
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        snprintf(what, sizeof what, "GB flag %s is taken", good[i]);
+        check_int(what, CIOT_OK, ciot_bench_check_gb_flag(good[i], why, sizeof why));
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(what, sizeof what, "GB flag %s is refused", bad[i]);
+        why[0] = 0;
+        check_int(what, CIOT_E_ARG, ciot_bench_check_gb_flag(bad[i], why, sizeof why));
+        snprintf(what, sizeof what, "GB flag %s: the reason is one line", bad[i]);
+        check(why[0] && !strchr(why, '\n'), what, "one line", why);
+    }
 }
 
 /* ---- the bandwidth probe ---- */
@@ -339,6 +382,8 @@ static void test_commands(void) {
 int main(void) {
     test_json();
     test_cli();
+    test_gb_flags();
+    test_quote();
     test_bw();
     test_compute();
     test_commands();

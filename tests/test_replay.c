@@ -231,7 +231,7 @@ static void test_short_run(void) {
     CHECK(doc && strstr(doc, chosen), "JSON has %s", chosen);
     if (doc) {
         static const char *const keys[] = {
-            "\"context\": {", "\"model\": \"tiny-0.6b\"", "\"model_file\": ", "\"threads\": 2",
+            "\"context\": {", "\"model\": \"tiny-0.6b\"", "\"model_file\": ", "\"threads\": 2", "\"pinning\": \"",
             "\"batch\": 1", "\"memory\": \"full\"", "\"tokens\": 2", "\"ceiling_gbs\": ", "\"weight_bytes_per_token\": ",
             "\"timing_overhead\": {", "\"on_ms_per_token\": ", "\"off_ms_per_token\": ", "\"overhead_pct\": ",
             "\"straggler\": null", "\"runs\": [", "\"dispatch\": \"static\"", "\"dispatch\": \"chunks\"",
@@ -252,6 +252,22 @@ static void test_short_run(void) {
     CHECK(rc == 0, "batch replay exits 0 (%d): %s", rc, err);
     doc = slurp(json);
     CHECK(doc && strstr(doc, "_gemm_") && strstr(doc, "\"batch\": 5"), "batch replay uses a gemm kernel");
+    free(doc);
+    remove(json);
+
+    /* more threads than cores: the JSON says the cores are shared, never one thread per core */
+    const int cores = ciot_topo_cores();
+    char over[16], shared[160];
+    snprintf(over, sizeof over, "%d", cores + 1);
+    snprintf(shared, sizeof shared, "\"pinning\": \"%d threads on %d cores: cores shared (round-robin)\"", cores + 1,
+             cores);
+    const char *crowd[] = {"--model", "tiny-0.6b", "--ops", "1", "--threads", over, "--tokens", "1", "--memory", "full",
+                           "--ceiling-size", "4M", "--dispatch", "static", "--json", json};
+    rc = replay_cmd(err, sizeof err, (int)(sizeof crowd / sizeof crowd[0]), crowd);
+    CHECK(rc == 0, "oversubscribed replay exits 0 (%d): %s", rc, err);
+    doc = slurp(json);
+    CHECK(doc && (strstr(doc, shared) || strstr(doc, "\"pinning\": \"pinning failed\"")),
+          "oversubscribed replay JSON says %s (or that pinning failed)", shared);
     free(doc);
     remove(json);
 }

@@ -208,7 +208,8 @@ def replay(a, rng, ceiling):
                      "ops": op_list, "slowest": [o["name"] for o in sorted(op_list, key=lambda o: o["gbs"])[:5]]})
     return {"context": context(a), "model": "Ternary Bonsai 2 27B (synthetic, 4 blocks)", "model_file": "synthetic.ops",
             "ops_replayed": len(runs[0]["ops"]), "ops_in_model": len(runs[0]["ops"]),
-            "kernel": "t2x4_gemv_avx2", "layout": "t2x4", "threads": t, "pinned": True, "batch": 1, "chunk_tiles": 16,
+            "kernel": "t2x4_gemv_avx2", "layout": "t2x4", "threads": t, "pinned": True,
+            "pinning": "one thread per core (hwloc)", "batch": 1, "chunk_tiles": 16,
             "memory": "ring", "memory_bytes": 1 << 31, "cold": a.replay_cold, "tokens": tokens, "warmup_tokens": 1,
             "ceiling_gbs": ceiling_gbs, "probe_gbs_per_token": probe,
             "pairing": "one read-probe sample per token round (every dispatch of that token), on the same pool",

@@ -35,5 +35,11 @@ for w in "${want[@]}"; do
   if ! grep -Eq -- "$w" <<<"$out"; then echo "run.sh: no line matches /$w/"; missing=$((missing + 1)); fi
 done
 if [ "$rc" -ne 1 ]; then echo "run.sh: the runner exited $rc, expected 1 (rows failed)"; missing=$((missing + 1)); fi
+# A --ciot that is not there: one line and exit 2 before any row, not every row failed.
+gone=$("$1" ../bad_inputs.py --ciot ./no-such-ciot --table table.tsv 2>&1)
+gone_rc=$?
+if [ "$gone_rc" -ne 2 ] || [ "$(wc -l <<<"$gone")" -ne 1 ] || ! grep -q "no-such-ciot does not exist" <<<"$gone"; then
+  echo "run.sh: a missing --ciot gave exit $gone_rc and: $gone"; missing=$((missing + 1))
+fi
 [ "$missing" -eq 0 ] || exit 1
 echo "run.sh: every check of the runner fired"
