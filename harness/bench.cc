@@ -214,7 +214,7 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
         {"--rep-ms", CIOT_OPT_INT, &rep_ms, 1, 60000, nullptr, "MS",
          "a kernel repetition lasts at least MS (calls sized in a warm-up; default 100)", nullptr},
         {"--prefetch", CIOT_OPT_CHOICE, &prefetch_off, 0, 0, "on|off", "on|off",
-         "software prefetch of the weights, for every kernel and the probe alike (default on,\n4 KiB ahead)", nullptr},
+         "software prefetch of the weights, for every kernel and the probe alike (default on:\n" CIOT_PREFETCH_TEXT ")", nullptr},
         {"--pages", CIOT_OPT_CHOICE, &pages_small, 0, 0, "huge|small", "huge|small",
          "page policy of the weights and the probe buffer alike (default huge: transparent\nhuge pages requested)", nullptr},
         {"--working-set", CIOT_OPT_SIZE, &o.working_set, 1 << 20, 1e18, nullptr, "BYTES",

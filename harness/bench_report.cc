@@ -38,7 +38,7 @@ void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, co
             ciot_format_bytes(region.bytes, b1, sizeof b1), o.huge ? "huge pages requested" : "small pages",
             100 * (region.huge_fraction < 0 ? 0 : region.huge_fraction), cache ? " [" CIOT_CACHE_FLAG "]" : "",
             ciot_format_bytes(ruler.bytes, b2, sizeof b2), 100 * (ruler.huge_fraction < 0 ? 0 : ruler.huge_fraction),
-            o.prefetch ? "on (4 KiB ahead, kernels and probe)" : "off");
+            o.prefetch ? "on (" CIOT_PREFETCH_TEXT ", kernels and probe)" : "off");
     int w = 4;
     for (const Case &c : cases) w = std::max(w, int(c.name.size()));
     fprintf(f, "%-*s %-24s %8s %-23s %-20s %s\n", w, "case", "Gweights/s", "GB/s", "probe GB/s", "% of paired ceiling",
@@ -97,6 +97,7 @@ static void protocol(ciot_json *j, const Options &o, const ciot_ruler &ruler, co
     ciot_json_kv_int(j, "cold_bytes_rule", (long long)ciot_cold_bytes());
     ciot_json_kv_string(j, "prefetch", o.prefetch ? "on" : "off");
     ciot_json_kv_int(j, "prefetch_bytes", (long long)o.prefetch);
+    ciot_json_kv_string(j, "prefetch_hint", o.prefetch ? CIOT_PREFETCH_HINT : "none");
     ciot_json_kv_string(j, "pages", o.huge ? "huge" : "small");
     ciot_json_key(j, "weights_source");
     if (o.gguf.empty()) ciot_json_string(j, "drawn bytes (every code and scale legal; timing does not depend on values)");

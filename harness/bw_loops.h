@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "prefetch.h" /* the probe reads with the kernels' prefetch policy */
 
 enum { CIOT_BW_BLOCK = 256 }; /* bytes per loop iteration: 8 independent 32-byte streams of work */
 

@@ -55,7 +55,8 @@ static int parse_args(int argc, char **argv, bw_opts *o) {
         {"--kernels", CIOT_OPT_LIST, &o->kernels, 0, 0, NULL, "LIST", "any of read,write,copy (default all)", NULL},
         {"--ms", CIOT_OPT_INT, &o->ms, 0, 600000, NULL, "N", "shortest repetition in ms: whole passes repeat until it lasts N (default 50)", NULL},
         {"--prefetch", CIOT_OPT_CHOICE, &o->prefetch_off, 0, 0, "on|off", "on|off",
-         "read: software prefetch as the kernels do under that policy (default on, as ciot bench)", NULL},
+         "read: with the kernels' software prefetch and without it, the faster read counting,\n"
+         "as the ruler of ciot bench and replay (default on; off: without prefetch only)", NULL},
         {"--no-pin", CIOT_OPT_FLAG, &o->no_pin, 0, 0, NULL, NULL, "do not pin threads to cores", NULL},
         {"--no-huge", CIOT_OPT_FLAG, &o->no_huge, 0, 0, NULL, NULL,
          "forbid transparent huge pages on the buffer (default: ask for them; in a VM\n"
@@ -103,6 +104,7 @@ static void write_json(ciot_json *j, const bw_opts *o, const ciot_bw_result *res
     if (huge_fraction >= 0) ciot_json_fixed(j, huge_fraction, 3);
     else ciot_json_null(j);
     ciot_json_kv_int(j, "prefetch_bytes", (long long)o->prefetch);
+    ciot_json_kv_string(j, "prefetch_hint", o->prefetch ? CIOT_PREFETCH_HINT : "none");
     ciot_json_kv_int(j, "llc_bytes_total", (long long)ctx->llc_bytes);
     ciot_json_kv_int(j, "llc_level", ctx->llc_level);
     ciot_json_kv_int(j, "cores", ciot_topo_cores());
@@ -190,7 +192,7 @@ static void print_table(const bw_opts *o, const ciot_bw_result *res, const ciot_
            "GB/s = 1e9 B/s\n",
            ciot_format_bytes(o->size, b1, sizeof b1), pages, ciot_cache_resident(o->size) ? "; " CIOT_CACHE_FLAG : "",
            llc ? ciot_format_bytes(llc, b2, sizeof b2) : "unknown", ciot_bw_impl_name(),
-           o->prefetch ? "on (4 KiB ahead)" : "off", n_res ? infos[0].priority : "-", o->reps);
+           o->prefetch ? "on (" CIOT_PREFETCH_TEXT ")" : "off", n_res ? infos[0].priority : "-", o->reps);
     printf("%-7s %7s %9s %11s %9s  %-45s %s\n", "kernel", "threads", "min GB/s", "median GB/s", "max GB/s", "traffic",
            "pinning");
     for (int i = 0; i < n_res; i++)

@@ -95,7 +95,7 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
         {"--ops", CIOT_OPT_INT, &o->ops, 1, 1 << 28, NULL, "N", "replay only the first N ops (quick runs)", NULL},
         {"--per-op", CIOT_OPT_FLAG, &o->per_op, 0, 0, NULL, NULL, "one table line per op instead of per op kind", NULL},
         {"--prefetch", CIOT_OPT_CHOICE, &o->prefetch_off, 0, 0, "on|off", "on|off",
-         "software prefetch of the weights, kernels and probe alike (default on)", NULL},
+         "software prefetch of the weights, kernels and probe alike (default on: " CIOT_PREFETCH_TEXT ")", NULL},
         {"--pages", CIOT_OPT_CHOICE, &o->pages_small, 0, 0, "huge|small", "huge|small",
          "page policy of the weights and the probe buffer alike (default huge)", NULL},
         {"--no-pin", CIOT_OPT_FLAG, &o->no_pin, 0, 0, NULL, NULL, "do not pin threads to cores", NULL},

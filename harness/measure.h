@@ -1,6 +1,7 @@
 /* The measurement protocol behind every ratio to the read ceiling (bench, replay, suite). A measurement is
  * R repetitions; each repetition is one read-probe sample and one kernel sample, side by side on the same
- * pool at the same thread count, with the same page policy, prefetch policy and buffer rule (both buffers
+ * pool at the same thread count, with the same page policy, prefetch policy (the probe also reads without
+ * prefetch, and the faster read counts) and buffer rule (both buffers
  * at least max(4 x LLC, 1 GiB), both first touched by the pool in its static split), alternating which goes
  * first. The ratio is taken per repetition; a ratio above 1 is a finding (the ruler broke), not a result. */
 #ifndef CIOT_MEASURE_H
@@ -32,7 +33,9 @@ typedef struct {
  * first-touch it in the probe's static split. */
 ciot_status ciot_ruler_init(ciot_ruler *r, ciot_pool *p, size_t bytes, int huge, size_t prefetch, double min_seconds,
                             int allow_small);
-/* One probe sample on pool p (any pool at any thread count: the pool the kernel runs on): GB/s. */
+/* One probe sample on pool p (any pool at any thread count: the pool the kernel runs on): GB/s. With the
+ * prefetch policy on, the buffer is read twice, with the kernels' prefetch and without software prefetch,
+ * and the faster read is the sample: the ceiling is what the bus delivers to the better of the two. */
 ciot_status ciot_ruler_sample(const ciot_ruler *r, ciot_pool *p, double *gbs);
 void ciot_ruler_free(ciot_ruler *r);
 

@@ -19,7 +19,8 @@ typedef struct {
     double min_gbs, median_gbs, max_gbs;    /* 1e9 bytes per second */
     const char *impl;           /* inner loop used: "avx2", "neon" or "generic" */
     const char *traffic;        /* what bytes_per_pass counts, e.g. write-allocate or not */
-    size_t prefetch;            /* read: the software prefetch distance it read with (0: none) */
+    size_t prefetch;            /* read: the prefetch distance of the policy (0: none); each rep is the faster of
+                                 * the reads with and without it */
 } ciot_bw_result;
 
 /* "read", "write", "copy". */
@@ -41,7 +42,8 @@ void ciot_bw_buffer_free(void *buf, size_t bytes);
 ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
                             ciot_bw_result *out);
 /* The same with the shortest repetition given (whole passes are repeated until one lasts
- * min_rep_seconds) and, for read, a software prefetch distance in bytes (0: none; kernels/prefetch.h). */
+ * min_rep_seconds) and, for read, a software prefetch distance in bytes (0: none; kernels/prefetch.h); with one, each
+ * repetition reads with and without it and keeps the faster rate. */
 ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
                                 double min_rep_seconds, size_t prefetch, ciot_bw_result *out);
 /* One read sample for pairing with a kernel measurement: no warm-up (the buffer is touched and the pool

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "prefetch.h"
 
 enum { LIST_THREADS = 8 };     /* up to this many threads, per-thread values are listed one by one */
 
@@ -231,6 +232,7 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
     ciot_json_kv_int(j, "ceiling_buffer_bytes", (long long)rep->ceiling_buffer);
     ciot_json_kv_bool(j, "ceiling_buffer_cache_resident", ciot_cache_resident(rep->ceiling_buffer));
     ciot_json_kv_int(j, "prefetch_bytes", (long long)rep->prefetch);
+    ciot_json_kv_string(j, "prefetch_hint", rep->prefetch ? CIOT_PREFETCH_HINT : "none");
     ciot_json_key(j, "huge_page_fraction");
     ciot_json_begin_object(j);
     ciot_json_kv_number(j, "weights", rep->weights_huge_fraction);

@@ -12,8 +12,7 @@ uint64_t ciot_bw_read_neon(const void *src, size_t bytes, size_t ahead) {
     /* Eight accumulators, each fed by a 32-byte pair load: the adds never pace the loads. */
     uint64x2_t a0 = vdupq_n_u64(0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     for (; p < end; p += 32) {
-        if (ahead) /* the four lines of this iteration, `ahead` bytes on (PRFM PLDL1STRM) */
-            for (int l = 0; l < 4; l++) __builtin_prefetch((const char *)p + ahead + 64 * l, 0, 0);
+        ciot_prefetch(p, 256, ahead); /* the kernels' policy (kernels/prefetch.h), on this iteration's 4 lines */
         uint64x2x2_t v0 = vld1q_u64_x2(p + 0), v1 = vld1q_u64_x2(p + 4);
         uint64x2x2_t v2 = vld1q_u64_x2(p + 8), v3 = vld1q_u64_x2(p + 12);
         uint64x2x2_t v4 = vld1q_u64_x2(p + 16), v5 = vld1q_u64_x2(p + 20);

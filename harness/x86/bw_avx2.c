@@ -12,8 +12,7 @@ uint64_t ciot_bw_read_avx2(const void *src, size_t bytes, size_t ahead) {
     /* Eight accumulators: the adds never form a chain long enough to pace the loads. */
     __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     for (; p < end; p += 8) {
-        if (ahead) /* the four lines of this iteration, `ahead` bytes on; the branch is loop-invariant */
-            for (int l = 0; l < 4; l++) _mm_prefetch((const char *)p + ahead + 64 * l, _MM_HINT_NTA);
+        ciot_prefetch(p, 256, ahead); /* the kernels' policy (kernels/prefetch.h), on this iteration's 4 lines */
         a0 = _mm256_add_epi64(a0, _mm256_load_si256(p + 0));
         a1 = _mm256_add_epi64(a1, _mm256_load_si256(p + 1));
         a2 = _mm256_add_epi64(a2, _mm256_load_si256(p + 2));
