@@ -47,6 +47,23 @@ static const ciot_bench_row *stock_for(const ciot_bench_row *rows, int n, const 
     return best;
 }
 
+/* DIR/context.json, whole or not at all; one line on stderr when it cannot be written. */
+static ciot_status write_context(const char *dir, const ciot_context *ctx, int quick) {
+    char path[2200], why[CIOT_WHY_MAX];
+    snprintf(path, sizeof path, "%s/context.json", dir);
+    ciot_json *j;
+    ciot_status st = ciot_json_create(path, &j, why, sizeof why);
+    if (st == CIOT_OK) {
+        ciot_json_begin_object(j);
+        ciot_context_write(j, ctx);
+        ciot_json_kv_bool(j, "quick", quick);
+        ciot_json_end_object(j);
+        st = ciot_json_commit(j, why, sizeof why);
+    }
+    if (st != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why);
+    return st;
+}
+
 static void summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_context *c, int quick) {
     fprintf(f, "## ciot suite%s: %s, %s, commit %s%s, %s\n\n", quick ? " --quick" : "", c->host, c->cpu, c->commit,
             c->dirty > 0 ? " (dirty)" : "", c->date);
@@ -105,20 +122,7 @@ int ciot_cmd_suite(int argc, char **argv) {
         return 2;
     }
     ciot_say("suite", "run folder %s", dir);
-    snprintf(path, sizeof path, "%s/context.json", dir);
-    ciot_json *j;
-    if (ciot_json_create(path, &j, why, sizeof why) != CIOT_OK) {
-        fprintf(stderr, "ciot suite: %s\n", why);
-        return 2;
-    }
-    ciot_json_begin_object(j);
-    ciot_context_write(j, &ctx);
-    ciot_json_kv_bool(j, "quick", quick);
-    ciot_json_end_object(j);
-    if (ciot_json_commit(j, why, sizeof why) != CIOT_OK) {
-        fprintf(stderr, "ciot suite: %s\n", why);
-        return 1;
-    }
+    if (write_context(dir, &ctx, quick) != CIOT_OK) return 1;
 
     char threads[32], all_threads[16];
     snprintf(threads, sizeof threads, ctx.topo.cores > 1 ? "1,%d" : "%d", ctx.topo.cores);
@@ -156,6 +160,9 @@ int ciot_cmd_suite(int argc, char **argv) {
     arg(&a, quick ? "3" : "5"), arg(&a, "--json");
     snprintf(path, sizeof path, "%s/replay.json", dir), arg(&a, path);
     failed |= ciot_cmd_replay(a.n, a.v) != 0;
+
+    ciot_context_finish(&ctx); /* the load average after, rewritten whole over the first context.json */
+    if (write_context(dir, &ctx, quick) != CIOT_OK) failed = 1;
 
     /* summary.md through a temporary name, like every other file here */
     snprintf(path, sizeof path, "%s/summary.md", dir);

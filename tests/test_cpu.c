@@ -32,6 +32,12 @@ static void check_declared_features(const ciot_kernel *k) {
     CHECK(0, "%s: its name ends in no ISA this test knows (add it to isa_needs)", k->name);
 }
 
+/* The registry's choice for a source file's gemv under a feature set is the named kernel. */
+static void expect_best(ciot_format f, unsigned features, const char *name, const char *what) {
+    const ciot_kernel *k = ciot_kernel_best_source(f, CIOT_OP_GEMV, features);
+    CHECK(k && !strcmp(k->name, name), "%s: %s (expected %s)", what, k ? k->name : "none", name);
+}
+
 int main(void) {
     unsigned m;
     const char *bad;
@@ -84,35 +90,24 @@ int main(void) {
      * with AVX2 only and with VBMI, in cache and from DRAM */
     const unsigned avx2 = CIOT_F_AVX2 | CIOT_F_FMA;
     if ((hw & avx2) == avx2) {
-        const ciot_kernel *k = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, avx2);
-        const ciot_kernel *k2 = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, avx2);
-        const ciot_kernel *k1 = ciot_kernel_best_source(CIOT_FMT_TQ1_0, CIOT_OP_GEMV, avx2);
-        CHECK(k && !strcmp(k->name, "tl3_gemv_avx2"), "PTQ1_0 with AVX2 only: %s", k ? k->name : "none");
-        CHECK(k2 && !strcmp(k2->name, "tl2_gemv_avx2"), "PQ2_0 with AVX2 only: %s", k2 ? k2->name : "none");
-        CHECK(k1 && !strcmp(k1->name, "tl3_tq1_gemv_avx2"), "TQ1_0 with AVX2 only: %s", k1 ? k1->name : "none");
+        expect_best(CIOT_FMT_PTQ1_0, avx2, "tl3_gemv_avx2", "PTQ1_0 with AVX2 only");
+        expect_best(CIOT_FMT_PQ2_0, avx2, "tl2_gemv_avx2", "PQ2_0 with AVX2 only");
+        expect_best(CIOT_FMT_TQ1_0, avx2, "tl3_tq1_gemv_avx2", "TQ1_0 with AVX2 only");
     }
     if (hw & CIOT_F_AVX512VBMI) {
-        const ciot_kernel *k3 = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, hw);
-        const ciot_kernel *k2 = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, hw);
-        const ciot_kernel *k1 = ciot_kernel_best_source(CIOT_FMT_TQ1_0, CIOT_OP_GEMV, hw);
-        CHECK(k3 && !strcmp(k3->name, "tl3_gemv_avx512vbmi"), "PTQ1_0 with VBMI: %s", k3 ? k3->name : "none");
-        CHECK(k2 && !strcmp(k2->name, "tl2_gemv_avx512vbmi"), "PQ2_0 with VBMI: %s", k2 ? k2->name : "none");
-        CHECK(k1 && !strcmp(k1->name, "tl3_tq1_gemv_avx512vbmi"), "TQ1_0 with VBMI: %s", k1 ? k1->name : "none");
+        expect_best(CIOT_FMT_PTQ1_0, hw, "tl3_gemv_avx512vbmi", "PTQ1_0 with VBMI");
+        expect_best(CIOT_FMT_PQ2_0, hw, "tl2_gemv_avx512vbmi", "PQ2_0 with VBMI");
+        expect_best(CIOT_FMT_TQ1_0, hw, "tl3_tq1_gemv_avx512vbmi", "TQ1_0 with VBMI");
     }
 #elif defined(__aarch64__)
-    /* TQ1_0 through TL3 needs only base Advanced SIMD: chosen on every aarch64 CPU */
-    const ciot_kernel *k1 = ciot_kernel_best_source(CIOT_FMT_TQ1_0, CIOT_OP_GEMV, CIOT_F_NEON);
-    CHECK(k1 && !strcmp(k1->name, "tl3_tq1_gemv_neon"), "TQ1_0 with NEON only: %s", k1 ? k1->name : "none");
-    /* without dotprod the lookup kernels are the only vector path; with it, T2P wins PQ2_0 and TL3 PTQ1_0 */
+    /* TQ1_0 through TL3 needs only base Advanced SIMD: chosen on every aarch64 CPU. Without dotprod the
+     * lookup kernels are the only vector path; with it, T2P wins PQ2_0 and TL3 PTQ1_0 (static cost). */
     const unsigned dot = CIOT_F_NEON | CIOT_F_DOTPROD;
-    const ciot_kernel *k2 = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, CIOT_F_NEON);
-    const ciot_kernel *k3 = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, CIOT_F_NEON);
-    const ciot_kernel *k2d = ciot_kernel_best_source(CIOT_FMT_PQ2_0, CIOT_OP_GEMV, dot);
-    const ciot_kernel *k3d = ciot_kernel_best_source(CIOT_FMT_PTQ1_0, CIOT_OP_GEMV, dot);
-    CHECK(k2 && !strcmp(k2->name, "tl2_gemv_neon"), "PQ2_0 with NEON only: %s", k2 ? k2->name : "none");
-    CHECK(k3 && !strcmp(k3->name, "tl3_gemv_neon"), "PTQ1_0 with NEON only: %s", k3 ? k3->name : "none");
-    CHECK(k2d && !strcmp(k2d->name, "t2p_gemv_neondot"), "PQ2_0 with dotprod: %s", k2d ? k2d->name : "none");
-    CHECK(k3d && !strcmp(k3d->name, "tl3_gemv_neon"), "PTQ1_0 with dotprod: %s", k3d ? k3d->name : "none");
+    expect_best(CIOT_FMT_TQ1_0, CIOT_F_NEON, "tl3_tq1_gemv_neon", "TQ1_0 with NEON only");
+    expect_best(CIOT_FMT_PQ2_0, CIOT_F_NEON, "tl2_gemv_neon", "PQ2_0 with NEON only");
+    expect_best(CIOT_FMT_PTQ1_0, CIOT_F_NEON, "tl3_gemv_neon", "PTQ1_0 with NEON only");
+    expect_best(CIOT_FMT_PQ2_0, dot, "t2p_gemv_neondot", "PQ2_0 with dotprod");
+    expect_best(CIOT_FMT_PTQ1_0, dot, "tl3_gemv_neon", "PTQ1_0 with dotprod");
 #endif
     return check_summary();
 }
