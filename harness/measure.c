@@ -29,14 +29,7 @@ ciot_status ciot_ruler_init(ciot_ruler *r, ciot_pool *p, size_t bytes, int huge,
 }
 
 ciot_status ciot_ruler_sample(const ciot_ruler *r, ciot_pool *p, double *gbs) {
-    ciot_status st = ciot_bw_sample(p, r->buf, r->bytes, r->min_seconds, r->prefetch, gbs, NULL);
-    if (st != CIOT_OK || !r->prefetch) return st;
-    /* The kernels' prefetch can slow a pure stream (x86 prefetcht2: 28 against 32 GB/s at 1 thread), and a
-     * ceiling read slower than the bus allows would flatter every kernel: the faster read counts. */
-    double plain;
-    st = ciot_bw_sample(p, r->buf, r->bytes, r->min_seconds, 0, &plain, NULL);
-    if (st == CIOT_OK && plain > *gbs) *gbs = plain;
-    return st;
+    return ciot_bw_sample(p, r->buf, r->bytes, r->min_seconds, r->prefetch, gbs, NULL);
 }
 
 void ciot_ruler_free(ciot_ruler *r) {

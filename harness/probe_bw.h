@@ -47,7 +47,9 @@ ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t b
 ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
                                 double min_rep_seconds, size_t prefetch, ciot_bw_result *out);
 /* One read sample for pairing with a kernel measurement: no warm-up (the buffer is touched and the pool
- * running), whole passes until the sample lasts min_seconds; GB/s into *gbs, passes into *passes. */
+ * running), whole passes until the sample lasts min_seconds; GB/s into *gbs, passes into *passes. With a
+ * prefetch distance, the buffer is read with it and without software prefetch and the faster read is the
+ * sample (its passes). */
 ciot_status ciot_bw_sample(ciot_pool *p, void *buf, size_t bytes, double min_seconds, size_t prefetch,
                            double *gbs, int *passes);
 
