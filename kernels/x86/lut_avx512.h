@@ -1,4 +1,5 @@
-/* The loop around the AVX-512 VBMI lookup-table gemv kernels (tl2, tl3; included only by *_avx512vbmi.c):
+/* The loop around the AVX-512 lookup-table gemv kernels (tl2, tl3; included by *_avx512vbmi.c, and by
+ * tl2_gemv_avx512vnni.c, which needs no VBMI instruction from here):
  * tables of activation sums are built for one 128-block, then every tile of a group (formats.h: the
  * layout's matrix order) runs that block, four tiles at a time so that each table load serves four tiles. Also the row order the byte-to-int32 step leaves (ciot_lut_row) and its fp16 scale permutation.
  * Stack: CIOT_LUT_TABLE_BUDGET + CIOT_LUT_STATE_BUDGET bytes (52 KiB). */
@@ -19,13 +20,19 @@ static inline int ciot_lut_row(int v, int d) { return 16 * (d >> 2) + 8 * (v >> 
 #define CIOT_LUT_ROW23(w) (CIOT_LUT_ROW01(w) + 8)
 static const uint16_t ciot_lut_rows01[32] = {CIOT_L32(CIOT_LUT_ROW01, 0)}, ciot_lut_rows23[32] = {CIOT_L32(CIOT_LUT_ROW23, 0)};
 
-/* fp32 row scales of a 64-row tile block in that order: s[v] lane d = fp32(d[ciot_lut_row(v, d)]). */
-static inline void ciot_lut_row_scales(const uint16_t *d, __m512 s[4]) {
+/* fp32 row scales of a 64-row tile block in a kernel's lane order: s[v] lane d = fp32(d[row of (v, d)]), the
+ * rows of vectors 0, 1 listed in idx01 and of 2, 3 in idx23 (two vpermt2w over the 64 fp16 scales). */
+static inline void ciot_lut_row_scales_in(const uint16_t *d, const uint16_t idx01[32], const uint16_t idx23[32], __m512 s[4]) {
     const __m512i d0 = _mm512_loadu_si512(d), d1 = _mm512_loadu_si512(d + 32); /* rows 0..31, 32..63 */
-    const __m512i p01 = _mm512_permutex2var_epi16(d0, _mm512_loadu_si512(ciot_lut_rows01), d1);
-    const __m512i p23 = _mm512_permutex2var_epi16(d0, _mm512_loadu_si512(ciot_lut_rows23), d1);
+    const __m512i p01 = _mm512_permutex2var_epi16(d0, _mm512_loadu_si512(idx01), d1);
+    const __m512i p23 = _mm512_permutex2var_epi16(d0, _mm512_loadu_si512(idx23), d1);
     s[0] = _mm512_cvtph_ps(_mm512_castsi512_si256(p01)), s[1] = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(p01, 1));
     s[2] = _mm512_cvtph_ps(_mm512_castsi512_si256(p23)), s[3] = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(p23, 1));
+}
+
+/* The same in ciot_lut_row order. */
+static inline void ciot_lut_row_scales(const uint16_t *d, __m512 s[4]) {
+    ciot_lut_row_scales_in(d, ciot_lut_rows01, ciot_lut_rows23, s);
 }
 
 /* acc[v] += lo + 32 * hi per row, lo and hi unsigned byte sums of 64 rows (row r at byte r). */
@@ -65,12 +72,15 @@ static inline void ciot_lut_fma16(const uint16_t *d, const __m512i s[2], __m512 
     for (int u = 0; u < 4; u++) acc[u] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[u]), _mm512_mul_ps(dws[u], dy), acc[u]);
 }
 
-/* Writes 64 results s[v] (ciot_lut_row order) to y[0..63]. */
-static inline void ciot_lut_store(const __m512 s[4], float *y) {
+/* Writes 64 results s[v] to y[0..63], lane d of s[v] being row row(v, d). */
+static inline void ciot_lut_store_in(const __m512 s[4], float *y, int (*row)(int v, int d)) {
     float out[4][16];
     for (int v = 0; v < 4; v++) _mm512_storeu_ps(out[v], s[v]);
     for (int v = 0; v < 4; v++)
-        for (int d = 0; d < 16; d++) y[ciot_lut_row(v, d)] = out[v][d];
+        for (int d = 0; d < 16; d++) y[row(v, d)] = out[v][d];
 }
+
+/* The same in ciot_lut_row order. */
+static inline void ciot_lut_store(const __m512 s[4], float *y) { ciot_lut_store_in(s, y, ciot_lut_row); }
 
 #endif
