@@ -3,7 +3,8 @@
 #endif
 /* Shared by the NEON lookup-table kernels (tl2_gemv_neon; tl3_gemv_neon and tl3_tq1_gemv_neon through
  * tl3_neon.h): activation-sum tables split into byte planes, T = 32 h + l with l = T & 31 (0..31) and
- * h = T >> 5 (kernels/README.md, "The lookup-table method"), and the step from per-row int16 sums to the canonical fmaf of 16 rows. */
+ * h = T >> 5 (kernels/README.md, "The lookup-table method"), and the step from per-row int16 sums to the
+ * canonical fmaf of 16 rows. */
 #ifndef CIOT_ARM_LUT_NEON_H
 #define CIOT_ARM_LUT_NEON_H
 

@@ -41,9 +41,10 @@ static void build(const void *x, int i, void *tables) {
 
 /* Lane d of sum vector k (k = 0..3) of a 64-row part holds row 16 (d >> 2) + 4k + (d & 3): the unpacks work
  * within 128-bit lanes. The part's fp16 scales are permuted into that order, and the results back. */
-static int row_of(int k, int d) { return 16 * (d >> 2) + 4 * k + (d & 3); }
-#define ROW01(n) (16 * (((n) & 15) >> 2) + 4 * ((n) >> 4) + ((n) & 3))
-#define ROW23(n) (ROW01(n) + 8)
+#define ROW(k, d) (16 * ((d) >> 2) + 4 * (k) + ((d) & 3))
+static int row_of(int k, int d) { return ROW(k, d); }
+#define ROW01(n) ROW((n) >> 4, (n) & 15)       /* vectors 0, 1: word n of the pair */
+#define ROW23(n) ROW(2 + ((n) >> 4), (n) & 15) /* vectors 2, 3 */
 static const uint16_t rows01[32] = {CIOT_L32(ROW01, 0)}, rows23[32] = {CIOT_L32(ROW23, 0)};
 
 /* s[k][p] += bit pair p of the row bytes v (masked in place) times the activations it meets. */
