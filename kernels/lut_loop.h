@@ -1,4 +1,4 @@
-/* The loop around the lookup-table gemv kernels of the TL2 and TL3 layouts (plain C, any kernel file, x86 or arm):
+/* The loop around the lookup-table kernels of the TL2 and TL3 layouts (plain C, any kernel file, x86 or arm):
  * per-block data (activation tables, or whatever a kernel prepares) is built once for one 128-block, then
  * every 256-row tile of a group (formats.h: the layout's matrix order) runs that block, so the weights are
  * read in address order and each preparation serves the group's tiles. Per-tile float state (the
@@ -33,25 +33,43 @@ typedef struct {
     void (*finish)(const void *state, float *y);                       /* a tile's 256 results */
 } ciot_lut_method;
 
-/* Tiles [first, first + count): per part of a group in the slice, per 128-block, the block's tables are
- * built once and run over the part's tiles, whose blocks i are adjacent in memory (read in address order). */
-static inline void ciot_lut_gemv(const ciot_lut_method *m, const ciot_mm *mm, int first, int count) {
+/* Tiles [first, first + count) against mm->batch activation rows of x_row_bytes each (a gemv: one row): per
+ * part of a group in the slice and per activation row, per 128-block, the block's tables are built once and
+ * run over the part's tiles, whose blocks i are adjacent in memory (read in address order). Each row is the
+ * gemv of that row, in its float order; the part's weights (at most a group of tiles) are read from DRAM
+ * for the first row and from cache for the others. Row b's results go to y + b * ldy. */
+static inline void ciot_lut_mm(const ciot_lut_method *m, const ciot_mm *mm, int first, int count, size_t x_row_bytes) {
     _Alignas(64) unsigned char tables[CIOT_LUT_TABLE_BUDGET];
     _Alignas(64) unsigned char state[CIOT_LUT_STATE_BUDGET];
     const int nb = mm->K / 128, tiles = mm->rows / CIOT_LUT_TILE, end = first + count;
     const unsigned char *W = mm->w;
     for (int s0 = first; s0 < end;) {
         const int group_end = s0 - s0 % m->group + m->group, ns = (group_end < end ? group_end : end) - s0;
-        memset(state, 0, (size_t)ns * m->state_bytes);
-        for (int i = 0; i < nb; i++) {
-            m->build(mm->x, i, tables);
-            const unsigned char *w = W + ciot_lut_block_index(s0, i, tiles, nb, m->group) * m->block_bytes;
-            for (int t = 0; t < ns; t++) m->run(w + (size_t)t * m->block_bytes, tables, state + (size_t)t * m->state_bytes, mm->prefetch);
+        for (int b = 0; b < mm->batch; b++) {
+            const void *x = (const unsigned char *)mm->x + (size_t)b * x_row_bytes;
+            memset(state, 0, (size_t)ns * m->state_bytes);
+            for (int i = 0; i < nb; i++) {
+                m->build(x, i, tables);
+                const unsigned char *w = W + ciot_lut_block_index(s0, i, tiles, nb, m->group) * m->block_bytes;
+                for (int t = 0; t < ns; t++)
+                    m->run(w + (size_t)t * m->block_bytes, tables, state + (size_t)t * m->state_bytes, mm->prefetch);
+            }
+            for (int t = 0; t < ns; t++)
+                m->finish(state + (size_t)t * m->state_bytes, mm->y + (size_t)b * mm->ldy + (size_t)CIOT_LUT_TILE * (s0 + t));
         }
-        for (int t = 0; t < ns; t++)
-            m->finish(state + (size_t)t * m->state_bytes, mm->y + (size_t)CIOT_LUT_TILE * (s0 + t));
         s0 += ns;
     }
+}
+
+/* The gemv (batch 1). */
+static inline void ciot_lut_gemv(const ciot_lut_method *m, const ciot_mm *mm, int first, int count) {
+    ciot_lut_mm(m, mm, first, count, 0);
+}
+
+/* The gemm: mm->batch rows of activation format `act`, one after another. */
+static inline void ciot_lut_gemm(const ciot_lut_method *m, const ciot_act_format *act, const ciot_mm *mm, int first,
+                                 int count) {
+    ciot_lut_mm(m, mm, first, count, ciot_act_bytes(act, 1, mm->K));
 }
 
 #endif
