@@ -2,7 +2,8 @@
  * per-block data (activation tables, or whatever a kernel prepares) is built once for one 128-block, then
  * every 256-row tile of a group (formats.h: the layout's matrix order) runs that block, so the weights are
  * read in address order and each preparation serves the group's tiles. Per-tile float state (the
- * canonical accumulators) lives in a stack buffer. Stack: CIOT_LUT_TABLE_BUDGET + CIOT_LUT_STATE_BUDGET. */
+ * canonical accumulators) lives in a stack buffer. Stack: CIOT_LUT_ROWS x (CIOT_LUT_TABLE_BUDGET +
+ * CIOT_LUT_STATE_BUDGET), 208 KiB. */
 #ifndef CIOT_LUT_LOOP_H
 #define CIOT_LUT_LOOP_H
 
@@ -14,6 +15,7 @@
 enum {
     CIOT_LUT_TABLE_BUDGET = 20 << 10, /* per-block data of one 128-block */
     CIOT_LUT_STATE_BUDGET = 32 << 10, /* float state of the tiles of one group */
+    CIOT_LUT_ROWS = 4,                /* gemm: activation rows run against a weight block while it is in L1 */
 };
 
 /* Lists of lane constants: L32(F, 0) is F(0), F(1), ..., F(31). */
@@ -33,29 +35,34 @@ typedef struct {
     void (*finish)(const void *state, float *y);                       /* a tile's 256 results */
 } ciot_lut_method;
 
-/* Tiles [first, first + count) against mm->batch activation rows of x_row_bytes each (a gemv: one row): per
- * part of a group in the slice and per activation row, per 128-block, the block's tables are built once and
- * run over the part's tiles, whose blocks i are adjacent in memory (read in address order). Each row is the
- * gemv of that row, in its float order; the part's weights (at most a group of tiles) are read from DRAM
- * for the first row and from cache for the others. Row b's results go to y + b * ldy. */
+/* Tiles [first, first + count) against mm->batch activation rows of x_row_bytes each (a gemv: one row).
+ * Per part of a group in the slice, per run of up to CIOT_LUT_ROWS activation rows, per 128-block: each
+ * row's tables are built, then every tile of the part runs the block for each row in turn, so a weight block
+ * is read from memory once per run of rows and reused from L1; the prefetch is issued on the first row's
+ * call only, as in a gemv. The tiles' blocks i are adjacent in memory (read in address order). Each row gets
+ * the gemv's float order. Row b's results go to y + b * ldy. */
 static inline void ciot_lut_mm(const ciot_lut_method *m, const ciot_mm *mm, int first, int count, size_t x_row_bytes) {
-    _Alignas(64) unsigned char tables[CIOT_LUT_TABLE_BUDGET];
-    _Alignas(64) unsigned char state[CIOT_LUT_STATE_BUDGET];
+    _Alignas(64) unsigned char tables[CIOT_LUT_ROWS][CIOT_LUT_TABLE_BUDGET];
+    _Alignas(64) unsigned char state[CIOT_LUT_ROWS][CIOT_LUT_STATE_BUDGET];
     const int nb = mm->K / 128, tiles = mm->rows / CIOT_LUT_TILE, end = first + count;
-    const unsigned char *W = mm->w;
+    const unsigned char *W = mm->w, *X = mm->x;
     for (int s0 = first; s0 < end;) {
         const int group_end = s0 - s0 % m->group + m->group, ns = (group_end < end ? group_end : end) - s0;
-        for (int b = 0; b < mm->batch; b++) {
-            const void *x = (const unsigned char *)mm->x + (size_t)b * x_row_bytes;
-            memset(state, 0, (size_t)ns * m->state_bytes);
+        for (int b0 = 0; b0 < mm->batch; b0 += CIOT_LUT_ROWS) {
+            const int nr = mm->batch - b0 < CIOT_LUT_ROWS ? mm->batch - b0 : CIOT_LUT_ROWS;
+            for (int r = 0; r < nr; r++) memset(state[r], 0, (size_t)ns * m->state_bytes);
             for (int i = 0; i < nb; i++) {
-                m->build(x, i, tables);
+                for (int r = 0; r < nr; r++) m->build(X + (size_t)(b0 + r) * x_row_bytes, i, tables[r]);
                 const unsigned char *w = W + ciot_lut_block_index(s0, i, tiles, nb, m->group) * m->block_bytes;
                 for (int t = 0; t < ns; t++)
-                    m->run(w + (size_t)t * m->block_bytes, tables, state + (size_t)t * m->state_bytes, mm->prefetch);
+                    for (int r = 0; r < nr; r++)
+                        m->run(w + (size_t)t * m->block_bytes, tables[r], state[r] + (size_t)t * m->state_bytes,
+                               r ? 0 : mm->prefetch);
             }
-            for (int t = 0; t < ns; t++)
-                m->finish(state + (size_t)t * m->state_bytes, mm->y + (size_t)b * mm->ldy + (size_t)CIOT_LUT_TILE * (s0 + t));
+            for (int r = 0; r < nr; r++)
+                for (int t = 0; t < ns; t++)
+                    m->finish(state[r] + (size_t)t * m->state_bytes,
+                              mm->y + (size_t)(b0 + r) * mm->ldy + (size_t)CIOT_LUT_TILE * (s0 + t));
         }
         s0 += ns;
     }

@@ -32,10 +32,14 @@ static void check_declared_features(const ciot_kernel *k) {
     CHECK(0, "%s: its name ends in no ISA this test knows (add it to isa_needs)", k->name);
 }
 
-/* The registry's choice for a source file's gemv under a feature set is the named kernel. */
-static void expect_best(ciot_format f, unsigned features, const char *name, const char *what) {
-    const ciot_kernel *k = ciot_kernel_best_source(f, CIOT_OP_GEMV, features);
+/* The registry's choice for a source file's gemv (or gemm) under a feature set is the named kernel. */
+static void expect_best_op(ciot_format f, ciot_op op, unsigned features, const char *name, const char *what) {
+    const ciot_kernel *k = ciot_kernel_best_source(f, op, features);
     CHECK(k && !strcmp(k->name, name), "%s: %s (expected %s)", what, k ? k->name : "none", name);
+}
+
+static void expect_best(ciot_format f, unsigned features, const char *name, const char *what) {
+    expect_best_op(f, CIOT_OP_GEMV, features, name, what);
 }
 
 int main(void) {
@@ -93,15 +97,24 @@ int main(void) {
         expect_best(CIOT_FMT_PTQ1_0, avx2, "tl3_gemv_avx2", "PTQ1_0 with AVX2 only");
         expect_best(CIOT_FMT_PQ2_0, avx2, "tl2_gemv_avx2", "PQ2_0 with AVX2 only");
         expect_best(CIOT_FMT_TQ1_0, avx2, "tl3_tq1_gemv_avx2", "TQ1_0 with AVX2 only");
+        /* the PTQ1_0 file's only gemm is TL3's lookups per activation row */
+        expect_best_op(CIOT_FMT_PTQ1_0, CIOT_OP_GEMM, avx2, "tl3_gemm_avx2", "PTQ1_0 gemm with AVX2 only");
+        expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, avx2, "tl2_gemm_avx2", "PQ2_0 gemm with AVX2 only");
     }
     /* AVX-512 VNNI without VBMI (Cascade Lake): the TL2 dot-product kernel is faster in cache only; from DRAM the
      * AVX2 lookups are as fast or faster, and the ranking keeps them */
-    if ((hw & (avx2 | CIOT_F_AVX512VNNI)) == (avx2 | CIOT_F_AVX512VNNI))
+    if ((hw & (avx2 | CIOT_F_AVX512VNNI)) == (avx2 | CIOT_F_AVX512VNNI)) {
         expect_best(CIOT_FMT_PQ2_0, avx2 | CIOT_F_AVX512VNNI, "tl2_gemv_avx2", "PQ2_0 with AVX-512 VNNI, no VBMI");
+        /* the gemm is compute-bound: there the dot-product TL2 kernel is the fastest, VBMI or not */
+        expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, avx2 | CIOT_F_AVX512VNNI, "tl2_gemm_avx512vnni",
+                       "PQ2_0 gemm with AVX-512 VNNI, no VBMI");
+        expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, hw, "tl2_gemm_avx512vnni", "PQ2_0 gemm, every feature");
+    }
     if (hw & CIOT_F_AVX512VBMI) {
         expect_best(CIOT_FMT_PTQ1_0, hw, "tl3_gemv_avx512vbmi", "PTQ1_0 with VBMI");
         expect_best(CIOT_FMT_PQ2_0, hw, "tl2_gemv_avx512vbmi", "PQ2_0 with VBMI");
         expect_best(CIOT_FMT_TQ1_0, hw, "tl3_tq1_gemv_avx512vbmi", "TQ1_0 with VBMI");
+        expect_best_op(CIOT_FMT_PTQ1_0, CIOT_OP_GEMM, hw, "tl3_gemm_avx512vbmi", "PTQ1_0 gemm with VBMI");
     }
 #elif defined(__aarch64__)
     /* TQ1_0 through TL3 needs only base Advanced SIMD: chosen on every aarch64 CPU. Without dotprod the
@@ -112,6 +125,9 @@ int main(void) {
     expect_best(CIOT_FMT_PTQ1_0, CIOT_F_NEON, "tl3_gemv_neon", "PTQ1_0 with NEON only");
     expect_best(CIOT_FMT_PQ2_0, dot, "t2p_gemv_neondot", "PQ2_0 with dotprod");
     expect_best(CIOT_FMT_PTQ1_0, dot, "tl3_gemv_neon", "PTQ1_0 with dotprod");
+    expect_best_op(CIOT_FMT_PTQ1_0, CIOT_OP_GEMM, CIOT_F_NEON, "tl3_gemm_neon", "PTQ1_0 gemm with NEON only");
+    expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, CIOT_F_NEON, "tl2_gemm_neon", "PQ2_0 gemm with NEON only");
+    expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, dot, "t2p_gemm_neondot", "PQ2_0 gemm with dotprod");
 #endif
     return check_summary();
 }

@@ -93,3 +93,10 @@ static void tl2_gemv_neon(const ciot_mm *mm, int first, int count) { ciot_lut_ge
 const ciot_kernel ciot_k_tl2_gemv_neon = {
     "tl2_gemv_neon", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON, "tl2_gemv_ref", tl2_gemv_neon,
 };
+
+/* tl2_gemm_neon: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+static void tl2_gemm_neon(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
+
+const ciot_kernel ciot_k_tl2_gemm_neon = {
+    "tl2_gemm_neon", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMM, CIOT_F_NEON, "tl2_gemm_ref", tl2_gemm_neon,
+};
