@@ -23,8 +23,8 @@ enum {
 #define CIOT_L16(F, b) CIOT_L8(F, b), CIOT_L8(F, (b) + 8)
 #define CIOT_L32(F, b) CIOT_L16(F, b), CIOT_L16(F, (b) + 16)
 
-/* A lookup-table gemv: its layout's group (formats.h), its per-block data and float state, and the three
- * steps the loop calls. table_bytes and group * state_bytes must fit the budgets. */
+/* A lookup-table kernel: its layout's group (formats.h), its per-block data and float state, and the steps
+ * the loop calls. table_bytes and group * state_bytes must fit the budgets. */
 typedef struct {
     int group;           /* tiles per group of the layout's matrix order */
     size_t table_bytes;  /* per-block data of one 128-block (64-byte aligned) */
@@ -33,6 +33,9 @@ typedef struct {
     void (*build)(const void *x, int i, void *tables);                 /* tables of 128-block i of x */
     void (*run)(const void *w, const void *tables, void *state, size_t prefetch); /* one tile block */
     void (*finish)(const void *state, float *y);                       /* a tile's 256 results */
+    /* Optional (NULL: run once per row): one tile block for nr (2 .. CIOT_LUT_ROWS) activation rows at once,
+     * the same results as run per row, for a kernel whose weight decoding several rows can share. */
+    void (*run_rows)(const void *w, const void *const *tables, void *const *states, int nr, size_t prefetch);
 } ciot_lut_method;
 
 /* Tiles [first, first + count) against mm->batch activation rows of x_row_bytes each (a gemv: one row).
@@ -54,10 +57,18 @@ static inline void ciot_lut_mm(const ciot_lut_method *m, const ciot_mm *mm, int 
             for (int i = 0; i < nb; i++) {
                 for (int r = 0; r < nr; r++) m->build(X + (size_t)(b0 + r) * x_row_bytes, i, tables[r]);
                 const unsigned char *w = W + ciot_lut_block_index(s0, i, tiles, nb, m->group) * m->block_bytes;
-                for (int t = 0; t < ns; t++)
-                    for (int r = 0; r < nr; r++)
-                        m->run(w + (size_t)t * m->block_bytes, tables[r], state[r] + (size_t)t * m->state_bytes,
-                               r ? 0 : mm->prefetch);
+                for (int t = 0; t < ns; t++) {
+                    const unsigned char *wt = w + (size_t)t * m->block_bytes;
+                    if (m->run_rows && nr > 1) {
+                        const void *tab[CIOT_LUT_ROWS];
+                        void *st[CIOT_LUT_ROWS];
+                        for (int r = 0; r < nr; r++) tab[r] = tables[r], st[r] = state[r] + (size_t)t * m->state_bytes;
+                        m->run_rows(wt, tab, st, nr, mm->prefetch);
+                    } else {
+                        for (int r = 0; r < nr; r++)
+                            m->run(wt, tables[r], state[r] + (size_t)t * m->state_bytes, r ? 0 : mm->prefetch);
+                    }
+                }
             }
             for (int r = 0; r < nr; r++)
                 for (int t = 0; t < ns; t++)

@@ -84,7 +84,7 @@ static void finish(const void *state, float *y) {
 }
 
 static const ciot_lut_method method = {CIOT_TL2_GROUP, sizeof(block_tables), sizeof(float32x4_t[64]),
-                                       sizeof(block_tl2), build, run, finish};
+                                       sizeof(block_tl2), build, run, finish, NULL};
 _Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
 _Static_assert(CIOT_TL2_GROUP * sizeof(float32x4_t[64]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
 

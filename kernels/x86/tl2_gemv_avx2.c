@@ -100,7 +100,7 @@ static void finish(const void *state, float *y) {
 }
 
 static const ciot_lut_method method = {CIOT_TL2_GROUP, sizeof(block_tables), sizeof(__m256[8][4]), sizeof(block_tl2),
-                                       build, run, finish};
+                                       build, run, finish, NULL};
 _Static_assert(CIOT_TL2_GROUP * sizeof(__m256[8][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
 
 static void tl2_gemv_avx2(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }

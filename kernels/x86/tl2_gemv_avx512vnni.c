@@ -98,7 +98,7 @@ static void finish(const void *state, float *y) {
 }
 
 static const ciot_lut_method method = {CIOT_TL2_GROUP, sizeof(block_act), sizeof(__m512[16]), sizeof(block_tl2),
-                                       build, run, finish};
+                                       build, run, finish, NULL};
 _Static_assert(sizeof(block_act) <= CIOT_LUT_TABLE_BUDGET, "a block's activations fit");
 _Static_assert(CIOT_TL2_GROUP * sizeof(__m512[16]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
 

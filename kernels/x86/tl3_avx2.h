@@ -53,10 +53,13 @@ static inline void ciot_tl3_avx2_mac(__m256i ua, __m256i ub, const uint8_t *pair
 #define CIOT_TL3_PAIR_T1(c) (CIOT_TL3_PAIR_V(c) % 3)
 static const uint8_t ciot_tl3_pair_trits[2][16] = {{CIOT_L16(CIOT_TL3_PAIR_T0, 0)}, {CIOT_L16(CIOT_TL3_PAIR_T1, 0)}};
 
-/* s[2] += u . a of sub-block q of rows 32v .. 32v + 31 (v = 0..7) of a tile block, in ciot_tl3_avx2_mac's
- * lanes; pq: the sub-block's activations from ciot_tl3_avx2_pairs. int16 safe within a sub-block: 16 pairs
- * of at most 2 * 2 * 127. */
-static inline void ciot_tl3_avx2_subblock(const block_tl3 *w, int q, int v, const uint8_t *pq, __m256i s[2]) {
+/* s[r][2] += u . a_r of sub-block q of rows 32v .. 32v + 31 (v = 0..7) of a tile block, for activation rows
+ * r < nr, in ciot_tl3_avx2_mac's lanes; pq[r]: row r's sub-block activations from ciot_tl3_avx2_pairs. The
+ * trits are decoded once and multiplied by every row's pairs (a gemm shares the decoding). int16 safe within
+ * a sub-block: 16 pairs of at most 2 * 2 * 127. */
+static inline __attribute__((always_inline)) void ciot_tl3_avx2_subblock_rows(const block_tl3 *w, int q, int v,
+                                                                              const uint8_t *const *pq, int nr,
+                                                                              __m256i (*s)[2]) {
     const __m256i c15 = _mm256_set1_epi8(15);
     const __m256i t0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ciot_tl3_pair_trits[0]));
     const __m256i t1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ciot_tl3_pair_trits[1]));
@@ -64,15 +67,24 @@ static inline void ciot_tl3_avx2_subblock(const block_tl3 *w, int q, int v, cons
         __m256i u[2][5];
         for (int h = 0; h < 2; h++) {
             ciot_tl3_decode5(_mm256_loadu_si256((const __m256i *)(w->sb[q].qs[2 * k + h] + 32 * v)), u[h]);
-            ciot_tl3_avx2_mac(u[h][0], u[h][1], pq + 8 * k + 4 * h, s);
-            ciot_tl3_avx2_mac(u[h][2], u[h][3], pq + 8 * k + 4 * h + 2, s);
+            for (int r = 0; r < nr; r++) {
+                ciot_tl3_avx2_mac(u[h][0], u[h][1], pq[r] + 8 * k + 4 * h, s[r]);
+                ciot_tl3_avx2_mac(u[h][2], u[h][3], pq[r] + 8 * k + 4 * h + 2, s[r]);
+            }
         }
-        ciot_tl3_avx2_mac(u[0][4], u[1][4], pq + 24 + 2 * k, s);
+        for (int r = 0; r < nr; r++) ciot_tl3_avx2_mac(u[0][4], u[1][4], pq[r] + 24 + 2 * k, s[r]);
     }
     /* qn byte j: row j in the low nibble, row j + 128 in the high one */
     const __m256i n = _mm256_loadu_si256((const __m256i *)(w->sb[q].qn + 32 * (v & 3)));
     const __m256i c = _mm256_and_si256(v < 4 ? n : _mm256_srli_epi16(n, 4), c15);
-    ciot_tl3_avx2_mac(_mm256_shuffle_epi8(t0, c), _mm256_shuffle_epi8(t1, c), pq + 30, s);
+    const __m256i p0 = _mm256_shuffle_epi8(t0, c), p1 = _mm256_shuffle_epi8(t1, c);
+    for (int r = 0; r < nr; r++) ciot_tl3_avx2_mac(p0, p1, pq[r] + 30, s[r]);
+}
+
+/* The same for one activation row (a gemv). */
+static inline __attribute__((always_inline)) void ciot_tl3_avx2_subblock(const block_tl3 *w, int q, int v,
+                                                                         const uint8_t *pq, __m256i s[2]) {
+    ciot_tl3_avx2_subblock_rows(w, q, v, &pq, 1, (__m256i(*)[2])s);
 }
 
 /* isum[k] (int32, rows 8k .. 8k + 7 of the 32) = u . a - asum from ciot_tl3_avx2_mac's sums s[2]: exact when

@@ -34,25 +34,45 @@ static void build(const void *x, int i, void *prep) {
     }
 }
 
-/* One 128-block of a tile: eight vectors v of 32 rows; acc[v][q][k] = float lanes of rows 32v + 8k .. + 7. */
-static void run(const void *wp, const void *prep, void *state, size_t prefetch) {
-    const block_tl3 *w = wp;
-    const block_prep *p = prep;
-    __m256(*acc)[4][4] = state;
+/* One 128-block of a tile for nr activation rows: eight vectors v of 32 rows; acc[v][q][k] of row r's state
+ * = float lanes of rows 32v + 8k .. + 7. Each trit vector is decoded once for all nr rows. */
+static inline __attribute__((always_inline)) void step(const block_tl3 *w, const void *const *preps,
+                                                       void *const *states, int nr, size_t prefetch) {
     for (int v = 0; v < 8; v++) {
         ciot_prefetch((const char *)w + v * (sizeof *w / 8), sizeof *w / 8, prefetch); /* the block, in eighths */
         __m256 dw[4];
         for (int k = 0; k < 4; k++) dw[k] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->d + 32 * v + 8 * k)));
         for (int q = 0; q < 4; q++) {
-            __m256i s[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
-            ciot_tl3_avx2_subblock(w, q, v, p->pairs[q], s);
-            __m256i isum[4];
-            ciot_tl3_avx2_isum(s, p->asum[q], isum); /* u . a - sum a, within +-32 * 127 */
-            const __m256 dy = _mm256_set1_ps(p->dy[q]);
-            for (int k = 0; k < 4; k++)
-                acc[v][q][k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[k]), _mm256_mul_ps(dw[k], dy), acc[v][q][k]);
+            __m256i s[CIOT_LUT_ROWS][2];
+            const uint8_t *pq[CIOT_LUT_ROWS];
+            for (int r = 0; r < nr; r++) {
+                s[r][0] = s[r][1] = _mm256_setzero_si256();
+                pq[r] = ((const block_prep *)preps[r])->pairs[q];
+            }
+            ciot_tl3_avx2_subblock_rows(w, q, v, pq, nr, s);
+            for (int r = 0; r < nr; r++) {
+                const block_prep *p = preps[r];
+                __m256(*acc)[4][4] = states[r];
+                __m256i isum[4];
+                ciot_tl3_avx2_isum(s[r], p->asum[q], isum); /* u . a - sum a, within +-32 * 127 */
+                const __m256 dy = _mm256_set1_ps(p->dy[q]);
+                for (int k = 0; k < 4; k++)
+                    acc[v][q][k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[k]), _mm256_mul_ps(dw[k], dy), acc[v][q][k]);
+            }
         }
     }
+}
+
+static void run(const void *w, const void *prep, void *state, size_t prefetch) {
+    step(w, &prep, &state, 1, prefetch);
+}
+
+/* The gemm's step (ciot_lut_mm): 2 .. 4 rows, one decoding. */
+static void run_rows(const void *w, const void *const *preps, void *const *states, int nr, size_t prefetch) {
+    if (nr == CIOT_LUT_ROWS) /* a constant row count: the row loops unroll and the sums stay in registers */
+        step(w, preps, states, CIOT_LUT_ROWS, prefetch);
+    else
+        step(w, preps, states, nr, prefetch);
 }
 
 static void finish(const void *state, float *y) {
@@ -64,7 +84,7 @@ static void finish(const void *state, float *y) {
 }
 
 static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_prep), sizeof(__m256[8][4][4]), sizeof(block_tl3),
-                                       build, run, finish};
+                                       build, run, finish, run_rows};
 _Static_assert(CIOT_TL3_GROUP * sizeof(__m256[8][4][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
 
 static void tl3_gemv_avx2(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
@@ -73,7 +93,7 @@ const ciot_kernel ciot_k_tl3_gemv_avx2 = {
     "tl3_gemv_avx2", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA, "tl3_gemv_ref", tl3_gemv_avx2,
 };
 
-/* tl3_gemm_avx2: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+/* tl3_gemm_avx2: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
 static void tl3_gemm_avx2(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count); }
 
 const ciot_kernel ciot_k_tl3_gemm_avx2 = {

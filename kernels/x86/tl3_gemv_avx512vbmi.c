@@ -63,7 +63,7 @@ static void finish(const void *state, float *y) {
 }
 
 static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(__m512[4][4][4]),
-                                       sizeof(block_tl3), build, run, finish};
+                                       sizeof(block_tl3), build, run, finish, NULL};
 _Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
 _Static_assert(CIOT_TL3_GROUP * sizeof(__m512[4][4][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
 

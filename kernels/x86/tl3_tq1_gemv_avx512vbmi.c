@@ -62,7 +62,7 @@ static void finish(const void *state, float *y) {
 }
 
 static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(tile_state), sizeof(block_tl3),
-                                       build, run, finish};
+                                       build, run, finish, NULL};
 _Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
 _Static_assert(CIOT_TL3_GROUP * sizeof(tile_state) <= CIOT_LUT_STATE_BUDGET, "a group's state fits");
 _Static_assert(sizeof(tile_state) % 64 == 0, "tile states stay 64-byte aligned");
