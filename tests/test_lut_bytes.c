@@ -3,7 +3,8 @@
  * never produces, so the oracle's packed weights never reach them; TL2 takes any byte. Here the weight bytes
  * cycle through all 256 values in every plane or are drawn at random (fp16 scales finite), activations are
  * random in -127..127 or at the +-127 bounds, and every TL2 / TL3 kernel this CPU runs must give its
- * reference's outputs bit for bit. */
+ * reference's outputs bit for bit. A gemm runs 5 activation rows, each with another pattern: 4 at once
+ * (lut_loop.h's run of rows, a kernel's run_rows) and 1 alone. */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -12,7 +13,7 @@
 #include "quant.h"
 #include "registry.h"
 
-enum { TILES = 3, ROWS = TILES * CIOT_LUT_TILE, K = 512 };
+enum { TILES = 3, ROWS = TILES * CIOT_LUT_TILE, K = 512, GEMM_BATCH = 5 };
 
 static unsigned seed = 2024;
 static unsigned rnd(void) { return (seed = seed * 1103515245u + 12345u) >> 16; }
@@ -27,21 +28,26 @@ static int8_t act(int pattern, int j) {
     }
 }
 
-static void *activations(const ciot_act_format *a, int pattern) {
-    void *x = calloc(1, ciot_act_bytes(a, 1, K));
+/* `batch` rows of activations, row b with pattern (pattern + b) % 4. */
+static void *activations(const ciot_act_format *a, int pattern, int batch) {
+    const size_t row_bytes = ciot_act_bytes(a, 1, K);
+    unsigned char *x = calloc(batch, row_bytes);
     if (!x) return NULL;
-    if (a == &ciot_act_q8_0) {
-        block_q8_0 *y = x;
-        for (int i = 0; i < K / 32; i++) {
-            y[i].d = ciot_fp32_to_fp16(0.001f + (float)(rnd() % 1000) / 10000.0f);
-            for (int j = 0; j < 32; j++) y[i].qs[j] = act(pattern, 32 * i + j);
-        }
-    } else {
-        block_q8_K *y = x;
-        for (int i = 0; i < K / 256; i++) {
-            y[i].d = 0.001f + (float)(rnd() % 1000) / 10000.0f;
-            for (int j = 0; j < 256; j++) y[i].qs[j] = act(pattern, 256 * i + j);
-            ciot_q8_K_bsums(&y[i]);
+    for (int b = 0; b < batch; b++) {
+        const int p = (pattern + b) % 4;
+        if (a == &ciot_act_q8_0) {
+            block_q8_0 *y = (block_q8_0 *)(x + b * row_bytes);
+            for (int i = 0; i < K / 32; i++) {
+                y[i].d = ciot_fp32_to_fp16(0.001f + (float)(rnd() % 1000) / 10000.0f);
+                for (int j = 0; j < 32; j++) y[i].qs[j] = act(p, 32 * i + j);
+            }
+        } else {
+            block_q8_K *y = (block_q8_K *)(x + b * row_bytes);
+            for (int i = 0; i < K / 256; i++) {
+                y[i].d = 0.001f + (float)(rnd() % 1000) / 10000.0f;
+                for (int j = 0; j < 256; j++) y[i].qs[j] = act(p, 256 * i + j);
+                ciot_q8_K_bsums(&y[i]);
+            }
         }
     }
     return x;
@@ -67,24 +73,25 @@ static void check_kernel(const ciot_kernel *k) {
     const ciot_kernel *ref = ciot_kernel_find(k->reference);
     CHECK(ref != NULL, "%s: reference %s is registered", k->name, k->reference);
     if (!ref) return;
+    const int batch = k->op == CIOT_OP_GEMM ? GEMM_BATCH : 1, n = batch * ROWS;
     const size_t bytes = ciot_layout_bytes(k->layout, ROWS, K);
     unsigned char *w = malloc(bytes);
-    float *want = malloc(sizeof(float) * ROWS), *got = malloc(sizeof(float) * ROWS);
+    float *want = malloc(sizeof(float) * n), *got = malloc(sizeof(float) * n);
     CHECK(w && want && got, "out of memory");
     for (int cycle = 0; w && want && got && cycle < 2; cycle++) {
         weights(k->layout, w, cycle);
         for (int pattern = 0; pattern < 4; pattern++) {
-            void *x = activations(k->act, pattern);
+            void *x = activations(k->act, pattern, batch);
             CHECK(x != NULL, "out of memory");
             if (!x) continue;
-            ciot_mm mm = {w, x, want, ROWS, K, 1, ROWS, 0};
+            ciot_mm mm = {w, x, want, ROWS, K, batch, ROWS, 0};
             ref->compute(&mm, 0, TILES);
             mm.y = got;
             k->compute(&mm, 0, TILES);
             int differ = 0;
-            for (int r = 0; r < ROWS; r++) differ += memcmp(&want[r], &got[r], 4) != 0;
-            CHECK(differ == 0, "%s, %s weight bytes, activation pattern %d: %d of %d rows differ from %s", k->name,
-                  cycle ? "cycled" : "random", pattern, differ, ROWS, ref->name);
+            for (int r = 0; r < n; r++) differ += memcmp(&want[r], &got[r], 4) != 0;
+            CHECK(differ == 0, "%s, %s weight bytes, activation pattern %d: %d of %d outputs differ from %s", k->name,
+                  cycle ? "cycled" : "random", pattern, differ, n, ref->name);
             free(x);
         }
     }
