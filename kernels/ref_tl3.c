@@ -7,7 +7,8 @@
  * tl3_gemm_ref: the same for each activation row of a gemm.
  * tl3_tq1_gemv_ref: TQ1_0 in TL3's bytes (layout tl3_tq1) against Q8_K, the same decoding; 128-blocks 2q and
  * 2q + 1 are the halves of 256-block q: their eight sub-block sums are added as integers, then one fmaf with
- * the scale of block 2q + 1 (both carry it), TQ1_0's order (kernels/README-tq.md). K % 256 == 0. */
+ * the scale of block 2q + 1 (both carry it), TQ1_0's order (kernels/README-tq.md). K % 256 == 0.
+ * tl3_tq1_gemm_ref: the same for each activation row of a gemm. */
 #include <math.h>
 #include "fp16.h"
 #include "formats.h"
@@ -64,9 +65,9 @@ const ciot_kernel ciot_k_tl3_gemm_ref = {
     "tl3_gemm_ref", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMM, 0, "tl3_gemm_ref", tl3_gemm_ref,
 };
 
-static void tl3_tq1_gemv_ref(const ciot_mm *mm, int first, int count) {
+/* Tiles [first, first + count) of one Q8_K activation row x into y. */
+static void tl3_tq1_row(const ciot_mm *mm, const block_q8_K *x, float *y, int first, int count) {
     const int nb = mm->K / CIOT_QK, tiles = mm->rows / CIOT_LUT_TILE;
-    const block_q8_K *x = mm->x;
     for (int t = first; t < first + count; t++) {
         float acc[CIOT_LUT_TILE] = {0};
         for (int q = 0; q < nb / 2; q++) {
@@ -82,10 +83,23 @@ static void tl3_tq1_gemv_ref(const ciot_mm *mm, int first, int count) {
                 acc[r] = ciot_acc_q8_K(acc[r], isum, w[1]->d[r], x[q].d);
             }
         }
-        for (int r = 0; r < CIOT_LUT_TILE; r++) mm->y[(size_t)CIOT_LUT_TILE * t + r] = acc[r];
+        for (int r = 0; r < CIOT_LUT_TILE; r++) y[(size_t)CIOT_LUT_TILE * t + r] = acc[r];
     }
 }
 
+static void tl3_tq1_gemv_ref(const ciot_mm *mm, int first, int count) { tl3_tq1_row(mm, mm->x, mm->y, first, count); }
+
 const ciot_kernel ciot_k_tl3_tq1_gemv_ref = {
     "tl3_tq1_gemv_ref", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "tl3_tq1_gemv_ref", tl3_tq1_gemv_ref,
+};
+
+/* tl3_tq1_gemm_ref: every activation row (Q8_K, K / 256 blocks each) as tl3_tq1_gemv_ref computes it. */
+static void tl3_tq1_gemm_ref(const ciot_mm *mm, int first, int count) {
+    for (int b = 0; b < mm->batch; b++)
+        tl3_tq1_row(mm, (const block_q8_K *)mm->x + (size_t)b * (mm->K / CIOT_QK_K), mm->y + (size_t)b * mm->ldy, first,
+                    count);
+}
+
+const ciot_kernel ciot_k_tl3_tq1_gemm_ref = {
+    "tl3_tq1_gemm_ref", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMM, 0, "tl3_tq1_gemm_ref", tl3_tq1_gemm_ref,
 };

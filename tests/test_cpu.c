@@ -100,6 +100,7 @@ int main(void) {
         /* the PTQ1_0 file's only gemm is TL3's lookups per activation row */
         expect_best_op(CIOT_FMT_PTQ1_0, CIOT_OP_GEMM, avx2, "tl3_gemm_avx2", "PTQ1_0 gemm with AVX2 only");
         expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, avx2, "tl2_gemm_avx2", "PQ2_0 gemm with AVX2 only");
+        expect_best_op(CIOT_FMT_TQ1_0, CIOT_OP_GEMM, avx2, "tl3_tq1_gemm_avx2", "TQ1_0 gemm with AVX2 only");
     }
     /* AVX-512 VNNI without VBMI (Cascade Lake): the TL2 dot-product kernel is faster in cache only; from DRAM the
      * AVX2 lookups are as fast or faster, and the ranking keeps them */
@@ -115,6 +116,7 @@ int main(void) {
         expect_best(CIOT_FMT_PQ2_0, hw, "tl2_gemv_avx512vbmi", "PQ2_0 with VBMI");
         expect_best(CIOT_FMT_TQ1_0, hw, "tl3_tq1_gemv_avx512vbmi", "TQ1_0 with VBMI");
         expect_best_op(CIOT_FMT_PTQ1_0, CIOT_OP_GEMM, hw, "tl3_gemm_avx512vbmi", "PTQ1_0 gemm with VBMI");
+        expect_best_op(CIOT_FMT_TQ1_0, CIOT_OP_GEMM, hw, "tl3_tq1_gemm_avx512vbmi", "TQ1_0 gemm with VBMI");
     }
 #elif defined(__aarch64__)
     /* TQ1_0 through TL3 needs only base Advanced SIMD: chosen on every aarch64 CPU. Without dotprod the
@@ -127,6 +129,7 @@ int main(void) {
     expect_best(CIOT_FMT_PTQ1_0, dot, "tl3_gemv_neon", "PTQ1_0 with dotprod");
     expect_best_op(CIOT_FMT_PTQ1_0, CIOT_OP_GEMM, CIOT_F_NEON, "tl3_gemm_neon", "PTQ1_0 gemm with NEON only");
     expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, CIOT_F_NEON, "tl2_gemm_neon", "PQ2_0 gemm with NEON only");
+    expect_best_op(CIOT_FMT_TQ1_0, CIOT_OP_GEMM, CIOT_F_NEON, "tl3_tq1_gemm_neon", "TQ1_0 gemm with NEON only");
     expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, dot, "t2p_gemm_neondot", "PQ2_0 gemm with dotprod");
 #endif
     return check_summary();

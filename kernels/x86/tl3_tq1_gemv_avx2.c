@@ -36,29 +36,53 @@ static void build(const void *x, int i, void *prep) {
     p->asum = (int16_t)s, p->half = i & 1, p->dy = y->d;
 }
 
-/* One 128-block (half) of a tile: eight vectors v of 32 rows. */
-static void run(const void *wp, const void *prep, void *state, size_t prefetch) {
-    const block_tl3 *w = wp;
-    const block_prep *p = prep;
-    tile_state *st = state;
+/* One 128-block (half) of a tile for nr activation rows: eight vectors v of 32 rows. Each trit vector is
+ * decoded once for all nr rows. */
+static inline __attribute__((always_inline)) void step(const block_tl3 *w, const void *const *preps,
+                                                       void *const *states, int nr, size_t prefetch) {
+    const int half = ((const block_prep *)preps[0])->half; /* every row's 128-block i is the same half */
     for (int v = 0; v < 8; v++) {
         ciot_prefetch((const char *)w + v * (sizeof *w / 8), sizeof *w / 8, prefetch); /* the block, in eighths */
-        __m256i s[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
-        if (p->half) s[0] = st->s[v][0], s[1] = st->s[v][1];
-        for (int q = 0; q < 4; q++) ciot_tl3_avx2_subblock(w, q, v, p->pairs[q], s);
-        if (!p->half) {
-            st->s[v][0] = s[0], st->s[v][1] = s[1];
-            continue;
+        __m256i s[CIOT_LUT_ROWS][2];
+        for (int r = 0; r < nr; r++) {
+            const tile_state *st = states[r];
+            s[r][0] = half ? st->s[v][0] : _mm256_setzero_si256();
+            s[r][1] = half ? st->s[v][1] : _mm256_setzero_si256();
         }
-        /* isum = u . a - sum a over the 256-block, within +-256 * 127: exact in int16 */
-        __m256i isum[4];
-        ciot_tl3_avx2_isum(s, p->asum, isum);
-        const __m256 dy = _mm256_set1_ps(p->dy);
-        for (int k = 0; k < 4; k++) {
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->d + 32 * v + 8 * k)));
-            st->acc[v][k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[k]), _mm256_mul_ps(dw, dy), st->acc[v][k]);
+        for (int q = 0; q < 4; q++) {
+            const uint8_t *pq[CIOT_LUT_ROWS];
+            for (int r = 0; r < nr; r++) pq[r] = ((const block_prep *)preps[r])->pairs[q];
+            ciot_tl3_avx2_subblock_rows(w, q, v, pq, nr, s);
+        }
+        for (int r = 0; r < nr; r++) {
+            const block_prep *p = preps[r];
+            tile_state *st = states[r];
+            if (!half) {
+                st->s[v][0] = s[r][0], st->s[v][1] = s[r][1];
+                continue;
+            }
+            /* isum = u . a - sum a over the 256-block, within +-256 * 127: exact in int16 */
+            __m256i isum[4];
+            ciot_tl3_avx2_isum(s[r], p->asum, isum);
+            const __m256 dy = _mm256_set1_ps(p->dy);
+            for (int k = 0; k < 4; k++) {
+                const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->d + 32 * v + 8 * k)));
+                st->acc[v][k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[k]), _mm256_mul_ps(dw, dy), st->acc[v][k]);
+            }
         }
     }
+}
+
+static void run(const void *w, const void *prep, void *state, size_t prefetch) {
+    step(w, &prep, &state, 1, prefetch);
+}
+
+/* The gemm's step (ciot_lut_mm): 2 .. 4 rows, one decoding. */
+static void run_rows(const void *w, const void *const *preps, void *const *states, int nr, size_t prefetch) {
+    if (nr == CIOT_LUT_ROWS) /* a constant row count: the row loops unroll */
+        step(w, preps, states, CIOT_LUT_ROWS, prefetch);
+    else
+        step(w, preps, states, nr, prefetch);
 }
 
 static void finish(const void *state, float *y) {
@@ -68,7 +92,7 @@ static void finish(const void *state, float *y) {
 }
 
 static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_prep), sizeof(tile_state), sizeof(block_tl3),
-                                       build, run, finish, NULL};
+                                       build, run, finish, run_rows};
 _Static_assert(sizeof(block_prep) <= CIOT_LUT_TABLE_BUDGET, "a block's preparation fits");
 _Static_assert(CIOT_TL3_GROUP * sizeof(tile_state) <= CIOT_LUT_STATE_BUDGET, "a group's state fits");
 _Static_assert(sizeof(tile_state) % 64 == 0, "tile states stay 64-byte aligned");
@@ -78,4 +102,14 @@ static void tl3_tq1_gemv_avx2(const ciot_mm *mm, int first, int count) { ciot_lu
 const ciot_kernel ciot_k_tl3_tq1_gemv_avx2 = {
     "tl3_tq1_gemv_avx2", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA, "tl3_tq1_gemv_ref",
     tl3_tq1_gemv_avx2,
+};
+
+/* tl3_tq1_gemm_avx2: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
+static void tl3_tq1_gemm_avx2(const ciot_mm *mm, int first, int count) {
+    ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
+}
+
+const ciot_kernel ciot_k_tl3_tq1_gemm_avx2 = {
+    "tl3_tq1_gemm_avx2", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMM, CIOT_F_AVX2 | CIOT_F_FMA, "tl3_tq1_gemm_ref",
+    tl3_tq1_gemm_avx2,
 };
