@@ -1,5 +1,6 @@
 /* pq2_0_gemv_ref: the stock method in C. One row at a time (tile = 1 row), every 128-block decoded
- * directly (code - 1) and dotted with its half of a Q8_K block; no activation sums. K % 256 == 0. */
+ * directly (code - 1) and dotted with its half of a Q8_K block; no activation sums. K % 256 == 0.
+ * pq2_0_gemm_ref: the same per activation row (ciot_gemm_by_rows), for shapes no repacked layout takes. */
 #include "formats.h"
 #include "kernel.h"
 #include "prefetch.h"
@@ -24,4 +25,10 @@ static void pq2_0_gemv_ref(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_pq2_0_gemv_ref = {
     "pq2_0_gemv_ref", &ciot_layout_pq2_0, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "pq2_0_gemv_ref", pq2_0_gemv_ref,
+};
+
+static void pq2_0_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_gemm_by_rows(mm, first, count, pq2_0_gemv_ref, &ciot_act_q8_K); }
+
+const ciot_kernel ciot_k_pq2_0_gemm_ref = {
+    "pq2_0_gemm_ref", &ciot_layout_pq2_0, &ciot_act_q8_K, CIOT_OP_GEMM, 0, "pq2_0_gemm_ref", pq2_0_gemm_ref,
 };

@@ -1,8 +1,10 @@
 /* ptq1_0_gemv_ref: PTQ1_0 rows against Q8_0 activations. Four float lanes, one per 32-weight
- * sub-block, combined as (acc0 + acc1) + (acc2 + acc3) (spec/formats.md). K % 128 == 0. */
+ * sub-block, combined as (acc0 + acc1) + (acc2 + acc3) (spec/formats.md). K % 128 == 0.
+ * ptq1_0_gemm_ref: the same per activation row (ciot_gemm_by_rows), for shapes no repacked layout takes. */
 #include <math.h>
 #include "fp16.h"
 #include "kernel.h"
+#include "ref_common.h"
 #include "prefetch.h"
 #include "quant.h"
 
@@ -28,4 +30,10 @@ static void ptq1_0_gemv_ref(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_ptq1_0_gemv_ref = {
     "ptq1_0_gemv_ref", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMV, 0, "ptq1_0_gemv_ref", ptq1_0_gemv_ref,
+};
+
+static void ptq1_0_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_gemm_by_rows(mm, first, count, ptq1_0_gemv_ref, &ciot_act_q8_0); }
+
+const ciot_kernel ciot_k_ptq1_0_gemm_ref = {
+    "ptq1_0_gemm_ref", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMM, 0, "ptq1_0_gemm_ref", ptq1_0_gemm_ref,
 };

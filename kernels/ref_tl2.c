@@ -2,15 +2,15 @@
  * qs[j][r] holds row r's weights 4j + n in bits 2n .. 2n + 1 (code - 1 = weight; code 3 is +2); tile t's
  * block i is block ciot_lut_block_index(t, i, ...) of the matrix (group order, formats.h). The PQ2_0
  * float order of spec/formats.md: one fmaf per row and 128-block. K % 256 == 0, rows % 256 == 0.
- * tl2_gemm_ref: the same for each activation row of a gemm. */
+ * tl2_gemm_ref: tl2_gemv_ref per activation row (ciot_gemm_by_rows). */
 #include "formats.h"
 #include "kernel.h"
 #include "prefetch.h"
 #include "ref_common.h"
 
-/* Tiles [first, first + count) of one activation row x into y. */
-static void tl2_row(const ciot_mm *mm, const block_q8_K *x, float *y, int first, int count) {
+static void tl2_gemv_ref(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK, tiles = mm->rows / CIOT_LUT_TILE;
+    const block_q8_K *x = mm->x;
     for (int t = first; t < first + count; t++) {
         float acc[CIOT_LUT_TILE] = {0};
         for (int i = 0; i < nb; i++) {
@@ -24,20 +24,16 @@ static void tl2_row(const ciot_mm *mm, const block_q8_K *x, float *y, int first,
                 acc[r] = ciot_acc_q8_K(acc[r], isum, w->d[r], x[i >> 1].d);
             }
         }
-        for (int r = 0; r < CIOT_LUT_TILE; r++) y[(size_t)CIOT_LUT_TILE * t + r] = acc[r];
+        for (int r = 0; r < CIOT_LUT_TILE; r++) mm->y[(size_t)CIOT_LUT_TILE * t + r] = acc[r];
     }
 }
-
-static void tl2_gemv_ref(const ciot_mm *mm, int first, int count) { tl2_row(mm, mm->x, mm->y, first, count); }
 
 const ciot_kernel ciot_k_tl2_gemv_ref = {
     "tl2_gemv_ref", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "tl2_gemv_ref", tl2_gemv_ref,
 };
 
-/* tl2_gemm_ref: every activation row (Q8_K, K / 256 blocks each) as tl2_gemv_ref computes it; row b into y + b * ldy. */
 static void tl2_gemm_ref(const ciot_mm *mm, int first, int count) {
-    for (int b = 0; b < mm->batch; b++)
-        tl2_row(mm, (const block_q8_K *)mm->x + (size_t)b * (mm->K / CIOT_QK_K), mm->y + (size_t)b * mm->ldy, first, count);
+    ciot_gemm_by_rows(mm, first, count, tl2_gemv_ref, &ciot_act_q8_K);
 }
 
 const ciot_kernel ciot_k_tl2_gemm_ref = {

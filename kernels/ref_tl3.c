@@ -4,11 +4,10 @@
  * P / 3 and P % 3. Tile t's block i is block ciot_lut_block_index(t, i, ...) of the matrix (group / chunk
  * order, formats.h). The PTQ1_0 float order of spec/formats.md: four lanes per row, one per 32-weight
  * sub-block, then (a0 + a1) + (a2 + a3). K % 128 == 0, rows % 256 == 0.
- * tl3_gemm_ref: the same for each activation row of a gemm.
+ * tl3_gemm_ref and tl3_tq1_gemm_ref: the gemv references per activation row (ciot_gemm_by_rows).
  * tl3_tq1_gemv_ref: TQ1_0 in TL3's bytes (layout tl3_tq1) against Q8_K, the same decoding; 128-blocks 2q and
  * 2q + 1 are the halves of 256-block q: their eight sub-block sums are added as integers, then one fmaf with
- * the scale of block 2q + 1 (both carry it), TQ1_0's order (kernels/README-tq.md). K % 256 == 0.
- * tl3_tq1_gemm_ref: the same for each activation row of a gemm. */
+ * the scale of block 2q + 1 (both carry it), TQ1_0's order (kernels/README-tq.md). K % 256 == 0. */
 #include <math.h>
 #include "fp16.h"
 #include "formats.h"
@@ -28,9 +27,9 @@ static int32_t subblock_dot(const block_tl3 *w, int r, int q, const int8_t *a) {
     return s + (P / 3 - 1) * a[30] + (P % 3 - 1) * a[31];
 }
 
-/* Tiles [first, first + count) of one activation row x into y. */
-static void tl3_row(const ciot_mm *mm, const block_q8_0 *x, float *y, int first, int count) {
+static void tl3_gemv_ref(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK, tiles = mm->rows / CIOT_LUT_TILE;
+    const block_q8_0 *x = mm->x;
     for (int t = first; t < first + count; t++) {
         float acc[CIOT_LUT_TILE][4] = {{0}};
         for (int i = 0; i < nb; i++) {
@@ -39,35 +38,31 @@ static void tl3_row(const ciot_mm *mm, const block_q8_0 *x, float *y, int first,
             for (int r = 0; r < CIOT_LUT_TILE; r++) {
                 const float dw = ciot_fp16_to_fp32(w->d[r]);
                 for (int q = 0; q < 4; q++) {
-                    const block_q8_0 *yq = &x[4 * i + q];
-                    acc[r][q] = fmaf((float)subblock_dot(w, r, q, yq->qs), ciot_fp16_to_fp32(yq->d) * dw, acc[r][q]);
+                    const block_q8_0 *y = &x[4 * i + q];
+                    acc[r][q] = fmaf((float)subblock_dot(w, r, q, y->qs), ciot_fp16_to_fp32(y->d) * dw, acc[r][q]);
                 }
             }
         }
         for (int r = 0; r < CIOT_LUT_TILE; r++)
-            y[(size_t)CIOT_LUT_TILE * t + r] = (acc[r][0] + acc[r][1]) + (acc[r][2] + acc[r][3]);
+            mm->y[(size_t)CIOT_LUT_TILE * t + r] = (acc[r][0] + acc[r][1]) + (acc[r][2] + acc[r][3]);
     }
 }
-
-static void tl3_gemv_ref(const ciot_mm *mm, int first, int count) { tl3_row(mm, mm->x, mm->y, first, count); }
 
 const ciot_kernel ciot_k_tl3_gemv_ref = {
     "tl3_gemv_ref", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMV, 0, "tl3_gemv_ref", tl3_gemv_ref,
 };
 
-/* tl3_gemm_ref: every activation row (Q8_0, K / 32 blocks each) as tl3_gemv_ref computes it; row b into y + b * ldy. */
 static void tl3_gemm_ref(const ciot_mm *mm, int first, int count) {
-    for (int b = 0; b < mm->batch; b++)
-        tl3_row(mm, (const block_q8_0 *)mm->x + (size_t)b * (mm->K / CIOT_QK8_0), mm->y + (size_t)b * mm->ldy, first, count);
+    ciot_gemm_by_rows(mm, first, count, tl3_gemv_ref, &ciot_act_q8_0);
 }
 
 const ciot_kernel ciot_k_tl3_gemm_ref = {
     "tl3_gemm_ref", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMM, 0, "tl3_gemm_ref", tl3_gemm_ref,
 };
 
-/* Tiles [first, first + count) of one Q8_K activation row x into y. */
-static void tl3_tq1_row(const ciot_mm *mm, const block_q8_K *x, float *y, int first, int count) {
+static void tl3_tq1_gemv_ref(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK, tiles = mm->rows / CIOT_LUT_TILE;
+    const block_q8_K *x = mm->x;
     for (int t = first; t < first + count; t++) {
         float acc[CIOT_LUT_TILE] = {0};
         for (int q = 0; q < nb / 2; q++) {
@@ -83,21 +78,16 @@ static void tl3_tq1_row(const ciot_mm *mm, const block_q8_K *x, float *y, int fi
                 acc[r] = ciot_acc_q8_K(acc[r], isum, w[1]->d[r], x[q].d);
             }
         }
-        for (int r = 0; r < CIOT_LUT_TILE; r++) y[(size_t)CIOT_LUT_TILE * t + r] = acc[r];
+        for (int r = 0; r < CIOT_LUT_TILE; r++) mm->y[(size_t)CIOT_LUT_TILE * t + r] = acc[r];
     }
 }
-
-static void tl3_tq1_gemv_ref(const ciot_mm *mm, int first, int count) { tl3_tq1_row(mm, mm->x, mm->y, first, count); }
 
 const ciot_kernel ciot_k_tl3_tq1_gemv_ref = {
     "tl3_tq1_gemv_ref", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "tl3_tq1_gemv_ref", tl3_tq1_gemv_ref,
 };
 
-/* tl3_tq1_gemm_ref: every activation row (Q8_K, K / 256 blocks each) as tl3_tq1_gemv_ref computes it. */
 static void tl3_tq1_gemm_ref(const ciot_mm *mm, int first, int count) {
-    for (int b = 0; b < mm->batch; b++)
-        tl3_tq1_row(mm, (const block_q8_K *)mm->x + (size_t)b * (mm->K / CIOT_QK_K), mm->y + (size_t)b * mm->ldy, first,
-                    count);
+    ciot_gemm_by_rows(mm, first, count, tl3_tq1_gemv_ref, &ciot_act_q8_K);
 }
 
 const ciot_kernel ciot_k_tl3_tq1_gemm_ref = {

@@ -1,7 +1,9 @@
 /* tq1_0_gemv_ref, tq2_0_gemv_ref: TQ1_0 / TQ2_0 rows as stored (one 256-weight block per Q8_K block)
  * against one Q8_K row, each weight decoded on its own (formats.h positions). Per row: acc = 0; for
  * every 256-block i in order, isum = exact dot of (code - 1) with y[i].qs, then
- * acc = fmaf((float) isum, fp32(d_w) * y[i].d, acc) (kernels/README-tq.md). K % 256 == 0. */
+ * acc = fmaf((float) isum, fp32(d_w) * y[i].d, acc) (kernels/README-tq.md). K % 256 == 0.
+ * tq1_0_gemm_ref, tq2_0_gemm_ref: the same per activation row (ciot_gemm_by_rows), for shapes no repacked
+ * layout takes. */
 #include <stddef.h>
 #include <string.h>
 #include "kernel.h"
@@ -48,4 +50,16 @@ const ciot_kernel ciot_k_tq1_0_gemv_ref = {
 };
 const ciot_kernel ciot_k_tq2_0_gemv_ref = {
     "tq2_0_gemv_ref", &ciot_layout_tq2_0, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "tq2_0_gemv_ref", tq2_0_gemv_ref,
+};
+
+static void tq1_0_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_gemm_by_rows(mm, first, count, tq1_0_gemv_ref, &ciot_act_q8_K); }
+
+const ciot_kernel ciot_k_tq1_0_gemm_ref = {
+    "tq1_0_gemm_ref", &ciot_layout_tq1_0, &ciot_act_q8_K, CIOT_OP_GEMM, 0, "tq1_0_gemm_ref", tq1_0_gemm_ref,
+};
+
+static void tq2_0_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_gemm_by_rows(mm, first, count, tq2_0_gemv_ref, &ciot_act_q8_K); }
+
+const ciot_kernel ciot_k_tq2_0_gemm_ref = {
+    "tq2_0_gemm_ref", &ciot_layout_tq2_0, &ciot_act_q8_K, CIOT_OP_GEMM, 0, "tq2_0_gemm_ref", tq2_0_gemm_ref,
 };

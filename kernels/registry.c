@@ -7,9 +7,9 @@
 
 #define K(name) extern const ciot_kernel ciot_k_##name;
 #define CIOT_KERNELS_PORTABLE(X) \
-    X(pq2_0_gemv_ref) X(t2x4_gemv_ref) X(t2x4_gemm_ref) X(t2p_gemv_ref) X(t2p_gemm_ref) X(tl2_gemv_ref) X(tl2_gemm_ref) \
-    X(ptq1_0_gemv_ref) X(tl3_gemv_ref) X(tl3_gemm_ref) \
-    X(tq1_0_gemv_ref) X(tq2_0_gemv_ref) X(t2p_tq2_gemv_ref) X(t2p_tq2_gemm_ref) X(tl3_tq1_gemv_ref) X(tl3_tq1_gemm_ref) \
+    X(pq2_0_gemv_ref) X(pq2_0_gemm_ref) X(t2x4_gemv_ref) X(t2x4_gemm_ref) X(t2p_gemv_ref) X(t2p_gemm_ref) X(tl2_gemv_ref) X(tl2_gemm_ref) \
+    X(ptq1_0_gemv_ref) X(ptq1_0_gemm_ref) X(tl3_gemv_ref) X(tl3_gemm_ref) \
+    X(tq1_0_gemv_ref) X(tq1_0_gemm_ref) X(tq2_0_gemv_ref) X(tq2_0_gemm_ref) X(t2p_tq2_gemv_ref) X(t2p_tq2_gemm_ref) X(tl3_tq1_gemv_ref) X(tl3_tq1_gemm_ref) \
     CIOT_KERNELS_TEST(X)
 
 /* The test build's mutant (tests/mutant/): this file compiled once more with CIOT_TEST_MUTANT. */

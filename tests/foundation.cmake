@@ -24,7 +24,7 @@ set_tests_properties(ciot_kernels_lists PROPERTIES
   PASS_REGULAR_EXPRESSION "t2p_gemv_ref\tavailable\tsource=pq2_0\n.*ptq1_0_gemv_ref\tavailable\tsource=ptq1_0\n")
 add_test(NAME ciot_kernels_lists_tq COMMAND ciot kernels)
 set_tests_properties(ciot_kernels_lists_tq PROPERTIES
-  PASS_REGULAR_EXPRESSION "tq1_0_gemv_ref\tavailable\tsource=tq1_0\ntq2_0_gemv_ref\tavailable\tsource=tq2_0\nt2p_tq2_gemv_ref\tavailable\tsource=tq2_0\n")
+  PASS_REGULAR_EXPRESSION "tq1_0_gemv_ref\tavailable\tsource=tq1_0\ntq1_0_gemm_ref\tavailable\tsource=tq1_0\ntq2_0_gemv_ref\tavailable\tsource=tq2_0\ntq2_0_gemm_ref\tavailable\tsource=tq2_0\nt2p_tq2_gemv_ref\tavailable\tsource=tq2_0\n")
 # ciot check itself (the oracle's cases are counted once, in test_oracle): exit 0 and the summary last
 ciot_expect(ciot_check_quick 0 out "^[1-9][0-9]* passed, 0 failed, [0-9]+ skipped$" check --quick)
 add_test(NAME ciot_run_no_args COMMAND ciot run)

@@ -208,7 +208,6 @@ static void test_refusals(void) {
     REFUSES("unknown kernel 'nope'", "--model", "tiny-0.6b", "--kernel", "nope");
     REFUSES("--ops 1000", "--model", "tiny-0.6b", "--ops", "1000");
     REFUSES("--model NAME|FILE is required", "--threads", "1");
-    REFUSES("has none", "--model", "tiny-0.6b", "--kernel", "pq2_0_gemv_ref", "--batch", "4");
     REFUSES("unknown option '--frobnicate'", "--model", "tiny-0.6b", "--frobnicate", "1");
     REFUSES("--json /nonexistent-dir/x.json: no such directory", "--model", "tiny-0.6b", "--json", "/nonexistent-dir/x.json");
     remove(bad_line), remove(bad_shape), remove(huge);
@@ -252,6 +251,18 @@ static void test_short_run(void) {
     CHECK(rc == 0, "batch replay exits 0 (%d): %s", rc, err);
     doc = slurp(json);
     CHECK(doc && strstr(doc, "_gemm_") && strstr(doc, "\"batch\": 5"), "batch replay uses a gemm kernel");
+    free(doc);
+    remove(json);
+
+    /* a named gemv kernel with --batch > 1 gives way to its layout's gemm: the plain PQ2_0 layout's is the
+     * reference per activation row */
+    const char *plain[] = {"--model", "tiny-0.6b", "--ops", "1", "--threads", "1", "--tokens", "1", "--memory", "full",
+                           "--ceiling-size", "4M", "--batch", "4", "--dispatch", "static", "--kernel", "pq2_0_gemv_ref",
+                           "--json", json};
+    rc = replay_cmd(err, sizeof err, (int)(sizeof plain / sizeof plain[0]), plain);
+    CHECK(rc == 0, "batch replay with pq2_0_gemv_ref exits 0 (%d): %s", rc, err);
+    doc = slurp(json);
+    CHECK(doc && strstr(doc, "\"kernel\": \"pq2_0_gemm_ref\""), "batch replay with pq2_0_gemv_ref runs pq2_0_gemm_ref");
     free(doc);
     remove(json);
 
