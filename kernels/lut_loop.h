@@ -38,6 +38,20 @@ typedef struct {
     void (*run_rows)(const void *w, const void *const *tables, void *const *states, int nr, size_t prefetch);
 } ciot_lut_method;
 
+/* A method's run and run_rows from one always-inline step(w, tables, states, nr, prefetch) that does nr rows at
+ * once: run is the step for one row; run_rows passes a full run of CIOT_LUT_ROWS rows as a constant, so the
+ * step's row loops unroll and its sums stay in registers. */
+#define CIOT_LUT_RUN_FROM_STEP(step, run, run_rows)                                                            \
+    static void run(const void *w, const void *tables, void *state, size_t prefetch) {                        \
+        step(w, &tables, &state, 1, prefetch);                                                                 \
+    }                                                                                                          \
+    static void run_rows(const void *w, const void *const *tables, void *const *states, int nr, size_t prefetch) { \
+        if (nr == CIOT_LUT_ROWS)                                                                               \
+            step(w, tables, states, CIOT_LUT_ROWS, prefetch);                                                  \
+        else                                                                                                   \
+            step(w, tables, states, nr, prefetch);                                                             \
+    }
+
 /* Tiles [first, first + count) against mm->batch activation rows of x_row_bytes each (a gemv: one row).
  * Per part of a group in the slice, per run of up to CIOT_LUT_ROWS activation rows, per 128-block: each
  * row's tables are built, then every tile of the part runs the block for each row in turn, so a weight block

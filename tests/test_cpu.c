@@ -57,6 +57,9 @@ int main(void) {
     for (int l = 0; l < ciot_layout_count(); l++) {
         const ciot_kernel *k = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMV, 0);
         CHECK(k && k->features == 0, "layout %s falls back to a reference", ciot_layout_at(l)->name);
+        /* a gemm too (replay --batch runs every op of a model, whatever its shape) */
+        const ciot_kernel *g = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMM, 0);
+        CHECK(g && g->features == 0, "layout %s falls back to a gemm reference", ciot_layout_at(l)->name);
     }
     setenv("CIOT_CPU", "neon,dotprod,avx2,fma", 1);
     CHECK(ciot_cpu_features() == (hw & (CIOT_F_NEON | CIOT_F_DOTPROD | CIOT_F_AVX2 | CIOT_F_FMA)), "mask keeps only listed");

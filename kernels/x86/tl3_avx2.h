@@ -81,12 +81,6 @@ static inline __attribute__((always_inline)) void ciot_tl3_avx2_subblock_rows(co
     for (int r = 0; r < nr; r++) ciot_tl3_avx2_mac(p0, p1, pq[r] + 30, s[r]);
 }
 
-/* The same for one activation row (a gemv). */
-static inline __attribute__((always_inline)) void ciot_tl3_avx2_subblock(const block_tl3 *w, int q, int v,
-                                                                         const uint8_t *pq, __m256i s[2]) {
-    ciot_tl3_avx2_subblock_rows(w, q, v, &pq, 1, (__m256i(*)[2])s);
-}
-
 /* isum[k] (int32, rows 8k .. 8k + 7 of the 32) = u . a - asum from ciot_tl3_avx2_mac's sums s[2]: exact when
  * the true value is within int16 (the sums are taken modulo 2^16). */
 static inline void ciot_tl3_avx2_isum(const __m256i s[2], int16_t asum, __m256i isum[4]) {

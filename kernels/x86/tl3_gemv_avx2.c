@@ -63,17 +63,8 @@ static inline __attribute__((always_inline)) void step(const block_tl3 *w, const
     }
 }
 
-static void run(const void *w, const void *prep, void *state, size_t prefetch) {
-    step(w, &prep, &state, 1, prefetch);
-}
-
-/* The gemm's step (ciot_lut_mm): 2 .. 4 rows, one decoding. */
-static void run_rows(const void *w, const void *const *preps, void *const *states, int nr, size_t prefetch) {
-    if (nr == CIOT_LUT_ROWS) /* a constant row count: the row loops unroll and the sums stay in registers */
-        step(w, preps, states, CIOT_LUT_ROWS, prefetch);
-    else
-        step(w, preps, states, nr, prefetch);
-}
+/* run (a gemv's one row) and run_rows (the gemm's 2 .. 4 rows, one decoding) */
+CIOT_LUT_RUN_FROM_STEP(step, run, run_rows)
 
 static void finish(const void *state, float *y) {
     const __m256(*acc)[4][4] = state;
