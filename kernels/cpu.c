@@ -1,5 +1,5 @@
 /* CPU feature detection: cpuid + XCR0 on x86, getauxval / sysctl / IsProcessorFeaturePresent on ARM;
- * CIOT_CPU masks the result down so dispatch can be tested without the hardware. */
+ * CIOT_CPU masks the result down so dispatch can be tested without the hardware (cpu.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,11 +92,12 @@ unsigned ciot_cpu_detect(void) {
     return f;
 }
 
-ciot_status ciot_cpu_parse(const char *list, unsigned *mask, const char **bad, int *bad_len) {
+/* One mask: names separated by ',' up to the end or the next ':'; *end is where it stopped. */
+static ciot_status parse_mask(const char *p, unsigned *mask, const char **end, const char **bad, int *bad_len) {
     *mask = 0;
-    for (const char *p = list; *p;) {
+    while (*p && *p != ':') {
         const char *e = p;
-        while (*e && *e != ',') e++;
+        while (*e && *e != ',' && *e != ':') e++;
         int n = (int)(e - p), found = n == 0 || (n == 4 && !strncmp(p, "none", 4));
         for (int i = 0; i < N_NAMES && !found; i++)
             if ((int)strlen(names[i].name) == n && !strncmp(p, names[i].name, (size_t)n)) {
@@ -107,8 +108,25 @@ ciot_status ciot_cpu_parse(const char *list, unsigned *mask, const char **bad, i
             if (bad) { *bad = p; *bad_len = n; }
             return CIOT_E_UNKNOWN;
         }
-        p = *e ? e + 1 : e;
+        p = *e == ',' ? e + 1 : e;
     }
+    *end = p;
+    return CIOT_OK;
+}
+
+ciot_status ciot_cpu_parse(const char *list, unsigned *mask, const char **bad, int *bad_len) {
+    /* masks separated by ':' are intersected: a test that masks inside a masked run keeps only what both keep */
+    unsigned all = ~0u;
+    const char *p = list;
+    for (;;) {
+        unsigned one;
+        const ciot_status st = parse_mask(p, &one, &p, bad, bad_len);
+        if (st != CIOT_OK) return *mask = 0, st;
+        all &= one;
+        if (*p != ':') break;
+        p++;
+    }
+    *mask = all;
     return CIOT_OK;
 }
 

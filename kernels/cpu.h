@@ -5,11 +5,14 @@
 #include "status.h"
 
 /* Detected features (CIOT_F_* bits), masked down by the CIOT_CPU environment variable when set:
- * CIOT_CPU=dotprod,neon keeps only those; CIOT_CPU=none keeps nothing. */
+ * CIOT_CPU=dotprod,neon keeps only those; CIOT_CPU=none keeps nothing. Several masks separated by ':'
+ * are intersected, so a mask a test adds to one set outside it ("avx2,fma:avx2,fma,avx512vnni", what
+ * ctest's path_list_append makes) keeps only what both keep: a test never gains a feature the run hid. */
 unsigned ciot_cpu_features(void);
 /* The hardware's features, ignoring CIOT_CPU. */
 unsigned ciot_cpu_detect(void);
-/* Parses a CIOT_CPU-style list into feature bits; CIOT_E_UNKNOWN names the bad word in *bad. */
+/* Parses a CIOT_CPU-style value (masks separated by ':', names by ',') into feature bits, the
+ * intersection of its masks; CIOT_E_UNKNOWN names the bad word in *bad. */
 ciot_status ciot_cpu_parse(const char *list, unsigned *mask, const char **bad, int *bad_len);
 /* Checks the CIOT_CPU variable; CIOT_E_UNKNOWN when it names an unknown feature. */
 ciot_status ciot_cpu_env_check(const char **bad, int *bad_len);

@@ -120,9 +120,12 @@ int main(void) {
     CHECK(ciot_cmd_run(2, missing) != 0, "option without a value");
     for (int i = 0; i < ciot_kernel_count(); i++)
         if (ciot_kernel_at(i)->features) {
+            char *outer = getenv("CIOT_CPU") ? strdup(getenv("CIOT_CPU")) : NULL;   /* the run's own mask, kept */
             setenv("CIOT_CPU", "none", 1);
             CHECK(run(ciot_kernel_at(i)->name, 8, 512, 1, wp, xp, yp) != 0, "%s with CIOT_CPU=none", ciot_kernel_at(i)->name);
-            unsetenv("CIOT_CPU");
+            if (outer) setenv("CIOT_CPU", outer, 1);
+            else unsetenv("CIOT_CPU");
+            free(outer);
             break;
         }
     remove(wp), remove(xp), remove(yp), rmdir(dir);

@@ -1,23 +1,44 @@
 # Dispatch on x86 with features hidden by CIOT_CPU: the references take over when AVX2 is hidden, the
 # VNNI kernels are reported unavailable (with what they need) when only AVX2 and FMA are left, the VBMI
-# lookup-table kernels when VBMI is hidden, and the oracle passes in every case.
+# lookup-table kernels when VBMI is hidden, and the oracle passes in every case. Each test's mask is
+# intersected with the run's own CIOT_CPU (path_list_append: "run:test", kernels/cpu.h); a test whose
+# expectation needs a feature the CPU (as masked) lacks is skipped with the reason (tests/needs_cpu.sh).
 if(CIOT_ARCH STREQUAL "x86_64")
+  set(needs_cpu ${CMAKE_CURRENT_SOURCE_DIR}/needs_cpu.sh)
+  # x86_masked(name mask): the test's CIOT_CPU, kept within the run's
+  function(x86_masked name mask)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:${mask}"
+                                            SKIP_RETURN_CODE 77)
+  endfunction()
+
   add_test(NAME x86_dispatch_none COMMAND ciot kernels)
-  set_tests_properties(x86_dispatch_none PROPERTIES ENVIRONMENT "CIOT_CPU=none"
+  x86_masked(x86_dispatch_none none)
+  set_tests_properties(x86_dispatch_none PROPERTIES
     PASS_REGULAR_EXPRESSION "t2p_gemv_avx2\tunavailable: needs avx2,fma" FAIL_REGULAR_EXPRESSION "avx2\tavailable")
-  add_test(NAME x86_dispatch_avx2_only COMMAND ciot kernels)
-  set_tests_properties(x86_dispatch_avx2_only PROPERTIES ENVIRONMENT "CIOT_CPU=avx2,fma"
-    PASS_REGULAR_EXPRESSION "t2p_gemv_avxvnni\tunavailable: needs avxvnni" FAIL_REGULAR_EXPRESSION "vnni\tavailable")
+
+  add_test(NAME x86_dispatch_avx2_only COMMAND ${needs_cpu} avx2,fma $<TARGET_FILE:ciot> -- $<TARGET_FILE:ciot> kernels)
+  x86_masked(x86_dispatch_avx2_only avx2,fma)
+  set_tests_properties(x86_dispatch_avx2_only PROPERTIES
+    PASS_REGULAR_EXPRESSION "t2p_gemv_avxvnni\tunavailable: needs avxvnni\t" FAIL_REGULAR_EXPRESSION "vnni\tavailable")
+
   ciot_expect(x86_check_references_only 0 out "^[1-9][0-9]* passed, 0 failed, [1-9][0-9]* skipped$" check --quick)
-  set_tests_properties(x86_check_references_only PROPERTIES ENVIRONMENT "CIOT_CPU=none")
-  ciot_expect(x86_check_avx2_only 0 out "^[1-9][0-9]* passed, 0 failed, [1-9][0-9]* skipped$" check --quick)
-  set_tests_properties(x86_check_avx2_only PROPERTIES ENVIRONMENT "CIOT_CPU=avx2,fma")
-  add_test(NAME x86_dispatch_no_vbmi COMMAND ciot kernels)
-  set_tests_properties(x86_dispatch_no_vbmi PROPERTIES ENVIRONMENT "CIOT_CPU=avx2,fma,avx512vnni"
+  x86_masked(x86_check_references_only none)
+
+  add_test(NAME x86_check_avx2_only COMMAND ${needs_cpu} avx2,fma $<TARGET_FILE:ciot> --
+           ${CMAKE_CURRENT_SOURCE_DIR}/expect.sh 0 out "^[1-9][0-9]* passed, 0 failed, [1-9][0-9]* skipped$"
+           $<TARGET_FILE:ciot> check --quick)
+  x86_masked(x86_check_avx2_only avx2,fma)
+
+  # AVX-512 VNNI without VBMI: needs a CPU with VNNI
+  add_test(NAME x86_dispatch_no_vbmi COMMAND ${needs_cpu} avx2,fma,avx512vnni $<TARGET_FILE:ciot> -- $<TARGET_FILE:ciot> kernels)
+  x86_masked(x86_dispatch_no_vbmi avx2,fma,avx512vnni)
+  set_tests_properties(x86_dispatch_no_vbmi PROPERTIES
     PASS_REGULAR_EXPRESSION "tl3_gemv_avx512vbmi\tunavailable: needs avx512vbmi\t" FAIL_REGULAR_EXPRESSION "vbmi\tavailable")
   # without VBMI the AVX2 lookup kernel still runs exact and the VBMI one is skipped with its reason
-  add_test(NAME x86_check_no_vbmi COMMAND ciot check --quick --kernel tl)
-  set_tests_properties(x86_check_no_vbmi PROPERTIES ENVIRONMENT "CIOT_CPU=avx2,fma,avx512vnni"
+  add_test(NAME x86_check_no_vbmi COMMAND ${needs_cpu} avx2,fma,avx512vnni $<TARGET_FILE:ciot> --
+           $<TARGET_FILE:ciot> check --quick --kernel tl)
+  x86_masked(x86_check_no_vbmi avx2,fma,avx512vnni)
+  set_tests_properties(x86_check_no_vbmi PROPERTIES
     PASS_REGULAR_EXPRESSION "tl3_gemv_avx2 +[1-9][0-9]* passed, 0 failed.*tl3_gemv_avx512vbmi +skipped \\([0-9]+ cases\\): this CPU lacks avx512vbmi"
     FAIL_REGULAR_EXPRESSION "FAIL|[1-9][0-9]* failed")
 endif()
