@@ -238,10 +238,10 @@ class Runner:
         argv = [self.subst(a, d) for a in shlex.split(row.command)]
         cmd = [os.path.join(ROOT, "plots", "render")] + argv[1:] if row.render else self.ciot + argv
         env = dict(os.environ, TMPDIR=d)
-        env.pop("CIOT_CPU", None)
         for e in row.flags.get("env", []):
             k, _, v = e.partition("=")
-            env[k] = v
+            # a row's own CIOT_CPU is intersected with the run's (kernels/cpu.h): it never gains a feature
+            env[k] = f"{env[k]}:{v}" if k == "CIOT_CPU" and env.get(k) else v
         watched = {p: snapshot(os.path.join(d, p)) for p in row.flags.get("unchanged", [])}
         limit = float(row.flag("time", DEFAULT_LIMIT))
         redirect = row.flag("redirect")
