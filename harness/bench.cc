@@ -27,6 +27,7 @@ extern "C" {
 #include "bigbuf.h"
 #include "cli.h"
 #include "cpu.h"
+#include "distinct_paths.h"
 #include "gguf.h"
 #include "output.h"
 #include "parallel.h"
@@ -479,6 +480,12 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
         if (a.rfind("--benchmark_out=", 0) == 0) gb_out_path = a.substr(16);
         else passthrough.push_back(a);
     }
+    const ciot_named_path files[] = {
+        {"--gguf", o.gguf.empty() ? nullptr : o.gguf.c_str(), CIOT_PATH_INPUT, nullptr},
+        {"--json", o.json.empty() ? nullptr : o.json.c_str(), CIOT_PATH_OUTPUT, nullptr},
+        {"--benchmark_out", gb_out_path.empty() ? nullptr : gb_out_path.c_str(), CIOT_PATH_OUTPUT, nullptr},
+    };
+    if ((rc = ciot_distinct_paths("bench", files, int(sizeof files / sizeof files[0]))) >= 0) return rc;
     // Google Benchmark writes its file by name: it gets the temporary file of a checked output.
     char why[CIOT_WHY_MAX];
     std::unique_ptr<ciot_out, void (*)(ciot_out *)> gb_out(nullptr, ciot_out_abort);   // aborted unless committed

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "context.h"
+#include "distinct_paths.h"
 #include "json.h"
 #include "measure.h"
 #include "opts.h"
@@ -208,6 +209,9 @@ int ciot_cmd_bw(int argc, char **argv) {
     if ((rc = settle_size(&o)) >= 0) return rc;
     if (o.threads.n == 0)
         for (int t = 1; t <= ciot_topo_cores() && t <= CIOT_INT_LIST_MAX; t++) o.threads.v[o.threads.n++] = t;
+    /* no input files: the list is there so that one added later is checked against the output */
+    const ciot_named_path files[] = {{"--json", o.json_path, CIOT_PATH_OUTPUT, NULL}};
+    if ((rc = ciot_distinct_paths("bw", files, 1)) >= 0) return rc;
     ciot_json *json = NULL;
     char why[CIOT_WHY_MAX];
     /* The output is checked, and its temporary file made, before the measurements. */

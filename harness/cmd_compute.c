@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "context.h"
+#include "distinct_paths.h"
 #include "json.h"
 #include "opts.h"
 #include "pool.h"
@@ -158,6 +159,9 @@ int ciot_cmd_compute(int argc, char **argv) {
     compute_opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
+    /* no input files: the list is there so that one added later is checked against the output */
+    const ciot_named_path files[] = {{"--json", o.json_path, CIOT_PATH_OUTPUT, NULL}};
+    if ((rc = ciot_distinct_paths("compute", files, 1)) >= 0) return rc;
     ciot_json *json = NULL;
     char why[CIOT_WHY_MAX];
     /* The output is checked, and its temporary file made, before the measurements. */

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "cpu.h"
+#include "distinct_paths.h"
 #include "gguf.h"
 #include "json.h"
 #include "opts.h"
@@ -275,6 +276,8 @@ int ciot_cmd_gguf(int argc, char **argv) {
     if (rc >= 0) return rc;
     if (n_rest != 1) return ciot_opts_fail(&c, "which file? (a GGUF FILE is required)");
     const char *path = rest[0];
+    const ciot_named_path files[] = {{"the GGUF file", path, CIOT_PATH_INPUT, NULL}, {"--json", json, CIOT_PATH_OUTPUT, NULL}};
+    if ((rc = ciot_distinct_paths("gguf", files, 2)) >= 0) return rc;
     char why[CIOT_WHY_MAX];
     if (json && ciot_output_check(json, why, sizeof why) != CIOT_OK) {
         fprintf(stderr, "ciot gguf: --json %s\n", why);

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "context.h"
 #include "cpu.h"
+#include "distinct_paths.h"
 #include "json.h"
 #include "model.h"
 #include "pool.h"
@@ -369,6 +370,15 @@ int ciot_cmd_replay(int argc, char **argv) {
     replay_opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
+    /* --model NAME is read from profiles/NAME.ops: that file is the input the outputs must not be */
+    char model_path[1024];
+    const int resolved = ciot_model_resolve(o.model, model_path, sizeof model_path) == CIOT_OK;
+    const ciot_named_path files[] = {
+        {"--model", o.model, CIOT_PATH_INPUT, resolved ? model_path : NULL},
+        {"--dump-ops", o.dump_ops, CIOT_PATH_OUTPUT, NULL},
+        {"--json", o.json, CIOT_PATH_OUTPUT, NULL},
+    };
+    if ((rc = ciot_distinct_paths("replay", files, (int)(sizeof files / sizeof files[0]))) >= 0) return rc;
 
     ciot_model m;
     char err[CIOT_MODEL_ERR_MAX];

@@ -1,7 +1,7 @@
 /* ciot run: one kernel on a weight file or a GGUF tensor (source format, repacked as the runtime would)
  * and float32 activations (quantized by the kernel's reference quantizer); writes batch x rows float32
  * outputs. Every input is checked before anything runs: shapes, sizes, finite scales and activations, and
- * the output path. */
+ * the output path, which must be none of the inputs. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 #include "commands.h"
 #include "cpu.h"
+#include "distinct_paths.h"
 #include "fileio.h"
 #include "gguf.h"
 #include "opts.h"
@@ -151,6 +152,11 @@ int ciot_cmd_run(int argc, char **argv) {
     if (gpath || tensor ? !gpath || !tensor || wpath || rows || K : !wpath || !rows || !K)
         return ciot_opts_fail(&c, "give --weights with --rows and --cols, or --gguf with --tensor");
     if (!name || !xpath || !ypath) return ciot_opts_fail(&c, "--kernel, --act and --out are required");
+    const ciot_named_path files[] = {
+        {"--weights", wpath, CIOT_PATH_INPUT, NULL}, {"--gguf", gpath, CIOT_PATH_INPUT, NULL},
+        {"--act", xpath, CIOT_PATH_INPUT, NULL},     {"--out", ypath, CIOT_PATH_OUTPUT, NULL},
+    };
+    if ((rc = ciot_distinct_paths("run", files, (int)(sizeof files / sizeof files[0]))) >= 0) return rc;
     const ciot_kernel *k = ciot_kernel_find(name);
     char msg[CIOT_WHY_MAX], why[CIOT_WHY_MAX];
     if (!k) {

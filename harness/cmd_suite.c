@@ -113,6 +113,8 @@ int ciot_cmd_suite(int argc, char **argv) {
         ciot_say("suite", "cannot create %s: %s", results, strerror(errno));
         return 2;
     }
+    /* A folder made here, never one that exists: every file the suite writes is a new name in it, so none
+     * can be an input (the model op list, under profiles/); each part's command checks its own files again. */
     if (mkdir(dir, 0755) != 0) {
         ciot_say("suite", "cannot create the run folder %s: %s", dir, strerror(errno));
         return 2;

@@ -32,6 +32,8 @@ typedef struct {
     target_kind kind;
     char path[PATH_MAX];    /* the file itself, symbolic links followed */
     mode_t mode;            /* TARGET_REGULAR: its permission bits */
+    dev_t dev;              /* TARGET_REGULAR: the file; TARGET_NEW: the directory it goes in */
+    ino_t ino;
     int fd;                 /* TARGET_FD */
 } target;
 
@@ -67,8 +69,10 @@ static int proc_link(const char *link, int *fd) {
     return 1;
 }
 
-/* Where PATH leads, and whether it may be written: CIOT_E_ARG with a message when it may not. */
-static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
+/* Where PATH leads, symbolic links followed: the kind of target and the file itself (t->dev, t->ino: the
+ * file, or for a new name its directory). CIOT_E_ARG with a message when PATH names no file that could be
+ * written (a directory, a loop, a dangling name in a missing directory). */
+static ciot_status follow(const char *path, target *t, char *why, size_t len) {
     memset(t, 0, sizeof *t);
     t->fd = -1;
     if (!path || !*path) return ciot_error(CIOT_E_ARG, why, len, "an empty file name");
@@ -87,7 +91,7 @@ static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
         if (S_ISLNK(st.st_mode)) {
             if (proc_link(t->path, &t->fd)) {
                 t->kind = t->fd >= 0 ? TARGET_FD : TARGET_DEVICE;
-                break;
+                return CIOT_OK;
             }
             char link[PATH_MAX], dir[PATH_MAX];
             ssize_t n = readlink(t->path, link, sizeof link - 1);
@@ -106,8 +110,23 @@ static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
         t->kind = S_ISREG(st.st_mode) ? TARGET_REGULAR : S_ISFIFO(st.st_mode) ? TARGET_FIFO
                 : S_ISSOCK(st.st_mode) ? TARGET_SOCKET : TARGET_DEVICE;
         t->mode = st.st_mode & 07777;
-        break;
+        t->dev = st.st_dev, t->ino = st.st_ino;
+        return CIOT_OK;
     }
+    /* a new name: its directory, which must be one */
+    char dir[PATH_MAX];
+    struct stat st;
+    dir_of(t->path, dir, sizeof dir);
+    if (stat(dir, &st) != 0) return ciot_error(CIOT_E_ARG, why, len, "%s: no such directory %s", path, dir);
+    if (!S_ISDIR(st.st_mode)) return ciot_error(CIOT_E_ARG, why, len, "%s: %s is not a directory", path, dir);
+    t->dev = st.st_dev, t->ino = st.st_ino;
+    return CIOT_OK;
+}
+
+/* Where PATH leads (follow), and whether it may be written: CIOT_E_ARG with a message when it may not. */
+static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
+    ciot_status st = follow(path, t, why, len);
+    if (st != CIOT_OK) return st;
     if (t->kind == TARGET_FD) {
         int fl = fcntl(t->fd, F_GETFL);
         if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
@@ -116,17 +135,30 @@ static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
     }
     if (t->kind == TARGET_NEW || t->kind == TARGET_REGULAR) {
         char dir[PATH_MAX];
-        struct stat st;
         dir_of(t->path, dir, sizeof dir);
-        if (stat(dir, &st) != 0)
-            return ciot_error(CIOT_E_ARG, why, len, "%s: no such directory %s", path, dir);
-        if (!S_ISDIR(st.st_mode)) return ciot_error(CIOT_E_ARG, why, len, "%s: %s is not a directory", path, dir);
         if (access(dir, W_OK | X_OK) != 0)
             return ciot_error(CIOT_E_ARG, why, len, "%s: cannot create files in %s: %s", path, dir, strerror(errno));
         if (t->kind == TARGET_NEW) return CIOT_OK;
     }
     if (access(t->path, W_OK) != 0)
         return ciot_error(CIOT_E_ARG, why, len, "%s: not writable: %s", path, strerror(errno));
+    return CIOT_OK;
+}
+
+ciot_status ciot_output_identify(const char *path, ciot_output_file *f, char *why, size_t why_len) {
+    target t;
+    memset(f, 0, sizeof *f);
+    ciot_status st = follow(path, &t, why, why_len);
+    if (st != CIOT_OK) return st;
+    f->kind = t.kind == TARGET_REGULAR ? CIOT_OUTPUT_REGULAR : t.kind == TARGET_NEW ? CIOT_OUTPUT_NEW
+                                                                                    : CIOT_OUTPUT_THROUGH;
+    f->dev = t.dev, f->ino = t.ino;
+    if (t.kind == TARGET_NEW) {
+        const char *slash = strrchr(t.path, '/'), *base = slash ? slash + 1 : t.path;
+        if (strlen(base) >= sizeof f->name)
+            return ciot_error(CIOT_E_ARG, why, why_len, "%s: %s", path, strerror(ENAMETOOLONG));
+        snprintf(f->name, sizeof f->name, "%s", base);
+    }
     return CIOT_OK;
 }
 

@@ -10,12 +10,16 @@
  *   /dev/fd/N) is never replaced: the data waits in a temporary file in $TMPDIR (or /tmp) and is
  *   written through when complete (a FIFO gets 5 s to find a reader);
  * - a directory, a name in a missing directory, or a place this process cannot write is refused.
- * Messages (why) are one line that starts with the path given. */
+ * Messages (why) are one line that starts with the path given.
+ * Whether an output is the same file as an input or another output is a command's question, answered
+ * before any work with ciot_output_identify (distinct_paths.h). */
 #ifndef CIOT_OUTPUT_H
 #define CIOT_OUTPUT_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "status.h"
 
 /* Room for any message of these functions (two paths and a reason). */
@@ -25,6 +29,23 @@ enum { CIOT_WHY_MAX = 2 * 4096 + 256 };
  * temporary file, so a read-only file system or a place only root could write is found too; the target
  * itself is not touched. CIOT_E_ARG with *why ("results/x: is a directory") when PATH is refused. */
 ciot_status ciot_output_check(const char *path, char *why, size_t why_len);
+
+/* Which file an output would write, found exactly as ciot_out finds it (symbolic links followed), so that
+ * two names can be told to be one file. */
+typedef enum {
+    CIOT_OUTPUT_REGULAR,    /* an existing regular file: dev, ino are the file's */
+    CIOT_OUTPUT_NEW,        /* not there yet: dev, ino are its directory's, name its final name */
+    CIOT_OUTPUT_THROUGH,    /* a device, FIFO, socket or descriptor: written through, never replaced */
+} ciot_output_kind;
+typedef struct {
+    ciot_output_kind kind;
+    dev_t dev;
+    ino_t ino;
+    char name[NAME_MAX + 1];
+} ciot_output_file;
+/* Where PATH leads; CIOT_E_ARG with *why when it leads nowhere a file could be written (a directory, a
+ * loop, a missing directory). Whether it may be written is ciot_output_check's question: nothing is made. */
+ciot_status ciot_output_identify(const char *path, ciot_output_file *f, char *why, size_t why_len);
 
 typedef struct ciot_out ciot_out;
 /* Starts an output: checks PATH (CIOT_E_ARG when refused) and creates its temporary file (CIOT_E_IO

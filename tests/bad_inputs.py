@@ -146,6 +146,8 @@ def run_setup(step, d, subst):
         os.makedirs(p(args[0]), exist_ok=True)
     elif op == "link":        # link NAME TARGET
         os.symlink(args[1], p(args[0]))
+    elif op == "hardlink":    # hardlink NAME TARGET: one file, two names
+        os.link(p(args[1]), p(args[0]))
     elif op == "gguf":        # gguf FILE [TENSOR BLOCK nan|inf|-inf]: make_gguf.py's model, one block scale bad
         sys.path.insert(0, os.path.join(HERE, "gguf"))
         import make_gguf
@@ -242,7 +244,7 @@ class Runner:
             k, _, v = e.partition("=")
             # a row's own CIOT_CPU is intersected with the run's (kernels/cpu.h): it never gains a feature
             env[k] = f"{env[k]}:{v}" if k == "CIOT_CPU" and env.get(k) else v
-        watched = {p: snapshot(os.path.join(d, p)) for p in row.flags.get("unchanged", [])}
+        watched = {p: snapshot(os.path.join(d, p)) for p in (self.subst(u, d) for u in row.flags.get("unchanged", []))}
         limit = float(row.flag("time", DEFAULT_LIMIT))
         redirect = row.flag("redirect")
         sink = open(redirect, "wb") if redirect and redirect != "closed" else None
