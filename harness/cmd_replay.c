@@ -21,6 +21,7 @@
 #include "registry.h"
 #include "replay.h"
 #include "replay_report.h"
+#include "replay_stats.h"
 #include "topo.h"
 
 enum { MAX_THREADS = 1024, MAX_TOKENS = 100000 };
@@ -84,7 +85,9 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
          "static (one slice per thread, one barrier per op), chunks (atomic row chunks, two\n"
          "barriers per op), fused (gate+up and q+k+v as one matvec, static), or all three\n"
          "interleaved per token (default all)", NULL},
-        {"--tokens", CIOT_OPT_INT, &o->tokens, 1, MAX_TOKENS, NULL, "N", "measured tokens after one warm-up token (default 5)", NULL},
+        {"--tokens", CIOT_OPT_INT, &o->tokens, 1, MAX_TOKENS, NULL, "N",
+         "measured tokens after one warm-up token (default 5); below 5, extra timed/untimed pairs\n"
+         "follow for the profiler's overhead", NULL},
         {"--batch", CIOT_OPT_INT, &o->batch, 1, 4096, NULL, "B", "activation rows: prompt processing with the layout's gemm kernel (default 1)", NULL},
         {"--memory", CIOT_OPT_CHOICE, &o->memory, 0, 0, "full|ring|auto", "full|ring|auto",
          "full (the whole model), ring (a region of at least max(4 x LLC, 1G) the ops take\n"
@@ -257,8 +260,9 @@ static int settle_memory(const replay_opts *o, const ciot_model *m, int n_ops, c
 
 typedef struct {
     ciot_replay_record *recs[CIOT_DISPATCH_N];  /* tokens records per dispatch */
-    ciot_replay_record warm;
-    double *off_ms;
+    ciot_replay_record warm;                    /* also the timed token of the pairs past the measured tokens */
+    int pairs;                                  /* max(tokens, CIOT_OVERHEAD_PAIRS_MIN) */
+    double *on_ms, *off_ms;                     /* per overhead pair: its timed and untimed pass, ms per token */
     double *probe_gbs;                          /* the probe sample paired with each measured token */
 } records;
 
@@ -268,6 +272,7 @@ static void records_free(records *rs, int tokens) {
         free(rs->recs[d]);
     }
     ciot_replay_record_free(&rs->warm);
+    free(rs->on_ms);
     free(rs->off_ms);
     free(rs->probe_gbs);
 }
@@ -285,34 +290,63 @@ static ciot_status records_alloc(records *rs, const replay_opts *o, const ciot_r
             st = ciot_replay_record_alloc(&rs->recs[d][k], steps, threads);
     }
     if (st == CIOT_OK) st = ciot_replay_record_alloc(&rs->warm, most, threads);
-    if (st == CIOT_OK && !(rs->off_ms = calloc((size_t)o->tokens, sizeof *rs->off_ms))) st = CIOT_E_NOMEM;
+    rs->pairs = o->tokens > CIOT_OVERHEAD_PAIRS_MIN ? o->tokens : CIOT_OVERHEAD_PAIRS_MIN;
+    if (st == CIOT_OK && !(rs->on_ms = calloc((size_t)rs->pairs, sizeof *rs->on_ms))) st = CIOT_E_NOMEM;
+    if (st == CIOT_OK && !(rs->off_ms = calloc((size_t)rs->pairs, sizeof *rs->off_ms))) st = CIOT_E_NOMEM;
     if (st == CIOT_OK && !(rs->probe_gbs = calloc((size_t)o->tokens, sizeof *rs->probe_gbs))) st = CIOT_E_NOMEM;
     return st;
 }
 
-/* Token 0 warms up; then every token runs each dispatch with timing on, then the first dispatch with
- * timing off (the profiler's own cost), interleaved so drift hits all alike, and one probe sample on the
- * same pool, before the round on odd tokens and after it on even ones. Returns the status. */
+/* One overhead pair: a token of dispatch d with timing on (into rec) and one with it off, side by side,
+ * in the order ciot_overhead_timed_first gives; both kept in rs, in ms per token, unless pair < 0 (the
+ * warm-up). Returns the untimed ns. */
+static uint64_t run_pair(const replay_opts *o, ciot_replay *r, ciot_pool *pool, ciot_dispatch d,
+                         ciot_replay_record *rec, int pair, records *rs, uint64_t *on) {
+    const int timed_first = pair < 0 || ciot_overhead_timed_first(pair);
+    uint64_t off = timed_first ? 0 : ciot_replay_token(r, pool, d, NULL);
+    *on = ciot_replay_token(r, pool, d, rec);
+    if (timed_first) off = ciot_replay_token(r, pool, d, NULL);
+    if (pair >= 0) rs->on_ms[pair] = (double)*on * 1e-6 / o->batch, rs->off_ms[pair] = (double)off * 1e-6 / o->batch;
+    return off;
+}
+
+/* Token 0 warms up; then every token runs each dispatch with timing on, interleaved so drift hits all
+ * alike, the first dispatch's beside an untimed one of the same dispatch (an overhead pair: the
+ * profiler's own cost), and one probe sample on the same pool, before the round on odd tokens and after
+ * it on even ones. With fewer than CIOT_OVERHEAD_PAIRS_MIN tokens, extra pairs follow (at most 8 tokens
+ * more), so that the overhead's spread means something. Returns the status. */
 static ciot_status run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *pool, const ciot_ruler *ruler,
                               records *rs) {
+    const ciot_dispatch d0 = o->dispatch[0];
     for (int k = 0; k <= o->tokens; k++) {
         const int probe_first = k && ciot_probe_first(k - 1);
         double probe = 0;
         ciot_status st = probe_first ? ciot_ruler_sample(ruler, pool, &probe) : CIOT_OK;
         if (k) fprintf(stderr, "ciot replay: token %d/%d:", k, o->tokens);
         else fprintf(stderr, "ciot replay: warm-up:");
+        uint64_t off = 0;
         for (int i = 0; i < o->n_dispatch; i++) {
             const ciot_dispatch d = o->dispatch[i];
-            const uint64_t ns = ciot_replay_token(r, pool, d, k ? &rs->recs[d][k - 1] : &rs->warm);
+            ciot_replay_record *rec = k ? &rs->recs[d][k - 1] : &rs->warm;
+            uint64_t ns;
+            if (i) ns = ciot_replay_token(r, pool, d, rec);
+            else off = run_pair(o, r, pool, d, rec, k - 1, rs, &ns);
             fprintf(stderr, "%s %s %.1f ms", i ? "," : "", ciot_dispatch_name(d), (double)ns * 1e-6);
         }
-        const uint64_t off = ciot_replay_token(r, pool, o->dispatch[0], NULL);
         if (k && !probe_first && st == CIOT_OK) st = ciot_ruler_sample(ruler, pool, &probe);
         if (st != CIOT_OK) return st;
-        if (k) rs->off_ms[k - 1] = (double)off * 1e-6 / o->batch, rs->probe_gbs[k - 1] = probe;
-        fprintf(stderr, "; %s without timing %.1f ms", ciot_dispatch_name(o->dispatch[0]), (double)off * 1e-6);
+        if (k) rs->probe_gbs[k - 1] = probe;
+        fprintf(stderr, "; %s without timing %.1f ms (%s)", ciot_dispatch_name(d0), (double)off * 1e-6,
+                !k || ciot_overhead_timed_first(k - 1) ? "after the timed one" : "before the timed one");
         if (k) fprintf(stderr, "; probe %.2f GB/s (%s)", probe, probe_first ? "before" : "after");
         fprintf(stderr, "\n");
+    }
+    for (int p = o->tokens; p < rs->pairs; p++) {
+        uint64_t on;
+        const uint64_t off = run_pair(o, r, pool, d0, &rs->warm, p, rs, &on);
+        fprintf(stderr, "ciot replay: overhead pair %d/%d: %s %.1f ms; without timing %.1f ms (%s)\n", p + 1,
+                rs->pairs, ciot_dispatch_name(d0), (double)on * 1e-6, (double)off * 1e-6,
+                ciot_overhead_timed_first(p) ? "after the timed one" : "before the timed one");
     }
     return CIOT_OK;
 }
@@ -322,7 +356,12 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
                   const records *rs, const ciot_replay_opts *ro, const ciot_pool_info *info, const ciot_ruler *ruler,
                   int cold, ciot_context *ctx) {
     ciot_run_stats runs[CIOT_DISPATCH_N] = {0};
-    const double off_median = ciot_median(rs->off_ms, o->tokens), off_min = rs->off_ms[0];   /* sorted now */
+    double *pct = calloc((size_t)rs->pairs, sizeof *pct);
+    if (!pct) {
+        fprintf(stderr, "ciot replay: out of memory for the summaries\n");
+        return 1;
+    }
+    for (int p = 0; p < rs->pairs; p++) pct[p] = rs->off_ms[p] > 0 ? 100 * (rs->on_ms[p] / rs->off_ms[p] - 1) : 0;
     const ciot_spread probe = ciot_spread_of(rs->probe_gbs, o->tokens);
     char pinning[128];
     ciot_replay_report rep = {
@@ -333,8 +372,8 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
         .probe_gbs = rs->probe_gbs, .ceiling_gbs = probe.median, .ceiling_buffer = ruler->bytes,
         .probe_huge_fraction = ruler->huge_fraction, .weights_huge_fraction = ciot_replay_huge_fraction(r),
         .prefetch = ro->prefetch, .real_ops = ciot_replay_real_ops(r), .left_out = m->left_out,
-        .overhead_dispatch = o->dispatch[0], .overhead_off_ms = off_median,
-        .overhead_off_min_ms = off_min,
+        .overhead_dispatch = o->dispatch[0], .overhead_pct = pct, .overhead = ciot_overhead_of(pct, rs->pairs),
+        .overhead_on_ms = ciot_median(rs->on_ms, rs->pairs), .overhead_off_ms = ciot_median(rs->off_ms, rs->pairs),
         .straggler = o->straggler, .straggler_us = o->straggler_us, .runs = runs, .n_runs = o->n_dispatch,
     };
     ciot_status st = CIOT_OK;
@@ -350,8 +389,6 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
         fprintf(stderr, "ciot replay: out of memory for the summaries\n");
         rc = 1;
     } else {
-        rep.overhead_on_ms = runs[0].ms_median;
-        rep.overhead_on_min_ms = runs[0].ms_min;
         ciot_replay_print(stdout, &rep, o->per_op);
         if (o->json) {
             ciot_context_finish(ctx);
@@ -363,6 +400,7 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
         }
     }
     for (int i = 0; i < CIOT_DISPATCH_N; i++) ciot_run_stats_free(&runs[i]);
+    free(pct);
     return rc;
 }
 

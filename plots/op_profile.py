@@ -131,7 +131,7 @@ def plot(run, base, top):
 
     strag = f", straggler: thread {rp.straggler['thread']} ({rp.straggler['us']:.3g} us)" if rp.straggler else ""
     fig.suptitle(run.title("Profile") + f"\n{rp.model}: {rp.kernel}, {rp.threads} threads, batch {rp.batch}, "
-                 f"{rp.memory} memory, {rp.tokens} tokens, timing overhead {rp.overhead_pct:.3g}%{strag}",
+                 f"{rp.memory} memory, {rp.tokens} tokens, timing overhead {rp.overhead_text}{strag}",
                  fontsize=10, y=0.995)
     fig.subplots_adjust(left=0.1, right=0.98, top=1 - 1.3 / fig.get_figheight(), bottom=0.6 / fig.get_figheight(),
                         wspace=0.55)

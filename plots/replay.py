@@ -25,6 +25,33 @@ def _share(obj, key, path, where, hi=1):
     return in_range(get(obj, key, "num", path, where), 0, hi, path, f"{where}, \"{key}\"")
 
 
+def _overhead(ov, path):
+    """timing_overhead as the title shows it: from the per-pair values, "within noise" when their spread holds
+    zero; a file from before the pairs has one unpaired ratio of medians, labelled so."""
+    where = "timing_overhead"
+    median = get(ov, "overhead_pct", "num", path, where)
+    if "pairs" not in ov:
+        return f"{median:.3g}% (unpaired)"
+    pairs = count(ov, "pairs", path, where, hi=1 << 20)
+    values = get(ov, "pct_per_pair", "list", path, where)
+    if len(values) != pairs:
+        _fail(path, f"{where}, \"pct_per_pair\" has {len(values)} values, expected one per pair ({pairs})")
+    values = [in_range(check(v, "num", path, f"{where}.pct_per_pair[{i}]"), -100, 1e6, path,
+                       f"{where}.pct_per_pair[{i}]") for i, v in enumerate(values)]
+    mine = spread(values)
+    for n, key in zip(MS, ("min_pct", "overhead_pct", "max_pct")):
+        written = get(ov, key, "num", path, where)
+        if abs(written - mine[n]) > 2 * HALF_UNIT + 1e-9:
+            _fail(path, f"{where}, \"{key}\" is {written:g}, but the {n} of \"pct_per_pair\" is {mine[n]:g}")
+    within = get(ov, "within_noise", "bool", path, where)
+    # each value rounded on its own: a spread that ends within a half unit of zero may go either way
+    if within != (mine["min"] <= 0 <= mine["max"]) and min(abs(mine["min"]), abs(mine["max"])) > HALF_UNIT:
+        _fail(path, f"{where}: \"within_noise\" is {json.dumps(within)} but the pairs range from {mine['min']:g} "
+                    f"to {mine['max']:g}")
+    span = f"{mine['min']:+.3g}% to {mine['max']:+.3g}% over {pairs} pairs"
+    return f"within noise ({span}, median {median:+.3g}%)" if within else f"{median:+.3g}% ({span})"
+
+
 class Op:
     def __init__(self, d, path, where):
         self.name = get(d, "name", "str", path, where)
@@ -103,8 +130,7 @@ class Replay:
         texts = get(d, "flags", "dict", path, "")
         self.flag_text = {k: get(texts, k, "str", path, "flags") for k in ("ratio_above_1", "cold_false")}
         self.weight_bytes_per_token = count(d, "weight_bytes_per_token", path, "", lo=0, hi=1 << 62)
-        ov = get(d, "timing_overhead", "dict", path, "")
-        self.overhead_pct = get(ov, "overhead_pct", "num", path, "timing_overhead")
+        self.overhead_text = _overhead(get(d, "timing_overhead", "dict", path, ""), path)
         self.straggler = d.get("straggler")
         if self.straggler is not None:
             check(self.straggler, "dict", path, "straggler")

@@ -316,6 +316,10 @@ def test_run(run_dir, label, tmp, expect=None):
             if not rp["cold"]:
                 texts["cache_resident"] = rp["flags"]["cold_false"]
             check_flag_legend(f"{label} {plot}", svg, flagged, texts)
+            ov = rp["timing_overhead"]
+            said = ("% (unpaired)" if "pairs" not in ov else "timing overhead within noise (" if ov["within_noise"]
+                    else f" over {ov['pairs']} pairs)")
+            check(f"{label} {plot}: the title gives the timing overhead ({said!r})", said in svg)
         else:
             flagged = CHECKS[plot](run_dir, rows, expect)
             check_flag_legend(f"{label} {plot}", svg, flagged, raw_flag_texts(run_dir))
@@ -685,6 +689,18 @@ BROKEN_RUNS = [
      r'replay\.json: runs\[2\]\.ops\[\d+\]: "ratio_above_1" is false but "pct_ceiling" is 1\d\d'),
     ("replay.json: a ratio spread that is not the tokens'", _edit("replay.json", "runs", 0, "ratio", "max", 5), 2,
      r'replay\.json: runs\[0\]\.ratio, "max" is 5, but the max of "ratio_per_token" is'),
+    ("replay.json: fewer overhead values than pairs",
+     _replay(lambda o: o["timing_overhead"].update(pct_per_pair=o["timing_overhead"]["pct_per_pair"][:3])), 2,
+     r'replay\.json: timing_overhead, "pct_per_pair" has 3 values, expected one per pair \(8\)'),
+    ("replay.json: an overhead median that is not the pairs'", _edit("replay.json", "timing_overhead", "overhead_pct", 7),
+     2, r'replay\.json: timing_overhead, "overhead_pct" is 7, but the median of "pct_per_pair" is'),
+    ("replay.json: not within noise, with pairs on both sides of zero",
+     _edit("replay.json", "timing_overhead", "within_noise", False), 2,
+     r'replay\.json: timing_overhead: "within_noise" is false but the pairs range from -0\.4 to 1\.2'),
+    ("replay.json: an older timing_overhead, one unpaired ratio",
+     _edit("replay.json", "timing_overhead", {"dispatch": "static", "on_ms_per_token": 1.0, "off_ms_per_token": 1.1,
+                                              "overhead_pct": -8.41, "on_min_ms_per_token": 0.9,
+                                              "off_min_ms_per_token": 0.9}), 0, None),
     ("a host name with TeX in it ($\\frac$)", _edit("context.json", "host", "a$\\frac{$b"), 0, None),
     ("marked INCOMPLETE, otherwise whole", _incomplete, 0, None),
 ]

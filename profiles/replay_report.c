@@ -75,6 +75,19 @@ static void print_run(FILE *f, const ciot_replay_report *rep, const ciot_run_sta
                 100 * ciot_straggler_wait_ratio(run, rep->straggler));
 }
 
+/* A spread that holds zero is noise, whatever the median's sign: said so rather than a signed figure. */
+void ciot_replay_print_overhead(FILE *f, const ciot_replay_report *rep) {
+    const ciot_overhead *ov = &rep->overhead;
+    fprintf(f, "\nprofiler overhead (%s, %d pairs of a timed and an untimed token side by side): ",
+            ciot_dispatch_name(rep->overhead_dispatch), ov->pairs);
+    if (ov->within_noise)
+        fprintf(f, "within noise, %+.2f%% to %+.2f%% (median %+.2f%%)", ov->min_pct, ov->max_pct, ov->median_pct);
+    else
+        fprintf(f, "%+.2f%% median, %+.2f%% to %+.2f%%: every pair %s with timing", ov->median_pct, ov->min_pct,
+                ov->max_pct, ov->min_pct > 0 ? "slower" : "faster");
+    fprintf(f, "; medians %.2f vs %.2f ms/token\n", rep->overhead_on_ms, rep->overhead_off_ms);
+}
+
 void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
     const double gb = (double)rep->weight_bytes * 1e-9;
     fprintf(f, "# ciot replay: %s (%s), %d of %d ops, kernel %s, %d thread%s [%s], batch %d\n", rep->model->name,
@@ -111,13 +124,7 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
         fprintf(f, "(batch %d: a pass replays %d tokens; per-token figures are per pass / %d)\n", rep->batch,
                 rep->batch, rep->batch);
     for (int i = 0; i < rep->n_runs; i++) print_run(f, rep, &rep->runs[i], per_op);
-    const double pct = rep->overhead_off_ms > 0 ? 100 * (rep->overhead_on_ms / rep->overhead_off_ms - 1) : 0;
-    const double pct_min =
-        rep->overhead_off_min_ms > 0 ? 100 * (rep->overhead_on_min_ms / rep->overhead_off_min_ms - 1) : 0;
-    fprintf(f, "\nprofiler overhead (%s): %.2f ms/token with per-thread timing, %.2f without: %+.2f%% (fastest "
-               "tokens: %.2f vs %.2f ms, %+.2f%%)\n",
-            ciot_dispatch_name(rep->overhead_dispatch), rep->overhead_on_ms, rep->overhead_off_ms, pct,
-            rep->overhead_on_min_ms, rep->overhead_off_min_ms, pct_min);
+    ciot_replay_print_overhead(f, rep);
 }
 
 static const char rep_kernel_unknown[] = "unknown";
@@ -247,12 +254,21 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
     ciot_json_key(j, "timing_overhead");
     ciot_json_begin_object(j);
     ciot_json_kv_string(j, "dispatch", ciot_dispatch_name(rep->overhead_dispatch));
+    ciot_json_kv_string(j, "method", "pairs of a token with the pool's per-thread timing and one without, side by "
+                                     "side; the timed one first on pairs 0, 1, 4, 5, ... (the probe alternates every "
+                                     "token, so each order meets it before and after alike); per pair timed / "
+                                     "untimed - 1");
+    ciot_json_kv_int(j, "pairs", rep->overhead.pairs);
+    ciot_json_key(j, "pct_per_pair");
+    ciot_json_begin_array(j);
+    for (int p = 0; p < rep->overhead.pairs; p++) ciot_json_fixed(j, rep->overhead_pct[p], 4);
+    ciot_json_end_array(j);
+    ciot_json_kv_fixed(j, "overhead_pct", rep->overhead.median_pct, 4);
+    ciot_json_kv_fixed(j, "min_pct", rep->overhead.min_pct, 4);
+    ciot_json_kv_fixed(j, "max_pct", rep->overhead.max_pct, 4);
+    ciot_json_kv_bool(j, "within_noise", rep->overhead.within_noise);
     ciot_json_kv_fixed(j, "on_ms_per_token", rep->overhead_on_ms, 4);
     ciot_json_kv_fixed(j, "off_ms_per_token", rep->overhead_off_ms, 4);
-    ciot_json_kv_fixed(j, "overhead_pct",
-                       rep->overhead_off_ms > 0 ? 100 * (rep->overhead_on_ms / rep->overhead_off_ms - 1) : 0, 4);
-    ciot_json_kv_fixed(j, "on_min_ms_per_token", rep->overhead_on_min_ms, 4);
-    ciot_json_kv_fixed(j, "off_min_ms_per_token", rep->overhead_off_min_ms, 4);
     ciot_json_end_object(j);
     ciot_json_key(j, "straggler");
     if (rep->straggler < 0) {

@@ -26,8 +26,9 @@ typedef struct {
     int real_ops;               /* ops replayed on the model's real bytes (GGUF, full memory); others drawn */
     const char *left_out;       /* GGUF: the tensors not replayed and why ("" when none) */
     ciot_dispatch overhead_dispatch;
-    double overhead_on_ms, overhead_off_ms;        /* medians over tokens */
-    double overhead_on_min_ms, overhead_off_min_ms; /* fastest tokens: less exposed to a busy machine */
+    const double *overhead_pct;                 /* per pair, in run order: timed / untimed - 1, in % */
+    ciot_overhead overhead;                     /* their summary (overhead.pairs of them) */
+    double overhead_on_ms, overhead_off_ms;     /* medians of the pairs' timed and untimed tokens */
     int straggler;              /* -1: none */
     double straggler_us;
     const ciot_run_stats *runs;
@@ -37,6 +38,8 @@ typedef struct {
 /* Prints the summary, the per-kind table of every run (per_op: one line per op instead), the slowest
  * ops, the straggler's figures and the profiler's overhead. */
 void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op);
+/* The profiler-overhead line of the summary: "within noise" when the pairs' spread contains zero. */
+void ciot_replay_print_overhead(FILE *f, const ciot_replay_report *rep);
 /* Writes the JSON document through ciot_json_create / commit (harness/output.h); why gets the reason of
  * a failure (CIOT_E_ARG: the path is refused; CIOT_E_IO: writing failed). */
 ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *rep, const ciot_context *ctx, char *why,

@@ -17,6 +17,19 @@ double ciot_median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+ciot_overhead ciot_overhead_of(const double *pct, int n) {
+    ciot_overhead o = {.within_noise = 1};   /* no pairs: nothing to claim */
+    double *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
+    if (!v) return o;
+    o.pairs = n;
+    memcpy(v, pct, (size_t)n * sizeof *v);
+    o.median_pct = ciot_median(v, n);
+    o.min_pct = v[0], o.max_pct = v[n - 1];
+    o.within_noise = o.min_pct <= 0 && 0 <= o.max_pct;
+    free(v);
+    return o;
+}
+
 static double gbs_of(size_t bytes, double us) { return us > 0 ? (double)bytes / us * 1e-3 : 0; }
 
 /* The median over tokens of one cell of a per-thread field (given by its offset in the record, so the

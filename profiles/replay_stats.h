@@ -59,4 +59,20 @@ double ciot_straggler_wait_ratio(const ciot_run_stats *run, int straggler);
 /* Median of n values (sorts v in place); 0 when n is 0. */
 double ciot_median(double *v, int n);
 
+/* The profiler's own cost, from pairs of tokens of one dispatch run side by side, one with the pool's
+ * per-thread timing and one without: per pair timed / untimed - 1, so drift between pairs cancels. */
+enum { CIOT_OVERHEAD_PAIRS_MIN = 5 };   /* 5 pairs on one side of zero by noise alone: 1 in 16 */
+typedef struct {
+    int pairs;
+    double median_pct, min_pct, max_pct;
+    int within_noise;                   /* min <= 0 <= max: the pairs disagree on the sign */
+} ciot_overhead;
+
+/* Which of pair i's tokens goes first: the order flips every second pair, so that against the probe
+ * (before the round on every second token) each order meets each probe position alike. */
+static inline int ciot_overhead_timed_first(int pair) { return pair / 2 % 2 == 0; }
+
+/* The summary of n per-pair overheads in % (pct is not changed). */
+ciot_overhead ciot_overhead_of(const double *pct, int n);
+
 #endif

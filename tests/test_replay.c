@@ -1,7 +1,8 @@
 /* Tests of the replay profiler: the bonsai profile's totals equal method.md's, the parser names the
  * file and line of every bad input, ciot replay refuses bad options before any long work, a short
- * replay of every dispatch writes the JSON schema, and an injected straggler shows up as wait on the
- * other thread. Prints one line per failure and ends with "N passed, M failed". */
+ * replay of every dispatch writes the JSON schema, the profiler's overhead is paired and says "within
+ * noise" when its spread holds zero, and an injected straggler shows up as wait on the other thread.
+ * Prints one line per failure and ends with "N passed, M failed". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +10,11 @@
 #include "check.h"
 #include "commands.h"
 #include "cpu.h"
+#include "measure.h"
 #include "model.h"
 #include "registry.h"
 #include "replay.h"
+#include "replay_report.h"
 #include "replay_stats.h"
 #include "topo.h"
 
@@ -213,6 +216,90 @@ static void test_refusals(void) {
     remove(bad_line), remove(bad_shape), remove(huge);
 }
 
+/* ---- the profiler's overhead: pairs side by side, "within noise" when their spread holds zero ---- */
+
+/* The timing_overhead object of a replay's JSON: pairs values whose median, min and max are the summary's,
+ * and within_noise exactly when min <= 0 <= max. */
+static void check_overhead_json(const char *doc, int pairs) {
+    const char *ov = doc ? strstr(doc, "\"timing_overhead\": {") : NULL;
+    const char *list = ov ? strstr(ov, "\"pct_per_pair\": [") : NULL;
+    CHECK(list != NULL, "timing_overhead has pct_per_pair");
+    if (!list) return;
+    char want[32];
+    snprintf(want, sizeof want, "\"pairs\": %d,", pairs);
+    CHECK(strstr(ov, want) != NULL && strstr(ov, want) < list, "timing_overhead has %s", want);
+    double v[64];
+    int n = 0;
+    char *end;
+    for (const char *c = list + strlen("\"pct_per_pair\": ["); n < 64; c = end + 1) {
+        v[n] = strtod(c, &end);
+        if (end == c) break;
+        n++;
+        while (*end == ' ' || *end == '\n') end++;
+        if (*end != ',') break;
+    }
+    CHECK(n == pairs, "pct_per_pair has %d values, expected %d", n, pairs);
+    if (n != pairs) return;
+    const ciot_spread sp = ciot_spread_of(v, n);
+    const char *med = strstr(list, "\"overhead_pct\": "), *lo = strstr(list, "\"min_pct\": "),
+               *hi = strstr(list, "\"max_pct\": "), *noise = strstr(list, "\"within_noise\": ");
+    CHECK(med && lo && hi && noise, "overhead_pct, min_pct, max_pct, within_noise after pct_per_pair");
+    if (!med || !lo || !hi || !noise) return;
+    const double m = strtod(med + 16, NULL), a = strtod(lo + 11, NULL), b = strtod(hi + 11, NULL);
+    CHECK(m > sp.median - 1e-3 && m < sp.median + 1e-3 && a == sp.min && b == sp.max,
+          "overhead median %g, min %g, max %g are the pairs' (%g, %g, %g)", m, a, b, sp.median, sp.min, sp.max);
+    const int within = !strncmp(noise + 16, "true", 4);
+    CHECK(within == (a <= 0 && 0 <= b), "within_noise %d with the pairs from %g to %g", within, a, b);
+}
+
+static const char *overhead_line(const ciot_replay_report *rep, char *buf, size_t len) {
+    FILE *f = tmpfile();
+    buf[0] = 0;
+    if (!f) return buf;
+    ciot_replay_print_overhead(f, rep);
+    rewind(f);
+    size_t got = fread(buf, 1, len - 1, f);
+    buf[got] = 0;
+    fclose(f);
+    return buf;
+}
+
+static void test_overhead(void) {
+    /* the order flips every second pair: over 4 pairs each order meets each probe position once */
+    int seen[2][2] = {{0}};
+    for (int p = 0; p < 4; p++) seen[ciot_overhead_timed_first(p)][ciot_probe_first(p)]++;
+    CHECK(seen[0][0] == 1 && seen[0][1] == 1 && seen[1][0] == 1 && seen[1][1] == 1,
+          "timed first on pairs 0 and 1, untimed first on 2 and 3: each with the probe before and after");
+    CHECK(ciot_overhead_timed_first(4) && ciot_overhead_timed_first(5) && !ciot_overhead_timed_first(6),
+          "the pattern repeats every 4 pairs");
+
+    const double mixed[] = {3, -1, 2}, slower[] = {1, 4, 2, 3}, faster[] = {-2, -1}, edge[] = {0, 1};
+    ciot_overhead o = ciot_overhead_of(mixed, 3);
+    CHECK(o.pairs == 3 && o.median_pct == 2 && o.min_pct == -1 && o.max_pct == 3 && o.within_noise,
+          "{3, -1, 2}: median 2, -1 to 3, within noise (%d %g %g %g %d)", o.pairs, o.median_pct, o.min_pct,
+          o.max_pct, o.within_noise);
+    CHECK(mixed[0] == 3 && mixed[1] == -1, "the per-pair values keep their order");
+    o = ciot_overhead_of(slower, 4);
+    CHECK(o.median_pct == 2.5 && o.min_pct == 1 && o.max_pct == 4 && !o.within_noise, "{1, 4, 2, 3}: a finding");
+    CHECK(!ciot_overhead_of(faster, 2).within_noise, "every pair faster: not within noise either");
+    CHECK(ciot_overhead_of(edge, 2).within_noise, "a pair at exactly 0 is inside the spread");
+
+    char line[512];
+    ciot_replay_report rep = {.overhead_dispatch = CIOT_DISPATCH_STATIC, .overhead = ciot_overhead_of(mixed, 3),
+                              .overhead_on_ms = 10.2, .overhead_off_ms = 10};
+    overhead_line(&rep, line, sizeof line);
+    CHECK(strstr(line, "profiler overhead (static, 3 pairs") && strstr(line, "within noise, -1.00% to +3.00%") &&
+              strstr(line, "(median +2.00%)"),
+          "a spread around zero is printed as within noise: %s", line);
+    rep.overhead = ciot_overhead_of(slower, 4);
+    overhead_line(&rep, line, sizeof line);
+    CHECK(strstr(line, "+2.50% median, +1.00% to +4.00%: every pair slower with timing") && !strstr(line, "noise"),
+          "a spread above zero is a finding: %s", line);
+    rep.overhead = ciot_overhead_of(faster, 2);
+    overhead_line(&rep, line, sizeof line);
+    CHECK(strstr(line, "every pair faster with timing"), "a spread below zero says faster: %s", line);
+}
+
 /* ---- a short run of every dispatch writes the schema ---- */
 
 static void test_short_run(void) {
@@ -222,7 +309,12 @@ static void test_short_run(void) {
                           "--ceiling-size", "4M", "--dispatch", "all", "--json", json};
     int rc = replay_cmd(err, sizeof err, (int)(sizeof args / sizeof args[0]), args);
     CHECK(rc == 0, "short replay exits 0 (%d): %s", rc, err);
+    /* 2 tokens: 2 pairs from the rounds, 3 more after them, timed first on pairs 0, 1 and 4 */
+    CHECK(strstr(err, "without timing") && strstr(err, "overhead pair 3/5: static") &&
+              strstr(err, "overhead pair 5/5") && !strstr(err, "overhead pair 2/") && !strstr(err, "overhead pair 6/"),
+          "2 tokens give 2 pairs in the rounds and 3 after them: %s", err);
     char *doc = slurp(json);
+    check_overhead_json(doc, 5);
     CHECK(doc != NULL, "JSON written to %s", json);
     /* the default kernel: the fastest this CPU runs for PQ2_0 (the first op's shape takes every layout) */
     char chosen[128];
@@ -233,6 +325,7 @@ static void test_short_run(void) {
             "\"context\": {", "\"model\": \"tiny-0.6b\"", "\"model_file\": ", "\"threads\": 2", "\"pinning\": \"",
             "\"batch\": 1", "\"memory\": \"full\"", "\"tokens\": 2", "\"ceiling_gbs\": ", "\"weight_bytes_per_token\": ",
             "\"timing_overhead\": {", "\"on_ms_per_token\": ", "\"off_ms_per_token\": ", "\"overhead_pct\": ",
+            "\"pairs\": 5", "\"pct_per_pair\": [", "\"min_pct\": ", "\"max_pct\": ", "\"within_noise\": ",
             "\"straggler\": null", "\"runs\": [", "\"dispatch\": \"static\"", "\"dispatch\": \"chunks\"",
             "\"dispatch\": \"fused\"", "\"ms_per_token\": {", "\"median\": ", "\"tok_s\": ", "\"bound_tok_s\": ",
             "\"gbs\": ", "\"pct_ceiling\": ", "\"wait_share\": ", "\"ops\": [", "\"name\": \"blk.0.attn_q\"",
@@ -263,6 +356,20 @@ static void test_short_run(void) {
     CHECK(rc == 0, "batch replay with pq2_0_gemv_ref exits 0 (%d): %s", rc, err);
     doc = slurp(json);
     CHECK(doc && strstr(doc, "\"kernel\": \"pq2_0_gemm_ref\""), "batch replay with pq2_0_gemv_ref runs pq2_0_gemm_ref");
+    free(doc);
+    remove(json);
+
+    /* 6 tokens: the rounds' 6 pairs, none added */
+    const char *six[] = {"--model", "tiny-0.6b", "--ops", "1", "--threads", "1", "--tokens", "6", "--memory", "full",
+                         "--ceiling-size", "4M", "--dispatch", "chunks", "--json", json};
+    rc = replay_cmd(err, sizeof err, (int)(sizeof six / sizeof six[0]), six);
+    CHECK(rc == 0 && !strstr(err, "overhead pair") && strstr(err, "chunks without timing"),
+          "6 tokens add no overhead pairs (%d): %s", rc, err);
+    doc = slurp(json);
+    check_overhead_json(doc, 6);
+    const char *ov = doc ? strstr(doc, "\"timing_overhead\": {") : NULL;
+    CHECK(ov && strstr(ov, "\"dispatch\": \"chunks\"") == strstr(ov, "\"dispatch\": "),
+          "the pairs are of the first dispatch (chunks)");
     free(doc);
     remove(json);
 
@@ -411,6 +518,7 @@ int main(void) {
     test_parse_errors();
     test_refusals();
     test_memory();
+    test_overhead();
     test_short_run();
     test_straggler();
     return check_summary();
