@@ -1,7 +1,18 @@
 /* Temporary files a signal must not leave behind. Every temporary file is registered here while it
  * exists; SIGINT, SIGTERM and SIGHUP unlink every registered file, then kill the process with the same
  * signal (its default action), so an interrupted command leaves only whole files and its exit status
- * says which signal stopped it (128 + the signal number in a shell). */
+ * says which signal stopped it (128 + the signal number in a shell).
+ *
+ * This holds because one thread alone takes these signals, the thread that registers, creates, renames
+ * and releases the temporary files (in ciot, the main thread); every other thread runs with them blocked.
+ * The pools create their threads so (ciot_stop_signals, pools/pool.h), and any other thread must be
+ * created the same way. Then the handler never runs beside those steps but instead of them, and it never
+ * returns: a file registered and not yet created is not created, a file renamed no longer has its
+ * temporary name. And a second signal while the handler runs (timeout(1) sends one to the process and one
+ * to its group, an impatient user presses ^C twice) waits, blocked, instead of reaching another thread
+ * where the default action, restored for the first one, would end the process before the files are gone.
+ * A signal before ciot_tmpfiles_install kills by the default action: nothing is registered yet, and the
+ * exit status is the same. */
 #ifndef CIOT_TMPFILES_H
 #define CIOT_TMPFILES_H
 
