@@ -24,7 +24,12 @@ static void remove_live(void) {
 
 static void on_signal(int sig) {
     remove_live();
-    /* SA_RESETHAND made the action the default one; sig is blocked while we run: unblock it and die. */
+    /* Now the default action, while sig is still blocked (SA_RESETHAND would restore it before the kernel
+     * blocks sig, and a second copy in between would end the process before the unlink): die of it. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
@@ -39,7 +44,6 @@ ciot_status ciot_tmpfiles_install(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND;
     /* the signals pool threads block (tmpfiles.h), all blocked while the handler runs */
     ciot_stop_signals(&sa.sa_mask);
     for (int sig = 1; sig < NSIG; sig++) {
