@@ -2,8 +2,9 @@
 # Interruptions at many moments. Each command (bw with SIGINT and with SIGTERM, compute, bench, replay,
 # suite) is started TRIES times (default 20) and signalled at a jittered moment: within the first
 # milliseconds (before its handlers or its temporary file exist), just after its temporary file appears,
-# or inside its measurements; every other try sends the signal three times in a row, as timeout(1) does
-# (to the process and to its group) and as an impatient ^C does. Every try checks three cases:
+# or inside its measurements. Half the tries send a burst of ten copies of the signal instead of one: a
+# second copy comes from timeout(1) (to the process, then to its group) or a second ^C, and ten cover the
+# gaps at which it can come. Every try checks three cases:
 # - the exit status is 128 + the signal's number: the process dies of the signal at every moment (before
 #   its handler is installed the default action does it, which is the same status);
 # - no *.tmp.* is left anywhere in the scratch folder;
@@ -86,7 +87,7 @@ interrupt() {
     mkdir -p "$dir"
     : >"$dir/stderr"
     local cmd=("${@//@DIR@/$dir}") spec=${moments[i % n]}
-    local anchor=${spec%@*} ms=$((RANDOM % (${spec##*@} + 1))) copies=$(((i / n) % 2 ? 3 : 1)) moment
+    local anchor=${spec%@*} ms=$((RANDOM % (${spec##*@} + 1))) copies=$(((i / n) % 2 ? 10 : 1)) moment
     "${cmd[@]}" >"$dir/stdout" 2>"$dir/stderr" &
     local pid=$!
     started "$pid"
@@ -130,9 +131,10 @@ interrupt() {
 }
 
 ciot=("$@")
-bw=(bw --size 8M --threads 2 --reps 100000 --ms 20 --json @DIR@/bw.json)
-interrupt bw INT 'start@60|tmp@20|ciot bw: [1/@200' -- "${ciot[@]}" "${bw[@]}"
-interrupt bw-term TERM 'start@60|tmp@20|ciot bw: [1/@200' -- "${ciot[@]}" "${bw[@]}"
+# bw on one thread, then on two: the handler alone in the process, then beside a pool's worker
+bw=(bw --size 8M --reps 100000 --ms 20 --json @DIR@/bw.json)
+interrupt bw INT 'start@60|tmp@20|ciot bw: [1/@200' -- "${ciot[@]}" "${bw[@]}" --threads 1
+interrupt bw-term TERM 'start@60|tmp@20|ciot bw: [1/@200' -- "${ciot[@]}" "${bw[@]}" --threads 2
 interrupt compute INT 'start@60|tmp@20|ciot compute: [1/@200' -- \
   "${ciot[@]}" compute --threads 2 --reps 100000 --ms 20 --json @DIR@/compute.json
 # replay writes its file at the end only; early on, its output check makes and removes a temporary file
