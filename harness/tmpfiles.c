@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "pool.h"
 
 enum { FREE, FILLING, LIVE };
 
 static char paths[CIOT_TMPFILES_MAX][PATH_MAX];
 static _Atomic int state[CIOT_TMPFILES_MAX];     /* FREE -> FILLING (path being copied) -> LIVE -> FREE */
 static atomic_flag installed = ATOMIC_FLAG_INIT;
-static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void remove_live(void) {
     for (int i = 0; i < CIOT_TMPFILES_MAX; i++)
@@ -24,7 +24,12 @@ static void remove_live(void) {
 
 static void on_signal(int sig) {
     remove_live();
-    /* SA_RESETHAND made the action the default one; sig is blocked while we run: unblock it and die. */
+    /* Now the default action, while sig is still blocked (SA_RESETHAND would restore it before the kernel
+     * blocks sig, and a second copy in between would end the process before the unlink): die of it. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
@@ -39,14 +44,14 @@ ciot_status ciot_tmpfiles_install(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) sigaddset(&sa.sa_mask, signals[i]);
-    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+    /* the signals pool threads block (tmpfiles.h), all blocked while the handler runs */
+    ciot_stop_signals(&sa.sa_mask);
+    for (int sig = 1; sig < NSIG; sig++) {
         struct sigaction old;
-        if (sigaction(signals[i], NULL, &old) != 0) return CIOT_E_SYS;
+        if (!sigismember(&sa.sa_mask, sig)) continue;
+        if (sigaction(sig, NULL, &old) != 0) return CIOT_E_SYS;
         if (old.sa_handler == SIG_IGN) continue;
-        if (sigaction(signals[i], &sa, NULL) != 0) return CIOT_E_SYS;
+        if (sigaction(sig, &sa, NULL) != 0) return CIOT_E_SYS;
     }
     return CIOT_OK;
 }

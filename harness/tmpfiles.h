@@ -1,7 +1,20 @@
 /* Temporary files a signal must not leave behind. Every temporary file is registered here while it
  * exists; SIGINT, SIGTERM and SIGHUP unlink every registered file, then kill the process with the same
  * signal (its default action), so an interrupted command leaves only whole files and its exit status
- * says which signal stopped it (128 + the signal number in a shell). */
+ * says which signal stopped it (128 + the signal number in a shell).
+ *
+ * This holds because
+ * - one thread alone takes these signals, the thread that registers, creates, renames and releases the
+ *   temporary files (in ciot, the main thread); every other thread runs with them blocked. The pools
+ *   create their threads so (ciot_stop_signals, pools/pool.h); any other thread must be created the same
+ *   way. So the handler never runs beside those steps, only instead of them, and it never returns: a file
+ *   registered and not yet created is not created, a file renamed no longer has its temporary name;
+ * - the default action comes back only once the files are gone, restored by the handler while the three
+ *   signals are blocked. A second signal (timeout(1) sends one to the process and one to its group, an
+ *   impatient user presses ^C twice) therefore waits until then; with SA_RESETHAND it could kill the
+ *   process in the moment between the first one's taking and its blocking, or on another thread.
+ * A signal before ciot_tmpfiles_install kills by the default action: nothing is registered yet, and the
+ * exit status is the same. */
 #ifndef CIOT_TMPFILES_H
 #define CIOT_TMPFILES_H
 

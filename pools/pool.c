@@ -2,6 +2,7 @@
  * the accessors, and the monotonic clock. */
 #include "pool_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,22 @@ uint64_t ciot_now_ns(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+void ciot_stop_signals(sigset_t *set) {
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+void ciot_pool_block_stop(sigset_t *saved) {
+    sigset_t stop;
+    ciot_stop_signals(&stop);
+    pthread_sigmask(SIG_BLOCK, &stop, saved);
+}
+
+/* A stop signal that came meanwhile is pending: it is taken here, in the creating thread. */
+void ciot_pool_unblock_stop(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }
 
 int ciot_pool_spin_limit(const ciot_pool_opts *opts) {
     if (opts->spin > 0) return opts->spin;

@@ -3,6 +3,7 @@
 #ifndef CIOT_POOL_H
 #define CIOT_POOL_H
 
+#include <signal.h>
 #include <stdint.h>
 #include "../kernels/status.h"
 
@@ -47,5 +48,10 @@ void ciot_pool_job_window(const ciot_pool *p, uint64_t *job_start_ns, uint64_t *
 void ciot_pool_set_timing(ciot_pool *p, int on);
 
 uint64_t ciot_now_ns(void);
+
+/* SIGINT, SIGTERM and SIGHUP, the signals that stop a run. Every thread a pool creates runs with them
+ * blocked, so they are taken by the threads the program made itself (ciot: the main thread alone, which
+ * is what harness/tmpfiles.h needs). */
+void ciot_stop_signals(sigset_t *set);
 
 #endif

@@ -40,6 +40,11 @@ void ciot_pool_run_one(ciot_pool *p, ciot_task_fn fn, void *arg, int t);
  * shrinks when threads outnumber the cores, so spinners do not hold cores the workers need. */
 int ciot_pool_spin_limit(const ciot_pool_opts *opts);
 
+/* Blocks the stop signals in the calling thread (*saved: its mask before) so the threads it creates until
+ * ciot_pool_unblock_stop inherit them blocked: a new thread takes its creator's mask. */
+void ciot_pool_block_stop(sigset_t *saved);
+void ciot_pool_unblock_stop(const sigset_t *saved);
+
 ciot_status ciot_pool_persistent_create(const ciot_pool_opts *opts, ciot_pool **out);
 ciot_status ciot_pool_spawn_create(const ciot_pool_opts *opts, ciot_pool **out);
 

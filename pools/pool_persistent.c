@@ -99,14 +99,18 @@ ciot_status ciot_pool_persistent_create(const ciot_pool_opts *opts, ciot_pool **
         persistent_destroy(&pp->base);
         return CIOT_E_NOMEM;
     }
+    sigset_t saved;
+    ciot_pool_block_stop(&saved);
     for (int i = 0; i < n; i++) {
         pp->args[i] = (worker_arg){pp, i + 1};
         if (pthread_create(&pp->workers[i], NULL, worker_main, &pp->args[i]) != 0) {
+            ciot_pool_unblock_stop(&saved);
             persistent_destroy(&pp->base);
             return CIOT_E_SYS;
         }
         pp->started++;
     }
+    ciot_pool_unblock_stop(&saved);
     ciot_wait_equal(&pp->ready, n, pp->base.spin);
     if (pp->base.pin) pp->base.info.pinned = pp->base.info.pinned && atomic_load(&pp->pin_failures) == 0;
     *out = &pp->base;

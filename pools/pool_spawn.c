@@ -37,10 +37,13 @@ static void spawn_run(ciot_pool *p, ciot_task_fn fn, void *arg) {
     spawn_pool *sp = (spawn_pool *)p;
     int n = p->threads - 1;
     if (p->timing) p->job_start_ns = ciot_now_ns();
+    sigset_t saved;
+    ciot_pool_block_stop(&saved);
     for (int i = 0; i < n; i++) {
         sp->args[i] = (spawn_arg){sp, i + 1, 0, fn, arg};
         sp->args[i].created = pthread_create(&sp->threads[i], NULL, spawned_main, &sp->args[i]) == 0;
     }
+    ciot_pool_unblock_stop(&saved);
     ciot_pool_run_one(p, fn, arg, 0);
     for (int i = 0; i < n; i++) {
         if (sp->args[i].created)

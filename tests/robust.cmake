@@ -1,6 +1,6 @@
 # Failing well: outputs that never damage their target, nor an input (test_distinct_paths), temporary
-# files removed on signals, the JSON writer's UTF-8, quantizers on NaN/Inf, and SIGINT in the middle of
-# the probes (a shell script that starts the real program, under the emulator when cross-compiling).
+# files removed on signals, the JSON writer's UTF-8, quantizers on NaN/Inf, and signals at many moments of
+# every long command (a shell script that starts the real program, under the emulator when cross-compiling).
 ciot_test(test_output ${CMAKE_CURRENT_LIST_DIR}/test_output.c)
 set_tests_properties(test_output PROPERTIES TIMEOUT 120)
 ciot_test(test_distinct_paths ${CMAKE_CURRENT_LIST_DIR}/test_distinct_paths.c)

@@ -1,7 +1,10 @@
 /* Tests of pools/: both splits compute every unit exactly once on both pool kinds for 1..64 threads,
- * oversubscribed pools finish promptly, create/destroy repeats cleanly, spans and timing-off behave.
+ * oversubscribed pools finish promptly, create/destroy repeats cleanly, spans and timing-off behave, and
+ * pool threads leave SIGINT, SIGTERM and SIGHUP to the caller.
  * Prints one line per failure and ends with "N passed, M failed". */
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,6 +322,47 @@ static void test_priority_and_binding(ciot_pool_kind kind) {
     CHECK_EQ(what, nice_before, own_nice());
 }
 
+/* 1 in slot t when thread t has every stop signal blocked */
+static void mask_task(void *arg, int t, int n) {
+    sigset_t now, stop;
+    pthread_sigmask(SIG_BLOCK, NULL, &now);
+    ciot_stop_signals(&stop);
+    int all = 1;
+    for (int sig = 1; sig < NSIG; sig++) all &= !sigismember(&stop, sig) || sigismember(&now, sig);
+    ((int *)arg)[t] = all;
+}
+
+/* The stop signals reach the caller only (harness/tmpfiles.h): every pool thread has them blocked, and
+ * neither creating the pool nor running a job leaves them blocked in the caller. */
+static void test_stop_signals(ciot_pool_kind kind) {
+    char what[160];
+    sigset_t stop, before, after;
+    ciot_stop_signals(&stop);
+    CHECK_EQ("the stop signals are SIGINT, SIGTERM and SIGHUP", 1,
+             sigismember(&stop, SIGINT) && sigismember(&stop, SIGTERM) && sigismember(&stop, SIGHUP));
+    pthread_sigmask(SIG_BLOCK, NULL, &before);
+    ciot_pool_opts o = {.threads = 4};
+    ciot_pool *p;
+    if (ciot_pool_create(kind, &o, &p) != CIOT_OK) {
+        check(0, "stop signals: create", CIOT_OK, -1);
+        return;
+    }
+    int blocked[4] = {-1, -1, -1, -1};
+    for (int job = 0; job < 2; job++) ciot_pool_run(p, mask_task, blocked);
+    snprintf(what, sizeof what, "%s: the caller, thread 0, still takes the stop signals", kind_name(kind));
+    CHECK_EQ(what, 0, blocked[0]);
+    for (int t = 1; t < 4; t++) {
+        snprintf(what, sizeof what, "%s: thread %d has the stop signals blocked", kind_name(kind), t);
+        CHECK_EQ(what, 1, blocked[t]);
+    }
+    ciot_pool_destroy(p);
+    pthread_sigmask(SIG_BLOCK, NULL, &after);
+    int same = 1;
+    for (int sig = 1; sig < NSIG; sig++) same &= sigismember(&before, sig) == sigismember(&after, sig);
+    snprintf(what, sizeof what, "%s: the caller's signal mask is what it was", kind_name(kind));
+    CHECK_EQ(what, 1, same);
+}
+
 static void test_clock(void) {
     uint64_t a = ciot_now_ns(), b = ciot_now_ns();
     CHECK_EQ("ciot_now_ns is monotonic and nonzero", 1, a > 0 && b >= a);
@@ -338,6 +382,7 @@ int main(void) {
                (double)(ciot_now_ns() - ts) / 1e9);
         test_spans(kind);
         test_priority_and_binding(kind);
+        test_stop_signals(kind);
         test_oversubscribed(kind, kind == CIOT_POOL_PERSISTENT ? 200 : 10, 0);
         if (kind == CIOT_POOL_PERSISTENT) test_oversubscribed(kind, 10, 1 << 14);
         test_create_destroy(kind, 200);
