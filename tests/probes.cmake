@@ -14,3 +14,4 @@ endforeach()
 # The roof of a benchmark row (harness/roof.h) and the compute samples bench pairs with a gemm.
 ciot_test(test_roof ${CMAKE_CURRENT_LIST_DIR}/test_roof.c)
 set_tests_properties(test_roof PROPERTIES TIMEOUT 120)
+ciot_test(test_suite_summary ${CMAKE_CURRENT_LIST_DIR}/test_suite_summary.c)
