@@ -13,9 +13,8 @@
 #include "kernel.h"
 #include "probe_compute.h"
 
-#define CIOT_COMPUTE_FLAG                                                                                      \
-    "kernel faster than the compute probe of its family: its loop needs fewer instructions per MAC than the " \
-    "probe's chain, or the probe sample met a foreign load"
+#define CIOT_COMPUTE_FLAG \
+    "kernel above the compute probe of its family: fewer instructions per MAC than the probe chain, or a foreign load"
 
 typedef enum { CIOT_ROOF_NONE, CIOT_ROOF_BW, CIOT_ROOF_COMPUTE } ciot_roof_kind;
 
