@@ -148,10 +148,15 @@ void run_case(benchmark::State &st, size_t idx) {
             st.SkipWithError("the read probe failed");
             return false;
         }
-        if (c.has_family && ciot_compute_sample(p, c.family, c.compute_iters, &compute) != CIOT_OK) {
+        // Two compute samples, the faster counts (as the read probe keeps its faster read): on a shared
+        // machine a descheduled thread slows one sample, and that would be no roof.
+        double again = 0;
+        if (c.has_family && (ciot_compute_sample(p, c.family, c.compute_iters, &compute) != CIOT_OK ||
+                             ciot_compute_sample(p, c.family, c.compute_iters, &again) != CIOT_OK)) {
             st.SkipWithError("the compute probe failed");
             return false;
         }
+        compute = std::max(compute, again);
         return true;
     };
     if (probe_first && !probes()) return;

@@ -144,8 +144,9 @@ static void protocol(ciot_json *j, const Options &o, const ciot_ruler &ruler, co
     ciot_json_kv_number(j, "compute_seconds", o.compute_seconds);
     ciot_json_kv_string(j, "compute_pairing", "a gemm whose kernel multiplies with an int8 family: each repetition "
                                               "also takes one compute-probe sample of that family on the same pool "
-                                              "and thread count, right after the read-probe sample; its length is "
-                                              "sized once per family, pool and thread count");
+                                              "and thread count, right after the read-probe sample: the faster of "
+                                              "two jobs of compute_seconds, sized once per family, pool and thread "
+                                              "count");
     ciot_json_kv_string(j, "intensity", "MACs per byte of weights read = rows x K x batch / matrix_bytes");
     ciot_json_kv_string(j, "roof", "gemv: the paired read ceiling (bound bw, ratio_to_bound = ratio); gemm: "
                                    "min(bw_roof_gmacs = probe_gbs x intensity, compute_gmacs), ratio_to_bound = "

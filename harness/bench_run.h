@@ -31,7 +31,7 @@ struct Options {
     int reps = 5;
     double rep_seconds = 0.1;           // a kernel repetition lasts at least this long
     double probe_seconds = 0.05;        // a probe sample lasts at least this long (whole passes)
-    double compute_seconds = 0.02;      // a compute-probe sample lasts about this long (gemm rows with a family)
+    double compute_seconds = 0.02;      // a compute sample: the faster of two jobs of about this long
     std::string json;
     std::string gguf, tensors;          // --gguf FILE: real tensors (matching --tensors REGEX) instead of drawn bytes
 };

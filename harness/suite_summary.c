@@ -57,9 +57,10 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
                "per repetition. Gemm rows: Gweights/s = GMAC/s = rows x K x batch / s; MAC/B = rows x K x batch / "
                "weight bytes. roof: a gemv row's is the paired read ceiling (%% = kernel GB/s / paired probe GB/s); a "
                "gemm row's is the roofline bound at its MAC/B, the lower of bw = paired probe GB/s x MAC/B and compute "
-               "= the paired compute sample (%% = GMAC/s over that bound). Lookup kernels (TL2, TL3) do no multiplies "
-               "and scalar references have no vector family: their gemm rows have no compute roof and no %%. x stock: "
-               "Gweights/s over the fastest pq2_0 gemv at the same threads and pool.\n");
+               "= the paired compute sample (%% = GMAC/s over that bound). Lookup kernels (TL2 and TL3 but "
+               "`tl2_*_avx512vnni`) do no multiplies and scalar references have no vector family: their gemm rows "
+               "have no compute roof and no %%. x stock: Gweights/s over the fastest pq2_0 gemv at the same threads "
+               "and pool.\n");
     if (mixed) fprintf(f, "\n\\* the repetitions differ in which roof bounds them (near the ridge; bench.json has each).\n");
     if (above) fprintf(f, "\n[1] a repetition read above 100%% of its paired ceiling: %s. A finding, not a result.\n", CIOT_RATIO_FLAG);
     if (cache) fprintf(f, "\n[2] %s.\n", CIOT_CACHE_FLAG);
