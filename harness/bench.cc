@@ -260,9 +260,11 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
         "bench", "[options] [Google Benchmark flags]",
         "Google Benchmark runs of every available kernel: gemv, and gemm per batch, per thread count, on the\n"
         "persistent pool and (gemv) the spawn-per-call pool. Every repetition pairs the kernel with a read-probe\n"
-        "sample on the same pool; the ratio is taken per repetition. Google Benchmark 1.7 flags pass through, their\n"
-        "values checked first, except those ciot sets itself (--benchmark_repetitions: use --reps;\n"
-        "--benchmark_min_time: use --rep-ms) and --benchmark_perf_counters (it counts the calling thread only).\n",
+        "sample on the same pool (a gemm whose kernel multiplies with an int8 family: and a compute-probe sample);\n"
+        "ratios are taken per repetition, each row's to its own roof (results/SCHEMA.md). Google Benchmark 1.7\n"
+        "flags pass through, their values checked first, except those ciot sets itself (--benchmark_repetitions:\n"
+        "use --reps; --benchmark_min_time: use --rep-ms) and --benchmark_perf_counters (it counts the calling\n"
+        "thread only).\n",
         opts, int(sizeof opts / sizeof opts[0]), "--benchmark_", 0};
     std::vector<char *> rest(size_t(argc) + 1);
     int n_rest = 0;
