@@ -1,8 +1,10 @@
 // ciot bench: registers Google Benchmark cases from the kernel registry. Each repetition of a case is one
 // read-probe sample and the kernel's timed calls, on the same pool, alternating which goes first
-// (measure.h); the kernel's calls rotate through copies of the weights in a region of at least
-// max(4 x LLC, 1 GiB) so every call starts cold. Counters per repetition: Gweights/s, GB/s of packed
-// weights, GMAC/s (gemm), the paired probe's GB/s and the ratio; bench_report.cc prints and writes them.
+// (measure.h); a gemm whose kernel multiplies with an int8 family also takes one compute-probe sample of
+// that family beside the read sample, its compute roof (roof.h). The kernel's calls rotate through copies
+// of the weights in a region of at least max(4 x LLC, 1 GiB) so every call starts cold. Counters per
+// repetition: Gweights/s, GB/s of packed weights, GMAC/s (gemm), the paired probe's GB/s and the ratio, the
+// compute sample and the ratio to the roof; bench_report.cc prints and writes them.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -140,36 +142,60 @@ void run_case(benchmark::State &st, size_t idx) {
     }
     ensure_filled(c, p);
     const bool probe_first = ciot_probe_first(int(c.reps.size()));
-    double probe = 0, seconds = 0;
-    if (probe_first && ciot_ruler_sample(&g->ruler, p, &probe) != CIOT_OK) {
-        st.SkipWithError("the read probe failed");
-        return;
-    }
+    double probe = 0, compute = 0, seconds = 0;
+    // The read sample, then the compute sample of the case's family: one side of the kernel, like a pair.
+    auto probes = [&]() {
+        if (ciot_ruler_sample(&g->ruler, p, &probe) != CIOT_OK) {
+            st.SkipWithError("the read probe failed");
+            return false;
+        }
+        // Two compute samples, the faster counts (as the read probe keeps its faster read): on a shared
+        // machine a descheduled thread slows one sample, and that would be no roof.
+        double again = 0;
+        if (c.has_family && (ciot_compute_sample(p, c.family, c.compute_iters, &compute) != CIOT_OK ||
+                             ciot_compute_sample(p, c.family, c.compute_iters, &again) != CIOT_OK)) {
+            st.SkipWithError("the compute probe failed");
+            return false;
+        }
+        compute = std::max(compute, again);
+        return true;
+    };
+    if (probe_first && !probes()) return;
     for (auto _ : st) {
         const double dt = call(c, p);
         st.SetIterationTime(dt);
         seconds += dt;
     }
-    if (!probe_first && ciot_ruler_sample(&g->ruler, p, &probe) != CIOT_OK) {
-        st.SkipWithError("the read probe failed");
-        return;
-    }
-    const double calls = double(st.iterations()), weights = double(c.rows) * c.K * c.batch * calls;
+    if (!probe_first && !probes()) return;
+    const double calls = double(st.iterations()), gweights = double(c.rows) * c.K * c.batch * calls / seconds * 1e-9;
     const double kernel_gbs = double(c.ring->bytes) * calls / seconds * 1e-9;
+    const bool gemm = c.k->op == CIOT_OP_GEMM;
     const ciot_pair pair = ciot_pair_of(kernel_gbs, probe, probe_first);
-    c.reps.push_back(Rep{seconds, weights / seconds * 1e-9, kernel_gbs, probe, pair.ratio, probe_first});
-    st.counters["Gweights/s"] = weights / seconds * 1e-9;
+    const ciot_roof roof = ciot_roof_of(gemm, c.intensity, probe, compute, gweights, pair.ratio);
+    c.reps.push_back(Rep{seconds, gweights, kernel_gbs, probe, pair.ratio, probe_first, compute, roof});
+    st.counters["Gweights/s"] = gweights;
     st.counters["GB/s"] = kernel_gbs;
-    if (c.k->op == CIOT_OP_GEMM) st.counters["GMAC/s"] = weights / seconds * 1e-9;
+    if (gemm) st.counters["GMAC/s"] = gweights;
     st.counters["probe_GB/s"] = probe;
     st.counters["pct_ceiling"] = 100 * pair.ratio;
+    if (c.has_family) st.counters["compute_GMAC/s"] = compute;
+    if (roof.kind != CIOT_ROOF_NONE) st.counters["pct_roof"] = 100 * roof.ratio;
+    const bool above_compute = roof.kind == CIOT_ROOF_COMPUTE && roof.ratio > 1;
     std::string label = std::string(pool_name(c.kind)) + " pool";
     if (pair.ratio > 1) label += " [ratio > 100%: " CIOT_RATIO_FLAG "]";
+    if (above_compute) label += " [above the compute roof: " CIOT_COMPUTE_FLAG "]";
     if (ciot_cache_resident(g->region.bytes)) label += " [" CIOT_CACHE_FLAG "]";
     st.SetLabel(label);
-    fprintf(stderr, "ciot bench: [%d/%d] %s rep %zu: %.1f Gweights/s, %.2f GB/s, probe %.2f GB/s, %.0f%%%s\n",
-            ++g->done, g->total, c.name.c_str(), c.reps.size(), weights / seconds * 1e-9, kernel_gbs, probe,
-            100 * pair.ratio, pair.ratio > 1 ? " (flagged: > 100%)" : "");
+    char judged[96];
+    if (roof.kind == CIOT_ROOF_NONE)
+        snprintf(judged, sizeof judged, "no compute roof (%s)", c.no_family);
+    else
+        snprintf(judged, sizeof judged, "%.0f%% of the %s roof%s", 100 * roof.ratio, ciot_roof_kind_name(roof.kind),
+                 pair.ratio > 1 || above_compute ? " (flagged: > 100%)" : "");
+    char comp[48] = "";
+    if (c.has_family) snprintf(comp, sizeof comp, ", %s %.1f GMAC/s", ciot_compute_family_name(c.family), compute);
+    fprintf(stderr, "ciot bench: [%d/%d] %s rep %zu: %.1f Gweights/s, %.2f GB/s, probe %.2f GB/s%s, %s\n", ++g->done,
+            g->total, c.name.c_str(), c.reps.size(), gweights, kernel_gbs, probe, comp, judged);
 }
 
 void empty_task(void *, int, int) {}
@@ -235,9 +261,11 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
         "bench", "[options] [Google Benchmark flags]",
         "Google Benchmark runs of every available kernel: gemv, and gemm per batch, per thread count, on the\n"
         "persistent pool and (gemv) the spawn-per-call pool. Every repetition pairs the kernel with a read-probe\n"
-        "sample on the same pool; the ratio is taken per repetition. Google Benchmark 1.7 flags pass through, their\n"
-        "values checked first, except those ciot sets itself (--benchmark_repetitions: use --reps;\n"
-        "--benchmark_min_time: use --rep-ms) and --benchmark_perf_counters (it counts the calling thread only).\n",
+        "sample on the same pool (a gemm whose kernel multiplies with an int8 family: and a compute-probe sample);\n"
+        "ratios are taken per repetition, each row's to its own roof (results/SCHEMA.md). Google Benchmark 1.7\n"
+        "flags pass through, their values checked first, except those ciot sets itself (--benchmark_repetitions:\n"
+        "use --reps; --benchmark_min_time: use --rep-ms) and --benchmark_perf_counters (it counts the calling\n"
+        "thread only).\n",
         opts, int(sizeof opts / sizeof opts[0]), "--benchmark_", 0};
     std::vector<char *> rest(size_t(argc) + 1);
     int n_rest = 0;
@@ -436,6 +464,7 @@ int prepare() {
         return std::make_tuple(g->cases[a].kind, g->cases[a].threads) < std::make_tuple(g->cases[b].kind, g->cases[b].threads);
     });
     int step = 0;
+    std::map<std::tuple<int, ciot_pool_kind, int>, uint64_t> compute_iters;
     for (size_t i : order) {
         Case &c = g->cases[i];
         c.ring = ring_for(c.k->layout, c.rows, c.K);
@@ -454,6 +483,18 @@ int prepare() {
         call(c, cp);                                // page walks, pool wake-up, caches of the code
         c.warmup_seconds = call(c, cp);
         c.iterations = long(std::min(1e6, std::max(1.0, std::ceil(o.rep_seconds / std::max(c.warmup_seconds, 1e-9)))));
+        c.intensity = ciot_intensity(c.rows, c.K, c.batch, c.ring->bytes);
+        c.has_family = ciot_roof_family(c.k, &c.family, &c.no_family);
+        if (!c.has_family) continue;
+        // The compute sample's length is sized once per family and pool, the same way ciot compute does.
+        auto key = std::make_tuple(int(c.family), c.kind, c.threads);
+        if (!compute_iters.count(key) &&
+            ciot_compute_size(cp, c.family, o.compute_seconds, &compute_iters[key]) != CIOT_OK) {
+            fprintf(stderr, "\nciot bench: %s: the %s compute probe cannot run\n", c.name.c_str(),
+                    ciot_compute_family_name(c.family));
+            return 1;
+        }
+        c.compute_iters = compute_iters[key];
     }
     fprintf(stderr, "\n");
     return -1;
@@ -549,7 +590,9 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
     g->total = int(g->cases.size()) * o.reps;
     benchmark::AddCustomContext("ciot_commit", std::string(ctx.commit) + (ctx.dirty > 0 ? " (dirty)" : ""));
     benchmark::AddCustomContext("ciot_protocol", "each repetition paired with a read-probe sample on the same pool "
-                                                 "(counters probe_GB/s, pct_ceiling); ciot bench --json has them all");
+                                                 "(counters probe_GB/s, pct_ceiling), gemm rows with a compute family "
+                                                 "with a compute-probe sample too (compute_GMAC/s; pct_roof: the "
+                                                 "ratio to the roof); ciot bench --json has them all");
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
 
@@ -581,6 +624,13 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
         r.ratio_min = s.ratio.min, r.ratio_median = s.ratio.median, r.ratio_max = s.ratio.max;
         r.ratio_above_1 = s.ratio_above_1;
         r.cache_resident = ciot_cache_resident(g->region.bytes);
+        r.intensity = c.intensity;
+        if (c.has_family) snprintf(r.family, sizeof r.family, "%s", ciot_compute_family_name(c.family));
+        else if (c.k->op == CIOT_OP_GEMM) snprintf(r.no_family, sizeof r.no_family, "%s", c.no_family);
+        r.compute_min = s.compute.min, r.compute_median = s.compute.median, r.compute_max = s.compute.max;
+        r.bound = s.bound, r.bound_mixed = s.bound_mixed;
+        r.roof_min = s.roof_ratio.min, r.roof_median = s.roof_ratio.median, r.roof_max = s.roof_ratio.max;
+        r.above_compute_roof = s.above_compute_roof;
     }
     return rc;
 }

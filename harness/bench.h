@@ -19,6 +19,16 @@ typedef struct {
     double ratio_min, ratio_median, ratio_max;  /* per-repetition kernel GB/s / probe GB/s */
     int ratio_above_1;                          /* some repetition's ratio exceeds 1: flagged */
     int cache_resident;                         /* the weights' working set is below 4 x LLC */
+    /* The row's roof (roof.h): a gemv's is the read ceiling (its roof ratio is the read ratio); a gemm's the
+     * lower of the bw roof at its intensity and its family's paired compute samples, or none. */
+    double intensity;                           /* MACs per byte of weights */
+    char family[16];                            /* the gemm's compute family; "" when none */
+    char no_family[32];                         /* why none (roof.h), "" when there is one */
+    double compute_min, compute_median, compute_max;   /* paired compute samples, GMAC/s; 0 when none */
+    int bound;                                  /* ciot_roof_kind: none, bw or compute */
+    int bound_mixed;                            /* repetitions differ in which roof bounds them */
+    double roof_min, roof_median, roof_max;     /* per-repetition kernel GMAC/s / bound; 0 when none */
+    int above_compute_roof;                     /* a compute-bound repetition above its compute sample: flagged */
 } ciot_bench_row;
 
 /* Runs `ciot bench` with argv; when rows is not NULL, fills up to max rows of summary (count in *n). */

@@ -1,6 +1,7 @@
 // What `ciot bench` reports: per case the median (min - max) of the per-repetition figures, the paired
-// probe samples and the per-repetition ratio, with flags where the ruler broke (ratio above 100%) or the
-// weights fit in the cache; and the JSON document with every repetition (results/SCHEMA.md).
+// probe samples, the per-repetition read ratio and ratio to the row's roof (roof.h), with flags where a
+// ruler broke (a ratio above 100%) or the weights fit in the cache; and the JSON document with every
+// repetition (results/SCHEMA.md).
 #include <algorithm>
 #include <cstring>
 
@@ -15,16 +16,28 @@ extern "C" {
 
 namespace ciot_bench {
 
+static ciot_spread spread_of(const std::vector<double> &v) { return ciot_spread_of(v.data(), int(v.size())); }
+
 Summary summarize(const Case &c) {
-    std::vector<double> gw, gbs, probe, ratio;
-    bool above = false;
+    std::vector<double> gw, gbs, probe, ratio, compute, bw_roof, roof;
+    Summary s{};
     for (const Rep &r : c.reps) {
         gw.push_back(r.gweights), gbs.push_back(r.kernel_gbs), probe.push_back(r.probe_gbs), ratio.push_back(r.ratio);
-        above |= r.ratio > 1;
+        bw_roof.push_back(r.roof.bw_gmacs);
+        if (r.compute_gmacs > 0) compute.push_back(r.compute_gmacs);
+        if (r.roof.kind != CIOT_ROOF_NONE) roof.push_back(r.roof.ratio);
+        s.ratio_above_1 |= r.ratio > 1;
+        s.above_compute_roof |= r.roof.kind == CIOT_ROOF_COMPUTE && r.roof.ratio > 1;
     }
-    const int n = int(c.reps.size());
-    return Summary{ciot_spread_of(gw.data(), n), ciot_spread_of(gbs.data(), n), ciot_spread_of(gw.data(), n),
-                   ciot_spread_of(probe.data(), n), ciot_spread_of(ratio.data(), n), above};
+    s.gw = s.gmacs = spread_of(gw), s.gbs = spread_of(gbs), s.probe = spread_of(probe), s.ratio = spread_of(ratio);
+    s.compute = spread_of(compute), s.bw_roof = spread_of(bw_roof), s.roof_ratio = spread_of(roof);
+    // The row's roof: the lower one at the medians, by the same rule as each repetition's (roof.c).
+    s.bound = c.k->op != CIOT_OP_GEMM ? CIOT_ROOF_BW
+              : !c.has_family         ? CIOT_ROOF_NONE
+              : s.compute.median < s.bw_roof.median ? CIOT_ROOF_COMPUTE
+                                                     : CIOT_ROOF_BW;
+    for (const Rep &r : c.reps) s.bound_mixed |= r.roof.kind != s.bound;
+    return s;
 }
 
 void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, const ciot_ruler &ruler,
@@ -32,7 +45,7 @@ void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, co
     char b1[32], b2[32];
     const bool cache = ciot_cache_resident(region.bytes);
     fprintf(f, "\n# ciot bench: median (min - max) over %d repetitions; each repetition paired with a read-probe "
-               "sample on the same pool\n",
+               "sample on the same pool (gemm rows with a multiply family: and a compute-probe sample)\n",
             o.reps);
     fprintf(f, "# weights %s (%s, %.0f%% huge pages)%s, probe buffer %s (%.0f%% huge pages), prefetch %s\n",
             ciot_format_bytes(region.bytes, b1, sizeof b1), o.huge ? "huge pages requested" : "small pages",
@@ -41,24 +54,42 @@ void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, co
             o.prefetch ? "on (" CIOT_PREFETCH_TEXT ", kernels and probe)" : "off");
     int w = 4;
     for (const Case &c : cases) w = std::max(w, int(c.name.size()));
-    fprintf(f, "%-*s %-24s %8s %-23s %-20s %s\n", w, "case", "Gweights/s", "GB/s", "probe GB/s", "% of paired ceiling",
-            "flags");
-    bool flagged = false;
+    fprintf(f, "%-*s %-24s %8s %-23s %7s %-29s %-8s %-18s %s\n", w, "case", "Gweights/s", "GB/s", "probe GB/s", "MAC/B",
+            "compute GMAC/s", "roof", "% of roof", "flags");
+    bool read_flag = false, compute_flag = false, mixed = false;
     for (const Case &c : cases) {
         if (c.reps.empty()) continue;
         const Summary s = summarize(c);
-        char gw[64], pr[64], ra[64];
+        char gw[64], pr[64], comp[64] = "-", roof[16] = "-", ra[64] = "-";
         snprintf(gw, sizeof gw, "%.1f (%.1f - %.1f)", s.gw.median, s.gw.min, s.gw.max);
         snprintf(pr, sizeof pr, "%.2f (%.2f - %.2f)", s.probe.median, s.probe.min, s.probe.max);
-        snprintf(ra, sizeof ra, "%.0f%% (%.0f - %.0f%%)", 100 * s.ratio.median, 100 * s.ratio.min, 100 * s.ratio.max);
+        if (c.has_family)
+            snprintf(comp, sizeof comp, "%.1f (%.1f - %.1f) %s", s.compute.median, s.compute.min, s.compute.max,
+                     ciot_compute_family_name(c.family));
+        else if (c.k->op == CIOT_OP_GEMM)
+            snprintf(comp, sizeof comp, "none (%s)", c.no_family);
+        if (s.bound != CIOT_ROOF_NONE) {
+            snprintf(roof, sizeof roof, "%s%s", ciot_roof_kind_name(s.bound), s.bound_mixed ? "*" : "");
+            snprintf(ra, sizeof ra, "%.0f%% (%.0f - %.0f%%)", 100 * s.roof_ratio.median, 100 * s.roof_ratio.min,
+                     100 * s.roof_ratio.max);
+        }
         std::string flags = s.ratio_above_1 ? "RATIO>100%" : "";
+        if (s.above_compute_roof) flags += flags.empty() ? "COMPUTE>100%" : " COMPUTE>100%";
         if (cache) flags += flags.empty() ? "CACHE" : " CACHE";
-        flagged |= !flags.empty();
-        fprintf(f, "%-*s %-24s %8.2f %-23s %-20s %s\n", w, c.name.c_str(), gw, s.gbs.median, pr, ra, flags.c_str());
+        read_flag |= s.ratio_above_1, compute_flag |= s.above_compute_roof, mixed |= s.bound_mixed;
+        fprintf(f, "%-*s %-24s %8.2f %-23s %7.1f %-29s %-8s %-18s %s\n", w, c.name.c_str(), gw, s.gbs.median, pr,
+                c.intensity, comp, roof, ra, flags.c_str());
     }
-    fprintf(f, "GB/s counts packed weight bytes (scales included); gemm rows are GMAC/s = rows x K x batch / s.\n");
-    if (flagged)
-        fprintf(f, "RATIO>100%%: %s; the ratio is a finding, not a result. CACHE: %s.\n", CIOT_RATIO_FLAG, CIOT_CACHE_FLAG);
+    fprintf(f, "GB/s counts packed weight bytes (scales included); gemm rows are GMAC/s = rows x K x batch / s; "
+               "MAC/B = rows x K x batch / weight bytes.\n"
+               "roof: a gemv row's is the paired read ceiling (%% = kernel GB/s / probe GB/s); a gemm row's the lower "
+               "of bw = probe GB/s x MAC/B and compute = the paired compute sample of the kernel's family (%% = "
+               "GMAC/s over it), per repetition. Lookup kernels do no multiplies and scalar references have no "
+               "vector family: their gemm rows have no compute roof and no %%.\n");
+    if (mixed) fprintf(f, "*: the repetitions differ in which roof bounds them (near the ridge; the JSON has each).\n");
+    if (read_flag) fprintf(f, "RATIO>100%%: %s; the ratio is a finding, not a result.\n", CIOT_RATIO_FLAG);
+    if (compute_flag) fprintf(f, "COMPUTE>100%%: %s; a finding, not a result.\n", CIOT_COMPUTE_FLAG);
+    if (cache) fprintf(f, "CACHE: %s.\n", CIOT_CACHE_FLAG);
 }
 
 // Rates and ratios keep every digit (%.17g): a slow reference under an emulator or a small ratio keeps its
@@ -70,6 +101,22 @@ static void spread(ciot_json *j, const char *key, const ciot_spread &s) {
     ciot_json_kv_number(j, "median", s.median);
     ciot_json_kv_number(j, "max", s.max);
     ciot_json_end_object(j);
+}
+
+static void nullable_string(ciot_json *j, const char *v) {
+    if (v) ciot_json_string(j, v);
+    else ciot_json_null(j);
+}
+
+static void nullable_number(ciot_json *j, const char *key, bool present, double v) {
+    ciot_json_key(j, key);
+    if (present) ciot_json_number(j, v);
+    else ciot_json_null(j);
+}
+
+static void nullable_spread(ciot_json *j, const char *key, bool present, const ciot_spread &s) {
+    if (present) spread(j, key, s);
+    else ciot_json_key(j, key), ciot_json_null(j);
 }
 
 static void buffer(ciot_json *j, const char *key, size_t bytes, bool huge, double huge_fraction) {
@@ -94,6 +141,17 @@ static void protocol(ciot_json *j, const Options &o, const ciot_ruler &ruler, co
     ciot_json_kv_string(j, "pairing", "each repetition: one read-probe sample and the kernel's calls on the same pool "
                                       "and thread count; the probe goes first on even repetitions");
     ciot_json_kv_string(j, "ratio", "kernel GB/s / probe GB/s of the same repetition");
+    ciot_json_kv_number(j, "compute_seconds", o.compute_seconds);
+    ciot_json_kv_string(j, "compute_pairing", "a gemm whose kernel multiplies with an int8 family: each repetition "
+                                              "also takes one compute-probe sample of that family on the same pool "
+                                              "and thread count, right after the read-probe sample: the faster of "
+                                              "two jobs of compute_seconds, sized once per family, pool and thread "
+                                              "count");
+    ciot_json_kv_string(j, "intensity", "MACs per byte of weights read = rows x K x batch / matrix_bytes");
+    ciot_json_kv_string(j, "roof", "gemv: the paired read ceiling (bound bw, ratio_to_bound = ratio); gemm: "
+                                   "min(bw_roof_gmacs = probe_gbs x intensity, compute_gmacs), ratio_to_bound = "
+                                   "gweights_s / bound_gmacs; a lookup or scalar gemm has no compute roof: bound "
+                                   "null, no ratio_to_bound");
     ciot_json_kv_int(j, "cold_bytes_rule", (long long)ciot_cold_bytes());
     ciot_json_kv_string(j, "prefetch", o.prefetch ? "on" : "off");
     ciot_json_kv_int(j, "prefetch_bytes", (long long)o.prefetch);
@@ -107,6 +165,7 @@ static void protocol(ciot_json *j, const Options &o, const ciot_ruler &ruler, co
     ciot_json_key(j, "flags");
     ciot_json_begin_object(j);
     ciot_json_kv_string(j, "ratio_above_1", CIOT_RATIO_FLAG);
+    ciot_json_kv_string(j, "above_compute_roof", CIOT_COMPUTE_FLAG);
     ciot_json_kv_string(j, "cache_resident", CIOT_CACHE_FLAG);
     ciot_json_end_object(j);
     ciot_json_end_object(j);
@@ -135,9 +194,17 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
     ciot_json_kv_int(j, "copies", c.ring->copies);
     ciot_json_kv_int(j, "calls_per_rep", c.iterations);
     ciot_json_kv_bool(j, "cache_resident", cache);
+    ciot_json_kv_number(j, "intensity", c.intensity);
+    ciot_json_key(j, "compute_family");
+    nullable_string(j, c.has_family ? ciot_compute_family_name(c.family) : nullptr);
+    ciot_json_key(j, "compute_instruction");
+    nullable_string(j, c.has_family ? ciot_compute_instruction(c.family) : nullptr);
+    ciot_json_key(j, "no_compute_roof");   /* why a gemm has none; null for a gemv (the read ceiling) or a family */
+    nullable_string(j, c.k->op == CIOT_OP_GEMM && !c.has_family ? c.no_family : nullptr);
     ciot_json_key(j, "repetitions");
     ciot_json_begin_array(j);
     for (const Rep &r : c.reps) {
+        const bool bound = r.roof.kind != CIOT_ROOF_NONE;
         ciot_json_begin_object(j);
         ciot_json_kv_number(j, "seconds", r.seconds);
         ciot_json_kv_number(j, "gweights_s", r.gweights);
@@ -146,6 +213,13 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
         ciot_json_kv_number(j, "ratio", r.ratio);
         ciot_json_kv_bool(j, "probe_first", r.probe_first);
         ciot_json_kv_bool(j, "ratio_above_1", r.ratio > 1);
+        nullable_number(j, "compute_gmacs", c.has_family, r.compute_gmacs);
+        ciot_json_kv_number(j, "bw_roof_gmacs", r.roof.bw_gmacs);
+        ciot_json_key(j, "bound");
+        nullable_string(j, bound ? ciot_roof_kind_name(r.roof.kind) : nullptr);
+        nullable_number(j, "bound_gmacs", bound, r.roof.bound_gmacs);
+        nullable_number(j, "ratio_to_bound", bound, r.roof.ratio);
+        ciot_json_kv_bool(j, "above_compute_roof", r.roof.kind == CIOT_ROOF_COMPUTE && r.roof.ratio > 1);
         ciot_json_end_object(j);
     }
     ciot_json_end_array(j);
@@ -157,9 +231,17 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
     spread(j, "probe_gbs", s.probe);
     spread(j, "ratio", s.ratio);
     ciot_json_kv_bool(j, "ratio_above_1", s.ratio_above_1);
+    nullable_spread(j, "compute_gmacs", c.has_family, s.compute);
+    spread(j, "bw_roof_gmacs", s.bw_roof);
+    ciot_json_key(j, "bound");
+    nullable_string(j, s.bound != CIOT_ROOF_NONE ? ciot_roof_kind_name(s.bound) : nullptr);
+    ciot_json_kv_bool(j, "bound_mixed", s.bound_mixed);
+    nullable_spread(j, "ratio_to_bound", s.bound != CIOT_ROOF_NONE, s.roof_ratio);
+    ciot_json_kv_bool(j, "above_compute_roof", s.above_compute_roof);
     ciot_json_key(j, "flags");
     ciot_json_begin_array(j);
     if (s.ratio_above_1) ciot_json_string(j, "ratio_above_1");
+    if (s.above_compute_roof) ciot_json_string(j, "above_compute_roof");
     if (cache) ciot_json_string(j, "cache_resident");
     ciot_json_end_array(j);
     ciot_json_end_object(j);
@@ -172,9 +254,11 @@ void write_json(ciot_json *j, const Options &o, const std::vector<Case> &cases,
     const bool cache = ciot_cache_resident(region.bytes);
     ciot_json_begin_object(j);
     ciot_json_kv_string(j, "bench", "ciot");
-    ciot_json_kv_int(j, "schema", 2);
+    ciot_json_kv_int(j, "schema", 3);
     ciot_json_kv_string(j, "units", "Gweights/s = rows x K x batch / s / 1e9 (gemm: = GMAC/s); GB/s = packed weight "
-                                    "bytes (scales included) / s / 1e9; ratio = kernel GB/s / paired probe GB/s");
+                                    "bytes (scales included) / s / 1e9; ratio = kernel GB/s / paired probe GB/s; "
+                                    "intensity = MACs per byte of weights; *_gmacs = 1e9 MACs / s; ratio_to_bound = "
+                                    "gweights_s / bound_gmacs");
     ciot_json_key(j, "context");
     ciot_json_begin_object(j);
     ciot_context_write(j, ctx);

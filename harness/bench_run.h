@@ -13,6 +13,7 @@ extern "C" {
 #include "opts.h"
 #include "pool.h"
 #include "prefetch.h"
+#include "roof.h"
 #include "weights.h"
 }
 
@@ -30,14 +31,18 @@ struct Options {
     int reps = 5;
     double rep_seconds = 0.1;           // a kernel repetition lasts at least this long
     double probe_seconds = 0.05;        // a probe sample lasts at least this long (whole passes)
+    double compute_seconds = 0.02;      // a compute sample: the faster of two jobs of about this long
     std::string json;
     std::string gguf, tensors;          // --gguf FILE: real tensors (matching --tensors REGEX) instead of drawn bytes
 };
 
-// One repetition: the kernel's timed calls and the probe sample paired with them.
+// One repetition: the kernel's timed calls, the probe samples paired with them (read; compute for a gemm
+// with a multiply family) and the roof they give (roof.h).
 struct Rep {
     double seconds, gweights, kernel_gbs, probe_gbs, ratio;
     bool probe_first;
+    double compute_gmacs;               // 0: no compute roof
+    ciot_roof roof;
 };
 
 struct Case {
@@ -53,6 +58,11 @@ struct Case {
     const void *x = nullptr;
     std::vector<float> y;
     std::string pinning, priority;
+    double intensity = 0;               // MACs per byte of weights (roof.h)
+    bool has_family = false;            // a gemm whose roof includes a compute family
+    ciot_compute_family family{};
+    const char *no_family = nullptr;    // why not (roof.h), when !has_family
+    uint64_t compute_iters = 0;         // per thread per compute sample, sized in the warm-up
     std::vector<Rep> reps;
 };
 
@@ -67,6 +77,10 @@ struct Overhead {
 struct Summary {
     ciot_spread gw, gbs, gmacs, probe, ratio;
     bool ratio_above_1;
+    ciot_spread compute, bw_roof, roof_ratio;   // roof_ratio: over the repetitions that have a bound
+    ciot_roof_kind bound;               // the lower roof at the medians (none: no compute roof for a gemm)
+    bool bound_mixed;                   // repetitions disagree on which roof bounds them (near the ridge)
+    bool above_compute_roof;            // some compute-bound repetition above its compute sample: flagged
 };
 Summary summarize(const Case &c);
 

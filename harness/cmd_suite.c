@@ -17,8 +17,8 @@
 #include "incomplete.h"
 #include "output.h"
 #include "json.h"
-#include "measure.h"
 #include "opts.h"
+#include "suite_summary.h"
 
 enum { MAX_ROWS = 1024 };
 
@@ -37,16 +37,6 @@ static void stage(int i, int n, const char *what) {
     fflush(stderr);
 }
 
-/* The stock kernel at the same threads and pool: the fastest pq2_0 gemv measured. */
-static const ciot_bench_row *stock_for(const ciot_bench_row *rows, int n, const ciot_bench_row *r) {
-    const ciot_bench_row *best = NULL;
-    for (int i = 0; i < n; i++)
-        if (!strncmp(rows[i].kernel, "pq2_0_gemv", 10) && rows[i].threads == r->threads && !strcmp(rows[i].pool, r->pool) &&
-            (!best || rows[i].gw_median > best->gw_median))
-            best = &rows[i];
-    return best;
-}
-
 /* DIR/context.json, whole or not at all; one line on stderr when it cannot be written. */
 static ciot_status write_context(const char *dir, const ciot_context *ctx, int quick) {
     char path[2200], why[CIOT_WHY_MAX];
@@ -62,31 +52,6 @@ static ciot_status write_context(const char *dir, const ciot_context *ctx, int q
     }
     if (st != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why);
     return st;
-}
-
-static void summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_context *c, int quick) {
-    fprintf(f, "## ciot suite%s: %s, %s, commit %s%s, %s\n\n", quick ? " --quick" : "", c->host, c->cpu, c->commit,
-            c->dirty > 0 ? " (dirty)" : "", c->date);
-    fprintf(f, "| kernel | threads | pool | batch | Gweights/s median (min - max) | GB/s | paired probe GB/s | "
-               "%% of paired ceiling median (min - max) | x stock |\n");
-    fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
-    int above = 0, cache = 0;
-    for (int i = 0; i < n; i++) {
-        const ciot_bench_row *r = &rows[i], *s = stock_for(rows, n, r);
-        char speed[32] = "-", flags[64] = "";
-        if (s && r->batch == 1) snprintf(speed, sizeof speed, "%.2f", r->gw_median / s->gw_median);
-        if (r->ratio_above_1) strcat(flags, " **[1]**"), above = 1;
-        if (r->cache_resident) strcat(flags, " **[2]**"), cache = 1;
-        fprintf(f, "| %s | %d | %s | %d | %.1f (%.1f - %.1f) | %.2f | %.2f | %.0f%% (%.0f - %.0f%%)%s | %s |\n", r->kernel,
-                r->threads, r->pool, r->batch, r->gw_median, r->gw_min, r->gw_max, r->gbs_median, r->probe_median,
-                100 * r->ratio_median, 100 * r->ratio_min, 100 * r->ratio_max, flags, speed);
-    }
-    fprintf(f, "\nGB/s counts packed weight bytes (scales included). Every repetition pairs the kernel with a read-probe "
-               "sample on the same pool and thread count (same pages, prefetch policy and buffer rule); the ratio is taken "
-               "per repetition. Gemm rows: Gweights/s = GMAC/s = rows x K x batch / s. x stock: Gweights/s over the "
-               "fastest pq2_0 gemv at the same threads and pool.\n");
-    if (above) fprintf(f, "\n[1] a repetition read above 100%% of its paired ceiling: %s. A finding, not a result.\n", CIOT_RATIO_FLAG);
-    if (cache) fprintf(f, "\n[2] %s.\n", CIOT_CACHE_FLAG);
 }
 
 int ciot_cmd_suite(int argc, char **argv) {
@@ -172,7 +137,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
     if (mem) {
-        summary(mem, rows, nrows, &ctx, quick);
+        ciot_suite_summary(mem, rows, nrows, &ctx, quick);
         fclose(mem);
         if (ciot_write_atomic(path, text, len, why, sizeof why) != CIOT_OK) {
             fprintf(stderr, "ciot suite: %s\n", why);

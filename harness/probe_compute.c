@@ -10,14 +10,15 @@
 typedef struct {
     const char *name;
     const char *instruction;
+    ciot_mac mac;               /* the kernels whose inner loop this family's loop times */
 } family_desc;
 
 static const family_desc families[CIOT_COMPUTE_N_FAMILIES] = {
-    [CIOT_COMPUTE_AVX2] = {"avx2", "vpmaddubsw + vpmaddwd + vpaddd ymm"},
-    [CIOT_COMPUTE_AVXVNNI] = {"avxvnni", "vpdpbusd ymm (VEX)"},
-    [CIOT_COMPUTE_AVX512VNNI] = {"avx512vnni", "vpdpbusd zmm"},
-    [CIOT_COMPUTE_NEONDOT] = {"neondot", "sdot (vdotq_s32)"},
-    [CIOT_COMPUTE_I8MM] = {"i8mm", "smmla (vmmlaq_s32)"},
+    [CIOT_COMPUTE_AVX2] = {"avx2", "vpmaddubsw + vpmaddwd + vpaddd ymm", CIOT_MAC_AVX2},
+    [CIOT_COMPUTE_AVXVNNI] = {"avxvnni", "vpdpbusd ymm (VEX)", CIOT_MAC_AVXVNNI},
+    [CIOT_COMPUTE_AVX512VNNI] = {"avx512vnni", "vpdpbusd zmm", CIOT_MAC_AVX512VNNI},
+    [CIOT_COMPUTE_NEONDOT] = {"neondot", "sdot (vdotq_s32)", CIOT_MAC_NEONDOT},
+    [CIOT_COMPUTE_I8MM] = {"i8mm", "smmla (vmmlaq_s32)", CIOT_MAC_I8MM},
 };
 
 typedef struct {
@@ -57,6 +58,15 @@ ciot_status ciot_compute_family_parse(const char *name, ciot_compute_family *out
     return CIOT_E_UNKNOWN;
 }
 
+ciot_status ciot_compute_family_of(ciot_mac mac, ciot_compute_family *out) {
+    for (int f = 0; f < CIOT_COMPUTE_N_FAMILIES; f++)
+        if (families[f].mac == mac) {
+            *out = (ciot_compute_family)f;
+            return CIOT_OK;
+        }
+    return CIOT_E_UNKNOWN;
+}
+
 int ciot_compute_available(ciot_compute_family f) {
     if ((unsigned)f >= CIOT_COMPUTE_N_FAMILIES) return 0;
     return impls[f].has && impls[f].loop && impls[f].has();
@@ -74,7 +84,51 @@ typedef struct {
 
 static void compute_task(void *arg, int t, int n) {
     compute_job *j = arg;
+    (void)n;
     j->sink[t].value = j->loop(j->iters);
+}
+
+/* One job of iters per thread on every thread of p; its wall time in ns (at least 1). */
+static ciot_status timed_job(ciot_pool *p, ciot_compute_family f, uint64_t iters, uint64_t *ns) {
+    padded_sink *sink = aligned_alloc(64, (size_t)ciot_pool_threads(p) * sizeof *sink);
+    if (!sink) return CIOT_E_NOMEM;
+    compute_job j = {.loop = impls[f].loop, .iters = iters, .sink = sink};
+    const uint64_t t0 = ciot_now_ns();
+    ciot_pool_run(p, compute_task, &j);
+    const uint64_t dt = ciot_now_ns() - t0;
+    free(sink);
+    *ns = dt ? dt : 1;
+    return CIOT_OK;
+}
+
+static ciot_status check_family(ciot_pool *p, ciot_compute_family f) {
+    if (!p || (unsigned)f >= CIOT_COMPUTE_N_FAMILIES) return CIOT_E_ARG;
+    return ciot_compute_available(f) ? CIOT_OK : CIOT_E_CPU;
+}
+
+ciot_status ciot_compute_size(ciot_pool *p, ciot_compute_family f, double seconds, uint64_t *iters) {
+    ciot_status st = check_family(p, f);
+    if (st != CIOT_OK) return st;
+    if (!iters || !(seconds > 0)) return CIOT_E_ARG;
+    uint64_t n = 1024, dt = 0;
+    for (;;) {
+        if ((st = timed_job(p, f, n, &dt)) != CIOT_OK) return st;
+        if (dt >= 5000000 || n >= ((uint64_t)1 << 40)) break;
+        n *= 2;
+    }
+    const double scaled = (double)n * seconds * 1e9 / (double)dt;
+    *iters = scaled < 1 ? 1 : (uint64_t)scaled;
+    return CIOT_OK;
+}
+
+ciot_status ciot_compute_sample(ciot_pool *p, ciot_compute_family f, uint64_t iters, double *gmacs) {
+    ciot_status st = check_family(p, f);
+    if (st != CIOT_OK) return st;
+    if (!gmacs || !iters) return CIOT_E_ARG;
+    uint64_t dt;
+    if ((st = timed_job(p, f, iters, &dt)) != CIOT_OK) return st;
+    *gmacs = (double)iters * (double)*impls[f].macs_per_iter * ciot_pool_threads(p) / (double)dt; /* MACs per ns */
+    return CIOT_OK;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -84,47 +138,21 @@ static int cmp_double(const void *a, const void *b) {
 
 ciot_status ciot_compute_measure(ciot_pool *p, ciot_compute_family f, double seconds_per_rep, int reps,
                                  ciot_compute_result *out) {
-    if (!p || !out || reps < 1 || !(seconds_per_rep > 0) || (unsigned)f >= CIOT_COMPUTE_N_FAMILIES)
-        return CIOT_E_ARG;
-    if (!ciot_compute_available(f)) return CIOT_E_CPU;
-    const family_impl *d = &impls[f];
-    int n = ciot_pool_threads(p);
-    padded_sink *sink = aligned_alloc(64, (size_t)n * sizeof *sink);
+    if (!out || reps < 1 || !(seconds_per_rep > 0)) return CIOT_E_ARG;
+    uint64_t iters;
+    ciot_status st = ciot_compute_size(p, f, seconds_per_rep, &iters);
+    if (st != CIOT_OK) return st;
     double *rates = malloc((size_t)reps * sizeof *rates);
-    if (!sink || !rates) {
-        free(sink);
-        free(rates);
-        return CIOT_E_NOMEM;
+    if (!rates) return CIOT_E_NOMEM;
+    for (int r = 0; r < reps && st == CIOT_OK; r++) st = ciot_compute_sample(p, f, iters, &rates[r]);
+    if (st == CIOT_OK) {
+        qsort(rates, (size_t)reps, sizeof *rates, cmp_double);
+        *out = (ciot_compute_result){
+            .family = f, .threads = ciot_pool_threads(p), .reps = reps, .iters = iters,
+            .macs_per_iter = *impls[f].macs_per_iter, .min_gmacs = rates[0], .max_gmacs = rates[reps - 1],
+            .median_gmacs = reps % 2 ? rates[reps / 2] : (rates[reps / 2 - 1] + rates[reps / 2]) / 2,
+        };
     }
-    compute_job j = {.loop = d->loop, .iters = 1024, .sink = sink};
-
-    /* Warm-up: double the iterations until a job lasts 5 ms (wakes the cores and the wide units),
-     * then scale to the requested duration. */
-    uint64_t dt = 0, target = (uint64_t)(seconds_per_rep * 1e9);
-    for (;;) {
-        uint64_t t0 = ciot_now_ns();
-        ciot_pool_run(p, compute_task, &j);
-        dt = ciot_now_ns() - t0;
-        if (dt >= 5000000 || j.iters >= ((uint64_t)1 << 40)) break;
-        j.iters *= 2;
-    }
-    double scaled = (double)j.iters * (double)target / (double)(dt ? dt : 1);
-    j.iters = scaled < 1 ? 1 : (uint64_t)scaled;
-
-    double macs = (double)j.iters * (double)*d->macs_per_iter * n;
-    for (int r = 0; r < reps; r++) {
-        uint64_t t0 = ciot_now_ns();
-        ciot_pool_run(p, compute_task, &j);
-        dt = ciot_now_ns() - t0;
-        rates[r] = macs / (double)(dt ? dt : 1); /* MACs per ns = GMAC/s */
-    }
-    qsort(rates, (size_t)reps, sizeof *rates, cmp_double);
-    *out = (ciot_compute_result){
-        .family = f, .threads = n, .reps = reps, .iters = j.iters, .macs_per_iter = *d->macs_per_iter,
-        .min_gmacs = rates[0], .max_gmacs = rates[reps - 1],
-        .median_gmacs = reps % 2 ? rates[reps / 2] : (rates[reps / 2 - 1] + rates[reps / 2]) / 2,
-    };
-    free(sink);
     free(rates);
-    return CIOT_OK;
+    return st;
 }

@@ -4,6 +4,7 @@
 #define CIOT_PROBE_COMPUTE_H
 
 #include <stdint.h>
+#include "kernel.h"
 #include "pool.h"
 #include "status.h"
 
@@ -32,6 +33,17 @@ const char *ciot_compute_instruction(ciot_compute_family f);
 ciot_status ciot_compute_family_parse(const char *name, ciot_compute_family *out);
 /* 1 when the family is built for this architecture and the CPU (as masked by CIOT_CPU) has it. */
 int ciot_compute_available(ciot_compute_family f);
+
+/* The family whose loop times what a kernel's inner loop multiplies with (kernel.h, ciot_mac): CIOT_OK, or
+ * CIOT_E_UNKNOWN for a scalar reference or a lookup kernel, which no family's peak bounds. */
+ciot_status ciot_compute_family_of(ciot_mac mac, ciot_compute_family *out);
+
+/* Iterations per thread that make one job of the family's loop on p last about seconds, after a warm-up
+ * (jobs doubled until one lasts 5 ms) that wakes the cores and the wide units. CIOT_E_CPU when the family
+ * is not available. */
+ciot_status ciot_compute_size(ciot_pool *p, ciot_compute_family f, double seconds, uint64_t *iters);
+/* One timed job: iters iterations on every thread of p; GMAC/s of all threads together. */
+ciot_status ciot_compute_sample(ciot_pool *p, ciot_compute_family f, uint64_t iters, double *gmacs);
 
 /* Runs the family's loop on every thread of p: a warm-up that sizes one repetition to about
  * seconds_per_rep, then `reps` timed repetitions. CIOT_E_CPU when the family is not available. */

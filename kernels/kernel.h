@@ -61,6 +61,19 @@ enum {
     CIOT_F_AVX512VBMI = 1u << 7,
 };
 
+/* What a kernel's inner loop multiplies weights by activations with: the int8 instruction family whose
+ * peak is the compute roof of its gemm (the harness's compute probe times each family), or why no such
+ * roof applies. Every descriptor declares it (0 is "not declared", which test_cpu refuses). */
+typedef enum {
+    CIOT_MAC_SCALAR = 1,        /* a portable reference: scalar C, no vector roof */
+    CIOT_MAC_LOOKUP,            /* table lookups and adds (TL2, TL3 layouts): no weight x activation multiply */
+    CIOT_MAC_AVX2,              /* vpmaddubsw, widened by vpmaddwd (ptq1_0's: vpmaddwd alone) */
+    CIOT_MAC_AVXVNNI,           /* vpdpbusd ymm (VEX) */
+    CIOT_MAC_AVX512VNNI,        /* vpdpbusd zmm (ptq1_0's: vpdpwssd zmm) */
+    CIOT_MAC_NEONDOT,           /* sdot */
+    CIOT_MAC_I8MM,              /* smmla */
+} ciot_mac;
+
 typedef struct {
     const char *name;           /* layout_op_method_isa, e.g. t2p_gemv_avx2 */
     const ciot_layout *layout;
@@ -69,6 +82,7 @@ typedef struct {
     unsigned features;          /* CIOT_F_* bits required */
     const char *reference;      /* name of the scalar twin it must match bit for bit */
     ciot_compute_fn compute;
+    ciot_mac mac;               /* what its inner loop multiplies with (above) */
 } ciot_kernel;
 
 extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_tl2, ciot_layout_ptq1_0,

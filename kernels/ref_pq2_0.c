@@ -25,10 +25,12 @@ static void pq2_0_gemv_ref(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_pq2_0_gemv_ref = {
     "pq2_0_gemv_ref", &ciot_layout_pq2_0, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "pq2_0_gemv_ref", pq2_0_gemv_ref,
+    CIOT_MAC_SCALAR,
 };
 
 static void pq2_0_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_gemm_by_rows(mm, first, count, pq2_0_gemv_ref, &ciot_act_q8_K); }
 
 const ciot_kernel ciot_k_pq2_0_gemm_ref = {
     "pq2_0_gemm_ref", &ciot_layout_pq2_0, &ciot_act_q8_K, CIOT_OP_GEMM, 0, "pq2_0_gemm_ref", pq2_0_gemm_ref,
+    CIOT_MAC_SCALAR,
 };

@@ -30,10 +30,12 @@ static void ptq1_0_gemv_ref(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_ptq1_0_gemv_ref = {
     "ptq1_0_gemv_ref", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMV, 0, "ptq1_0_gemv_ref", ptq1_0_gemv_ref,
+    CIOT_MAC_SCALAR,
 };
 
 static void ptq1_0_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_gemm_by_rows(mm, first, count, ptq1_0_gemv_ref, &ciot_act_q8_0); }
 
 const ciot_kernel ciot_k_ptq1_0_gemm_ref = {
     "ptq1_0_gemm_ref", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMM, 0, "ptq1_0_gemm_ref", ptq1_0_gemm_ref,
+    CIOT_MAC_SCALAR,
 };

@@ -22,14 +22,16 @@ static void t2p_tq2_gemv_ref(const ciot_mm *mm, int first, int count) { ciot_ref
 static void t2p_tq2_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_ref_gemm4(mm, first, count, t2p_dot, 2); }
 
 const ciot_kernel ciot_k_t2p_gemv_ref = {
-    "t2p_gemv_ref", &ciot_layout_t2p, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "t2p_gemv_ref", t2p_gemv_ref,
+    "t2p_gemv_ref", &ciot_layout_t2p, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "t2p_gemv_ref", t2p_gemv_ref, CIOT_MAC_SCALAR,
 };
 const ciot_kernel ciot_k_t2p_gemm_ref = {
-    "t2p_gemm_ref", &ciot_layout_t2p, &ciot_act_q8_Kx4, CIOT_OP_GEMM, 0, "t2p_gemm_ref", t2p_gemm_ref,
+    "t2p_gemm_ref", &ciot_layout_t2p, &ciot_act_q8_Kx4, CIOT_OP_GEMM, 0, "t2p_gemm_ref", t2p_gemm_ref, CIOT_MAC_SCALAR,
 };
 const ciot_kernel ciot_k_t2p_tq2_gemv_ref = {
     "t2p_tq2_gemv_ref", &ciot_layout_t2p_tq2, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "t2p_tq2_gemv_ref", t2p_tq2_gemv_ref,
+    CIOT_MAC_SCALAR,
 };
 const ciot_kernel ciot_k_t2p_tq2_gemm_ref = {
     "t2p_tq2_gemm_ref", &ciot_layout_t2p_tq2, &ciot_act_q8_Kx4, CIOT_OP_GEMM, 0, "t2p_tq2_gemm_ref", t2p_tq2_gemm_ref,
+    CIOT_MAC_SCALAR,
 };

@@ -19,7 +19,9 @@ static void t2x4_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_ref_ge
 
 const ciot_kernel ciot_k_t2x4_gemv_ref = {
     "t2x4_gemv_ref", &ciot_layout_t2x4, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "t2x4_gemv_ref", t2x4_gemv_ref,
+    CIOT_MAC_SCALAR,
 };
 const ciot_kernel ciot_k_t2x4_gemm_ref = {
     "t2x4_gemm_ref", &ciot_layout_t2x4, &ciot_act_q8_Kx4, CIOT_OP_GEMM, 0, "t2x4_gemm_ref", t2x4_gemm_ref,
+    CIOT_MAC_SCALAR,
 };

@@ -29,7 +29,7 @@ static void tl2_gemv_ref(const ciot_mm *mm, int first, int count) {
 }
 
 const ciot_kernel ciot_k_tl2_gemv_ref = {
-    "tl2_gemv_ref", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "tl2_gemv_ref", tl2_gemv_ref,
+    "tl2_gemv_ref", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "tl2_gemv_ref", tl2_gemv_ref, CIOT_MAC_SCALAR,
 };
 
 static void tl2_gemm_ref(const ciot_mm *mm, int first, int count) {
@@ -37,5 +37,5 @@ static void tl2_gemm_ref(const ciot_mm *mm, int first, int count) {
 }
 
 const ciot_kernel ciot_k_tl2_gemm_ref = {
-    "tl2_gemm_ref", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMM, 0, "tl2_gemm_ref", tl2_gemm_ref,
+    "tl2_gemm_ref", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMM, 0, "tl2_gemm_ref", tl2_gemm_ref, CIOT_MAC_SCALAR,
 };

@@ -49,7 +49,7 @@ static void tl3_gemv_ref(const ciot_mm *mm, int first, int count) {
 }
 
 const ciot_kernel ciot_k_tl3_gemv_ref = {
-    "tl3_gemv_ref", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMV, 0, "tl3_gemv_ref", tl3_gemv_ref,
+    "tl3_gemv_ref", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMV, 0, "tl3_gemv_ref", tl3_gemv_ref, CIOT_MAC_SCALAR,
 };
 
 static void tl3_gemm_ref(const ciot_mm *mm, int first, int count) {
@@ -57,7 +57,7 @@ static void tl3_gemm_ref(const ciot_mm *mm, int first, int count) {
 }
 
 const ciot_kernel ciot_k_tl3_gemm_ref = {
-    "tl3_gemm_ref", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMM, 0, "tl3_gemm_ref", tl3_gemm_ref,
+    "tl3_gemm_ref", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMM, 0, "tl3_gemm_ref", tl3_gemm_ref, CIOT_MAC_SCALAR,
 };
 
 static void tl3_tq1_gemv_ref(const ciot_mm *mm, int first, int count) {
@@ -84,6 +84,7 @@ static void tl3_tq1_gemv_ref(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_tl3_tq1_gemv_ref = {
     "tl3_tq1_gemv_ref", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "tl3_tq1_gemv_ref", tl3_tq1_gemv_ref,
+    CIOT_MAC_SCALAR,
 };
 
 static void tl3_tq1_gemm_ref(const ciot_mm *mm, int first, int count) {
@@ -92,4 +93,5 @@ static void tl3_tq1_gemm_ref(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_tl3_tq1_gemm_ref = {
     "tl3_tq1_gemm_ref", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMM, 0, "tl3_tq1_gemm_ref", tl3_tq1_gemm_ref,
+    CIOT_MAC_SCALAR,
 };

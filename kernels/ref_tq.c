@@ -47,19 +47,23 @@ _Static_assert(offsetof(block_tq2_0, d) == sizeof(block_tq2_0) - 2, "TQ2_0 scale
 
 const ciot_kernel ciot_k_tq1_0_gemv_ref = {
     "tq1_0_gemv_ref", &ciot_layout_tq1_0, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "tq1_0_gemv_ref", tq1_0_gemv_ref,
+    CIOT_MAC_SCALAR,
 };
 const ciot_kernel ciot_k_tq2_0_gemv_ref = {
     "tq2_0_gemv_ref", &ciot_layout_tq2_0, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "tq2_0_gemv_ref", tq2_0_gemv_ref,
+    CIOT_MAC_SCALAR,
 };
 
 static void tq1_0_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_gemm_by_rows(mm, first, count, tq1_0_gemv_ref, &ciot_act_q8_K); }
 
 const ciot_kernel ciot_k_tq1_0_gemm_ref = {
     "tq1_0_gemm_ref", &ciot_layout_tq1_0, &ciot_act_q8_K, CIOT_OP_GEMM, 0, "tq1_0_gemm_ref", tq1_0_gemm_ref,
+    CIOT_MAC_SCALAR,
 };
 
 static void tq2_0_gemm_ref(const ciot_mm *mm, int first, int count) { ciot_gemm_by_rows(mm, first, count, tq2_0_gemv_ref, &ciot_act_q8_K); }
 
 const ciot_kernel ciot_k_tq2_0_gemm_ref = {
     "tq2_0_gemm_ref", &ciot_layout_tq2_0, &ciot_act_q8_K, CIOT_OP_GEMM, 0, "tq2_0_gemm_ref", tq2_0_gemm_ref,
+    CIOT_MAC_SCALAR,
 };

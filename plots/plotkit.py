@@ -195,14 +195,15 @@ def fmt(v):
     return f"{v:.3g}" if v < 1000 else f"{v:,.0f}"
 
 
-# How a flagged value is marked in every plot (results/SCHEMA.md's two flags): a ring around the point or
+# How a flagged value is marked in every plot (results/SCHEMA.md's flags): a ring around the point or
 # above the bar, explained in the legend with the flag's own text.
 FLAG_STYLE = {"ratio_above_1": dict(marker="o", color="red", what="red ring"),
+              "above_compute_roof": dict(marker="D", color="purple", what="purple diamond"),
               "cache_resident": dict(marker="s", color="darkorange", what="orange square")}
 
 
 def flag_marks(ax, x, y, flags, size=12, **kw):
-    """A ring per flag around (x, y); with both flags the square goes outside the ring."""
+    """A ring per flag around (x, y); each further flag's mark goes outside the one before."""
     for i, f in enumerate(flags):
         st = FLAG_STYLE[f]
         ax.plot([x], [y], st["marker"], ms=size + 6 * i, mfc="none", mec=st["color"], mew=1.6, zorder=6,

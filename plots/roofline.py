@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Roofline of one run: GOPS against operations per byte of weight traffic, under the paired read probe's
-roof (slanted: probe GB/s x ops/byte) and the compute probe's flat roof (fastest int8 family), per thread count.
+roof (slanted: probe GB/s x ops/byte) and the compute probe's flat roof (fastest int8 family), per thread count;
+with the compute samples bench paired with the gemm cases, per family, as the flat roofs those cases are judged by.
 
 A point is one kernel x shape x batch x threads on the persistent pool: GOPS = 2 x Gweights/s and
 ops/byte = 2 x Gweights/s / GB/s (GB/s counts the packed weight bytes, so for a gemm the bytes are
 shared by the batch), all medians of the repetitions in bench.json. The read roof at T threads is the
 median of every paired probe sample of the persistent-pool cases at T threads (bench.json), the ceiling
-each repetition was measured against; the compute roof is compute.json's fastest median. A point whose
-case has a repetition above 100% of its paired probe, or a cache-resident working set, is ringed."""
+each repetition was measured against; the compute roof is compute.json's fastest median; a gemm case's own
+compute roof (schema 3) is the median of the compute samples of its kernel's family paired with the gemm cases
+at T threads, drawn thin and purple (a lookup or scalar gemm has none: its point stands under the read roof
+alone). A point whose case has a flagged repetition, or a cache-resident working set, is ringed."""
+import statistics
 import sys
 
 from mpl import plt
@@ -26,9 +30,11 @@ def points_of(run):
         if c.pool != "persistent":
             continue
         gw, gbs = c.median("gweights_s"), c.median("kernel_gbs")
+        roof = c.roof_stats()
         out.append(dict(what="point", kernel=c.kernel, op=c.op, shape=c.shape, batch=c.batch, threads=c.threads,
                         pool=c.pool, gweights_s=gw, gb_s=gbs, ops_per_byte=2 * gw / gbs, gops=2 * gw,
-                        ratio_median=c.median("ratio"), flags=",".join(c.flags)))
+                        ratio_median=c.median("ratio"), roof=c.roof_note,
+                        roof_ratio_median=roof["median"] if roof else "", flags=",".join(c.flags)))
     if not out:
         raise InputError(f"{run.file('bench.json')}: no benchmark on the persistent pool to place on the roofline")
     return sorted(out, key=lambda p: (p["kernel"], p["shape"], p["batch"], p["threads"]))
@@ -44,6 +50,11 @@ def roofs_of(run, threads):
         out.append(dict(what="read_roof", threads=t, read_gb_s=read["median"], probe_samples=read["samples"],
                         probe_min=read["min"], probe_max=read["max"]))
         out.append(dict(what="compute_roof", threads=t, family=comp[0], instruction=comp[1], compute_gops=comp[2]))
+        for fam in sorted({c.compute_family for c in run.bench.cases if c.compute_family and c.threads == t
+                           and c.pool == "persistent"}):
+            samples = run.bench.paired_compute(fam, t)
+            out.append(dict(what="paired_compute_roof", threads=t, family=fam,
+                            compute_gops=2 * statistics.median(samples), samples=len(samples)))
     return out
 
 
@@ -54,13 +65,15 @@ def plot(run, base):
     read = {r["threads"]: r["read_gb_s"] for r in roofs if r["what"] == "read_roof"}
     samples = {r["threads"]: r["probe_samples"] for r in roofs if r["what"] == "read_roof"}
     comp = {r["threads"]: r for r in roofs if r["what"] == "compute_roof"}
+    paired = [r for r in roofs if r["what"] == "paired_compute_roof"]
 
     # x range: every point and every ridge (where the roofs meet), with a margin of 2x each side
     ridges = [comp[t]["compute_gops"] / read[t] for t in threads]
     xs = [p["ops_per_byte"] for p in points] + ridges
     x0, x1 = min(xs) / 4, max(xs) * 4
     ys = [p["gops"] for p in points] + [read[t] * x0 for t in threads]
-    y0, y1 = min(ys) / 3, max([r["compute_gops"] for r in comp.values()] + [p["gops"] for p in points]) * 3
+    y0, y1 = min(ys) / 3, max([r["compute_gops"] for r in comp.values()] + [r["compute_gops"] for r in paired]
+                              + [p["gops"] for p in points]) * 3
 
     fig, ax = plt.subplots(figsize=(11, 7.5))
     roof_lines = []
@@ -74,6 +87,12 @@ def plot(run, base):
                 label=f"{t} thread{'s' if t > 1 else ''} (T): paired read probe median {fmt(read[t])} GB/s "
                       f"({samples[t]} samples); "
                       f"{comp[t]['family']} ({comp[t]['instruction']}) {fmt(comp[t]['compute_gops'])} GOPS")
+    for r in paired:   # from its own ridge on: where the gemm cases of the family are compute-bound
+        style = THREAD_STYLES[threads.index(r["threads"]) % len(THREAD_STYLES)]
+        roof_lines += ax.plot([r["compute_gops"] / read[r["threads"]], x1], [r["compute_gops"]] * 2, style,
+                              color="purple", lw=0.9,
+                              label=f"{r['threads']}T: {r['family']} compute samples paired with its gemm cases, "
+                                    f"median {fmt(r['compute_gops'])} GOPS ({r['samples']} samples)")
     for p in points:
         ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color=colors[p["kernel"]], ms=6, mec="black", mew=0.4)
         flag_marks(ax, p["ops_per_byte"], p["gops"], [f for f in p["flags"].split(",") if f])

@@ -183,15 +183,19 @@ def _probe(path, probe, name_key, unit):
     return rows
 
 
-# The two flags of results/SCHEMA.md: wherever a ratio or a figure is shown, so is its flag.
-FLAGS = ("ratio_above_1", "cache_resident")
-FLAG_NAMES = {"ratio_above_1": "ratio above 100%", "cache_resident": "cache-resident"}
+# The flags of results/SCHEMA.md: wherever a ratio or a figure is shown, so is its flag.
+FLAGS = ("ratio_above_1", "above_compute_roof", "cache_resident")
+FLAG_NAMES = {"ratio_above_1": "ratio above 100%", "above_compute_roof": "above the compute roof",
+              "cache_resident": "cache-resident"}
 REP_RATES = ("gweights_s", "kernel_gbs", "probe_gbs")
 REP_FIELDS = REP_RATES + ("ratio",)
 MAX_DIM = 1 << 30
 MAX_RATIO = 1e6                # a ratio that large is no measurement either
 MAX_BYTES = 1 << 62
-BENCH_SCHEMA = 2
+BENCH_SCHEMA = 3               # 3 adds each row's roof (harness/roof.h); 2, before it, is still read
+BENCH_SCHEMAS = (2, 3)
+ROOF_SLACK = 2e-3              # relative: a roof or a ratio recomputed from values written to 3-4 decimals
+NO_ROOF_SCHEMA_2 = "schema 2: no compute roof recorded"
 # ciot writes every digit (harness/bench_report.cc); the slack allowed when a written value is checked
 # against the written values it was computed from covers files rounded to 3 decimals (rates) and 4 (ratios).
 HALF_UNIT = {"gweights_s": 0.0005, "kernel_gbs": 0.0005, "probe_gbs": 0.0005, "ratio": 0.00005}
@@ -213,8 +217,14 @@ def flag_agrees(flag, value, limit):
     return flag == (value > limit) or value == limit
 
 
+def roof_agrees(written, exact):
+    """A roof or ratio ciot computed (written) against the same figure recomputed from the written inputs."""
+    return abs(written - exact) <= ROOF_SLACK * abs(exact) + 1e-4
+
+
 class Rep:
-    """One repetition: the kernel's sample and the read-probe sample paired with it."""
+    """One repetition: the kernel's sample, the read-probe sample paired with it, and (schema 3) the roof it
+    is judged against: for a gemm whose kernel multiplies with a family, the compute sample paired with it."""
 
     def __init__(self, d, path, where):
         check(d, "dict", path, where)
@@ -229,14 +239,71 @@ class Rep:
                         f"({k:g} / {p:g} = {k / p:.4g})")
         if not flag_agrees(self.ratio_above_1, self.ratio, 1):
             _fail(path, f"{where}: \"ratio_above_1\" is {json.dumps(self.ratio_above_1)} but \"ratio\" is {self.ratio:g}")
+        self._d = d
+
+    def roof(self, case, path, where):
+        """The roof of this repetition (results/SCHEMA.md, "Every row against its own roof"), checked against
+        the repetition's own figures; a schema-2 file has none recorded: a gemv's is its read ratio, a gemm
+        gets none."""
+        gemm, bw = case.op == "gemm", self.probe_gbs * case.intensity
+        if case.schema == 2:
+            self.compute_gmacs, self.bw_roof_gmacs = None, bw
+            self.bound = None if gemm else "bw"
+            self.bound_gmacs, self.ratio_to_bound = (None, None) if gemm else (bw, self.ratio)
+            self.above_compute_roof = False
+            return
+        d = self._d
+        self.compute_gmacs = None if d.get("compute_gmacs", 0) is None else rate(d, "compute_gmacs", path, where)
+        if (self.compute_gmacs is None) != (case.compute_family is None):
+            _fail(path, f"{where}: \"compute_gmacs\" is {_show(d.get('compute_gmacs'))} but the case's "
+                        f"\"compute_family\" is {_show(case.compute_family)}")
+        self.bw_roof_gmacs = rate(d, "bw_roof_gmacs", path, where)
+        if not roof_agrees(self.bw_roof_gmacs, bw):
+            _fail(path, f"{where}: \"bw_roof_gmacs\" {self.bw_roof_gmacs:g} is not probe_gbs x intensity "
+                        f"({self.probe_gbs:g} x {case.intensity:g} = {bw:.6g})")
+        self.bound = get(d, "bound", "str", path, where) if d.get("bound") is not None else None
+        if not gemm:
+            want = ["bw"]
+        elif self.compute_gmacs is None:
+            want = [None]
+        else:   # at the ridge either may be written
+            c, b = self.compute_gmacs, self.bw_roof_gmacs
+            want = ["compute", "bw"] if roof_agrees(c, b) else ["compute" if c < b else "bw"]
+        if self.bound not in want:
+            _fail(path, f"{where}: \"bound\" is {_show(self.bound)}, expected "
+                        f"{' or '.join(_show(w) for w in want)} (op {case.op}, compute_gmacs "
+                        f"{_show(self.compute_gmacs)}, bw_roof_gmacs {self.bw_roof_gmacs:g})")
+        if self.bound is None:
+            for k in ("bound_gmacs", "ratio_to_bound"):
+                if d.get(k, 0) is not None:
+                    _fail(path, f"{where}: \"{k}\" is {_show(d.get(k))}, expected null (no compute roof)")
+            self.bound_gmacs = self.ratio_to_bound = None
+        else:
+            self.bound_gmacs = rate(d, "bound_gmacs", path, where)
+            want_gmacs = self.bw_roof_gmacs if self.bound == "bw" else self.compute_gmacs
+            if not roof_agrees(self.bound_gmacs, want_gmacs):
+                _fail(path, f"{where}: \"bound_gmacs\" {self.bound_gmacs:g} is not the {self.bound} roof "
+                            f"{want_gmacs:g}")
+            self.ratio_to_bound = ratio_value(d, "ratio_to_bound", path, where)
+            exact = self.ratio if self.bound == "bw" else self.gweights_s / self.bound_gmacs
+            if not roof_agrees(self.ratio_to_bound, exact):
+                _fail(path, f"{where}: \"ratio_to_bound\" {self.ratio_to_bound:g} is not "
+                            f"{'the read ratio' if self.bound == 'bw' else 'gweights_s / bound_gmacs'} "
+                            f"({exact:.4g})")
+        self.above_compute_roof = get(d, "above_compute_roof", "bool", path, where)
+        over = self.bound == "compute" and self.ratio_to_bound > 1
+        if self.above_compute_roof != over and not (self.bound == "compute" and self.ratio_to_bound == 1):
+            _fail(path, f"{where}: \"above_compute_roof\" is {json.dumps(self.above_compute_roof)} but the "
+                        f"repetition is {'' if over else 'not '}above its compute roof")
 
 
 class BenchCase:
-    """One case of bench.json (schema 2): its repetitions, each with its paired probe sample and ratio."""
+    """One case of bench.json: its repetitions, each with its paired probe sample and ratio, and (schema 3)
+    the roof each is judged against."""
 
-    def __init__(self, d, path, where, probe_cache_resident):
+    def __init__(self, d, path, where, probe_cache_resident, schema=BENCH_SCHEMA):
         check(d, "dict", path, where)
-        self.path = path
+        self.path, self.schema = path, schema
         self.name = get(d, "name", "str", path, where)
         where = f"case \"{self.name}\""
         self.kernel = get(d, "kernel", "str", path, where)
@@ -260,7 +327,81 @@ class BenchCase:
             _fail(path, f"{where}, \"repetitions\" is empty")
         self.reps = [Rep(r, path, f"{where}, repetitions[{i}]") for i, r in enumerate(reps)]
         self.ratio_above_1 = any(r.ratio_above_1 for r in self.reps)
-        self._check_summary(get(d, "summary", "dict", path, where), path, f"{where}, summary")
+        self._roof_fields(d, path, where)
+        for i, r in enumerate(self.reps):
+            r.roof(self, path, f"{where}, repetitions[{i}]")
+        self.above_compute_roof = any(r.above_compute_roof for r in self.reps)
+        summary = get(d, "summary", "dict", path, where)
+        self._check_summary(summary, path, f"{where}, summary")
+        if schema >= 3:
+            self._check_roof_summary(summary, path, f"{where}, summary")
+
+    def _roof_fields(self, d, path, where):
+        """intensity, compute_family, no_compute_roof (schema 3; derived for schema 2)."""
+        exact = self.rows * self.K * self.batch / self.matrix_bytes
+        if self.schema == 2:
+            self.intensity, self.compute_family, self.compute_instruction = exact, None, None
+            self.no_compute_roof = NO_ROOF_SCHEMA_2 if self.op == "gemm" else None
+            return
+        self.intensity = in_range(get(d, "intensity", "num", path, where), 0, MAX_RATE, path,
+                                  _place(where, "intensity"), lo_open=True)
+        if not roof_agrees(self.intensity, exact):
+            _fail(path, f"{where}, \"intensity\" is {self.intensity:g}, but rows x K x batch / matrix_bytes is {exact:.6g}")
+        nullable = lambda k: get(d, k, "str", path, where) if d.get(k, 0) is not None else None   # noqa: E731
+        self.compute_family, self.compute_instruction = nullable("compute_family"), nullable("compute_instruction")
+        self.no_compute_roof = nullable("no_compute_roof")
+        if self.op == "gemv" and (self.compute_family or self.no_compute_roof):
+            _fail(path, f"{where}: a gemv has no compute roof (its roof is the read ceiling), but "
+                        f"\"compute_family\" is {_show(self.compute_family)}, \"no_compute_roof\" "
+                        f"{_show(self.no_compute_roof)}")
+        if self.op == "gemm" and (self.compute_family is None) == (self.no_compute_roof is None):
+            _fail(path, f"{where}: a gemm has either \"compute_family\" or \"no_compute_roof\", not "
+                        f"{'both' if self.compute_family else 'neither'}")
+
+    def _check_roof_summary(self, s, path, where):
+        """The summary's roof figures say what the repetitions say."""
+        def spread_agrees(key, vals):
+            sub = s.get(key, 0)
+            if not vals:
+                if sub is not None:
+                    _fail(path, f"{where}, \"{key}\" is {_show(sub)}, expected null")
+                return
+            sub = get(s, key, "dict", path, where)
+            mine = spread(vals)
+            for n in STAT_NAMES:
+                w = get(sub, n, "num", path, f"{where}.{key}")
+                if not roof_agrees(w, mine[n]):
+                    _fail(path, f"{where}.{key}, \"{n}\" is {w:g}, but the repetitions' {n} is {mine[n]:g}")
+        spread_agrees("compute_gmacs", [r.compute_gmacs for r in self.reps if r.compute_gmacs is not None])
+        spread_agrees("bw_roof_gmacs", [r.bw_roof_gmacs for r in self.reps])
+        spread_agrees("ratio_to_bound", [r.ratio_to_bound for r in self.reps if r.ratio_to_bound is not None])
+        bound = get(s, "bound", "str", path, where) if s.get("bound", 0) is not None else None
+        if bound != self.bound:
+            _fail(path, f"{where}, \"bound\" is {_show(bound)}, but the repetitions' medians give {_show(self.bound)}")
+        if get(s, "above_compute_roof", "bool", path, where) != self.above_compute_roof:
+            _fail(path, f"{where}, \"above_compute_roof\" is {json.dumps(s['above_compute_roof'])}, but "
+                        f"{'a' if self.above_compute_roof else 'no'} repetition has it")
+
+    @property
+    def bound(self):
+        """The row's roof: a gemv's is bw; a gemm's the lower roof at the medians of its repetitions, None
+        without a compute roof (the rule of harness/bench_report.cc)."""
+        if self.op == "gemv":
+            return "bw"
+        comp = [r.compute_gmacs for r in self.reps if r.compute_gmacs is not None]
+        if not comp:
+            return None
+        return "compute" if statistics.median(comp) < self.median("bw_roof_gmacs") else "bw"
+
+    def roof_stats(self):
+        """min / median / max of the per-repetition ratio to the bound, or None for a row without one."""
+        vals = [r.ratio_to_bound for r in self.reps if r.ratio_to_bound is not None]
+        return spread(vals) if vals else None
+
+    @property
+    def roof_note(self):
+        """'bw', 'compute', or why there is none ('lookup: no multiplies', ...), as a legend says it."""
+        return self.bound or f"none ({self.no_compute_roof})"
 
     def _check_summary(self, s, path, where):
         """The summary is what the tables print: it must say what the repetitions say, flags included."""
@@ -293,8 +434,9 @@ class BenchCase:
     @property
     def flags(self):
         """The flags that apply, in FLAGS order: ratio_above_1 (a repetition read above its paired probe),
-        cache_resident (the weights, or the probe buffer, smaller than 4 x LLC)."""
-        return [f for f, on in zip(FLAGS, (self.ratio_above_1, self.cache_resident)) if on]
+        above_compute_roof (a compute-bound repetition above its compute sample), cache_resident (the
+        weights, or the probe buffer, smaller than 4 x LLC)."""
+        return [f for f, on in zip(FLAGS, (self.ratio_above_1, self.above_compute_roof, self.cache_resident)) if on]
 
     def values(self, field):
         return [getattr(r, field) for r in self.reps]
@@ -308,15 +450,17 @@ class BenchCase:
 
 
 class Bench:
-    """bench.json: ciot's own document, schema 2 (results/SCHEMA.md)."""
+    """bench.json: ciot's own document, schema 3 (results/SCHEMA.md); schema 2, written before each row had
+    its own roof, is read too (its gemm rows have none)."""
 
     def __init__(self, path):
         d = read_json(path)
         check(d, "dict", path, "the top level")
         schema = d.get("schema", "missing")
-        if schema != BENCH_SCHEMA or isinstance(schema, bool):
+        if schema not in BENCH_SCHEMAS or isinstance(schema, bool):
             shown = schema if schema == "missing" else _show(schema)
-            _fail(path, f"schema {shown}, expected {BENCH_SCHEMA} (ciot bench --json of this version)")
+            _fail(path, f"schema {shown}, expected {BENCH_SCHEMA} (ciot bench --json of this version) or 2")
+        self.schema = schema
         if d.get("bench") != "ciot":
             _fail(path, f"\"bench\" is {_show(d.get('bench'))}, expected \"ciot\"")
         self.context = get(d, "context", "dict", path, "")
@@ -327,7 +471,8 @@ class Bench:
             self.buffers[b] = dict(bytes=count(buf, "bytes", path, f"protocol.{b}", hi=MAX_BYTES),
                                    cache_resident=get(buf, "cache_resident", "bool", path, f"protocol.{b}"))
         texts = get(proto, "flags", "dict", path, "protocol")
-        self.flag_text = {f: get(texts, f, "str", path, "protocol.flags") for f in FLAGS}
+        self.flag_text = {f: get(texts, f, "str", path, "protocol.flags") for f in FLAGS
+                          if schema >= 3 or f != "above_compute_roof"}
         cases = get(d, "cases", "list", path, "")
         if len(cases) > MAX_CASES:
             _fail(path, f"more than {MAX_CASES} benchmark cases; the plots take at most {MAX_CASES}")
@@ -335,7 +480,7 @@ class Bench:
             _fail(path, "\"cases\" is empty: no benchmark results")
         self.cases, seen = [], set()
         for i, c in enumerate(cases):
-            case = BenchCase(c, path, f"cases[{i}]", self.buffers["probe"]["cache_resident"])
+            case = BenchCase(c, path, f"cases[{i}]", self.buffers["probe"]["cache_resident"], schema)
             if case.name in seen:
                 _fail(path, f"case \"{case.name}\" appears twice")
             seen.add(case.name)
@@ -344,6 +489,11 @@ class Bench:
     def paired_probe(self, threads, pool="persistent"):
         """Every paired probe sample of the cases on this pool at this thread count, in file order, or []."""
         return [r.probe_gbs for c in self.cases if c.pool == pool and c.threads == threads for r in c.reps]
+
+    def paired_compute(self, family, threads, pool="persistent"):
+        """Every compute sample paired with the cases of this family on this pool at this thread count, or []."""
+        return [r.compute_gmacs for c in self.cases if c.pool == pool and c.threads == threads
+                and c.compute_family == family for r in c.reps]
 
     def flag_label(self, flag):
         """'ratio above 100%: probe slower than the kernel: ...' as the file words it."""

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""GB/s against thread count, and each kernel's share of the read ceiling measured beside it.
+"""GB/s against thread count, and each kernel's share of its own roof measured beside it.
 
 Left: every kernel on the persistent pool (bench.json, GB/s of packed weight bytes) and the paired read
 probe (the median, whiskers min-max, of every probe sample paired with a persistent-pool repetition at
-that thread count: the ceiling the ratios are taken against), medians with min-max whiskers; the DRAM
-probe's read, write and copy from bw.json are drawn thin and grey: a separate `ciot bw` run, not the
-ruler. Right: per kernel the per-repetition ratio kernel GB/s / paired probe GB/s, median with min-max
-whiskers, in %, and a 100% line; a case with a repetition above 100% or a cache-resident working set is
-ringed, its flag explained in the legend."""
+that thread count: the read ceiling), medians with min-max whiskers; the DRAM probe's read, write and
+copy from bw.json are drawn thin and grey: a separate `ciot bw` run, not the ruler. Right: per kernel the
+per-repetition ratio to the row's roof (results/SCHEMA.md), median with min-max whiskers, in %, and a
+100% line: a gemv's is the paired read ratio (kernel GB/s / probe GB/s); a gemm's is GMAC/s over the
+roofline bound at its intensity, the lower of probe GB/s x MACs per byte and the paired compute sample of
+its family (a triangle where the compute roof bounds it). A lookup or scalar gemm has no compute roof and
+so no ratio: it is left out of the right panel and named under it. A case with a flagged repetition or a
+cache-resident working set is ringed, its flag explained in the legend."""
 import sys
+import textwrap
 
 from mpl import plt
 from plotkit import flag_handles, flag_marks, flags_present, plain_log_ticks, report, run_colors, run_main, save
@@ -18,6 +22,7 @@ PROG = "scaling"
 PROBE_STYLES = {"read": ("0.55", "-"), "write": ("0.65", "--"), "copy": ("0.75", ":")}
 BATCH_STYLES = ["--", ":", "-."]   # gemm series of one kernel differ by batch
 PAIRED = "paired read probe"
+ROOF_MARKERS = {"bw": "s", "compute": "^"}   # gemm points on the right panel; gemv points keep "o"
 
 
 def series_name(c):
@@ -35,12 +40,14 @@ def rows_of(run):
     for c in cases:
         if c.pool != "persistent":
             continue
-        s, r = c.stats("kernel_gbs"), c.stats("ratio")
+        s, r, roof = c.stats("kernel_gbs"), c.stats("ratio"), c.roof_stats()
         kernels.append(dict(what="kernel", series=series_name(c), kernel=c.kernel, shape=c.shape, batch=c.batch,
                             threads=c.threads, traffic="packed weight bytes",
                             gb_s_min=s["min"], gb_s_median=s["median"], gb_s_max=s["max"],
                             probe_gb_s_median=c.median("probe_gbs"), ratio_min=r["min"], ratio_median=r["median"],
-                            ratio_max=r["max"], flags=",".join(c.flags)))
+                            ratio_max=r["max"], roof=c.roof_note,
+                            roof_ratio_min=roof["min"] if roof else "", roof_ratio_median=roof["median"] if roof else "",
+                            roof_ratio_max=roof["max"] if roof else "", flags=",".join(c.flags)))
     if not kernels:
         raise InputError(f"{run.file('bench.json')}: no benchmark on the persistent pool")
     names = [k["series"] for k in kernels]
@@ -93,13 +100,17 @@ def plot(run, base):
             style = BATCH_STYLES[batches.index(pts[0]["batch"]) % len(BATCH_STYLES)] if " b" in series else "-"
             marker = "s" if " b" in series else "o"
             ax.errorbar(t, med, yerr=err, color=color, ls=style, lw=1.2, capsize=2, marker=marker, ms=4, label=series)
-            pct = [100 * r["ratio_median"] for r in pts]
-            perr = [[p - 100 * r["ratio_min"] for p, r in zip(pct, pts)], [100 * r["ratio_max"] - p for p, r in zip(pct, pts)]]
-            axp.errorbar(t, pct, yerr=perr, color=color, ls=style, lw=1.2, capsize=2, marker=marker, ms=4)
-            for x, y, r in zip(t, pct, pts):
+            judged = [r for r in pts if r["roof_ratio_median"] != ""]   # a row without a roof has no ratio
+            tj = [r["threads"] for r in judged]
+            pct = [100 * r["roof_ratio_median"] for r in judged]
+            perr = [[p - 100 * r["roof_ratio_min"] for p, r in zip(pct, judged)],
+                    [100 * r["roof_ratio_max"] - p for p, r in zip(pct, judged)]]
+            axp.errorbar(tj, pct, yerr=perr, color=color, ls=style, lw=1.2, capsize=2, marker="none")
+            for x, y, r in zip(tj, pct, judged):
+                axp.plot(x, y, marker if marker == "o" else ROOF_MARKERS[r["roof"]], color=color, ms=5.5)
                 flag_marks(axp, x, y, [f for f in r["flags"].split(",") if f])
     axp.axhline(100, color="red", lw=1, ls="--")
-    axp.text(threads[-1], 100, "100%: the paired probe's rate ", color="red", fontsize=7.5, va="bottom", ha="right")
+    axp.text(threads[-1], 100, "100%: the roof ", color="red", fontsize=7.5, va="bottom", ha="right")
     for a in (ax, axp):
         a.set_xlabel("threads")
         a.set_xticks(threads)
@@ -115,9 +126,19 @@ def plot(run, base):
         plain_log_ticks(ax.yaxis)
     ax.set_ylabel("GB/s (1e9 bytes per second; kernels: packed weight bytes)")
     ax.set_title("median, whiskers min-max", fontsize=9)
-    axp.set_ylabel("% of the paired read probe (kernel GB/s / probe GB/s, per repetition)")
-    axp.set_title("paired ratio: median, whiskers min-max", fontsize=9)
-    axp.set_ylim(0, max(110, max(100 * r["ratio_max"] for r in kernels) * 1.08))
+    axp.set_ylabel("% of its roof, per repetition\n(gemv: paired read ceiling; gemm: roofline bound)")
+    axp.set_title("ratio to the roof: median, whiskers min-max; circle gemv (read ceiling),\nsquare gemm under the "
+                  "bw roof, triangle gemm under the compute roof (paired\ncompute sample of its family)"
+                  + unroofed_note(kernels), fontsize=8)
+    # one wild repetition (a probe sample that met a foreign load) would flatten every other series: the axis
+    # stops at twice the highest median, and a whisker cut there gets its value written at the top
+    judged = [r for r in kernels if r["roof_ratio_max"] != ""]
+    top = max([110] + [min(100 * r["roof_ratio_max"], 200 * r["roof_ratio_median"]) * 1.08 for r in judged])
+    axp.set_ylim(0, top)
+    for r in judged:
+        if 100 * r["roof_ratio_max"] > top:
+            axp.annotate(f"{100 * r['roof_ratio_max']:.0f}%", (r["threads"], top), xytext=(3, -9),
+                         textcoords="offset points", fontsize=6.5, color=colors[r["kernel"]])
     # two legends under the panels: the probes and flags (long labels, one column), then the kernels
     handles, labels = ax.get_legend_handles_labels()
     probes = [h for h, l in zip(handles, labels) if l.startswith((PAIRED, "ciot bw"))]
@@ -135,6 +156,17 @@ def plot(run, base):
     fig.tight_layout(rect=(0, (0.25 + row_in * (kernel_rows + len(probes))) / height, 1, 1))
     report(PROG, save(fig, base))
     return rows
+
+
+def unroofed_note(kernels):
+    """The gemm series left out of the right panel, by why they have no roof ('lookup: no multiplies: ...')."""
+    why = {}
+    for r in kernels:
+        if r["roof_ratio_median"] == "":
+            names = why.setdefault(r["roof"][len("none ("):-1], [])
+            names += [] if r["series"] in names else [r["series"]]
+    return "".join("\n" + textwrap.fill(f"no roof, not drawn ({w}): {', '.join(sorted(n))}", 80)
+                   for w, n in sorted(why.items()))
 
 
 def _bw_cache_handle(run, rows):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Tests of plots/: every script on synthetic run folders (testdata/make_run.py) and on the reference runs
-(results/*/ with a schema-2 bench.json, or the run folders given as arguments). The values each script
+(results/*/ with a schema-2 or -3 bench.json, or the run folders given as arguments). The values each script
 says it plotted (--table) are compared with the raw JSON, read here independently of runfolder.py: the
 paired probe medians, the per-repetition ratios' median/min/max, and the flags, which must be where the raw
 data has them and nowhere else. Broken inputs must give one line naming the file and a non-zero exit,
@@ -67,14 +67,26 @@ def raw_json(run_dir, name):
 
 
 def raw_bench(run_dir):
-    """bench.json's cases (schema 2), each with "_flags": the flags its raw data carries."""
+    """bench.json's cases (schema 3, or 2), each with "_flags": the flags its raw data carries, and "_roof":
+    the per-repetition ratios to its roof (schema 2: a gemv's read ratio, a gemm none)."""
     d = raw_json(run_dir, "bench.json")
     probe_cache = d["protocol"]["probe"]["cache_resident"]
     for c in d["cases"]:
         reps = c["repetitions"]
         c["_flags"] = ([f for f, on in (("ratio_above_1", any(r["ratio_above_1"] for r in reps)),
+                                        ("above_compute_roof", any(r.get("above_compute_roof") for r in reps)),
                                         ("cache_resident", c["cache_resident"] or probe_cache)) if on])
+        if d["schema"] == 2:
+            c["_roof"] = [r["ratio"] for r in reps] if c["op"] == "gemv" else []
+        else:
+            c["_roof"] = [r["ratio_to_bound"] for r in reps if r["ratio_to_bound"] is not None]
     return d["cases"]
+
+
+def raw_roof(case):
+    """min, median, max of the case's ratios to its roof, or None when it has none."""
+    v = case["_roof"]
+    return (min(v), statistics.median(v), max(v)) if v else None
 
 
 def raw_flag_texts(run_dir):
@@ -180,6 +192,23 @@ def check_roofline(run_dir, rows, expect):
             bad += [] if close(raw, r["compute_gops"]) else [f"compute {r['threads']}T"]
     check("roofline: read roof = median of every paired probe sample of the persistent cases per thread count; "
           "compute roof = best compute.json median", not bad, bad)
+    bad = []
+    paired = [r for r in rows if r["what"] == "paired_compute_roof"]
+    want = {(c["compute_family"], c["threads"]) for c in cases if c.get("compute_family") and c["pool"] == "persistent"}
+    if {(r["family"], r["threads"]) for r in paired} != want:
+        bad.append(f"paired compute roofs for {sorted((r['family'], r['threads']) for r in paired)}, cases {sorted(want)}")
+    for r in paired:
+        raw = [x["compute_gmacs"] for c in cases if c.get("compute_family") == r["family"] and c["pool"] == "persistent"
+               and c["threads"] == r["threads"] for x in c["repetitions"]]
+        if not (close(r["compute_gops"], 2 * statistics.median(raw)) and r["samples"] == len(raw)):
+            bad.append(f"{r['family']} {r['threads']}T")
+    for r in points:
+        c = find_case(cases, kernel=r["kernel"], shape=r["shape"], batch=r["batch"], threads=r["threads"], pool="persistent")
+        want_roof = raw_roof(c)
+        if not (close(r["roof_ratio_median"], want_roof[1]) if want_roof else r["roof_ratio_median"] == ""):
+            bad.append(f"{r['kernel']} {r['threads']}T roof ratio")
+    check("roofline: paired compute roofs = 2 x the median of the compute samples of each family's gemm cases; "
+          "each point's ratio to its roof", not bad, bad)
     return points
 
 
@@ -232,10 +261,16 @@ def check_scaling(run_dir, rows, expect):
     kernel_rows = [r for r in rows if r["what"] == "kernel"]
     for r in kernel_rows:
         c = find_case(cases, kernel=r["kernel"], shape=r["shape"], batch=r["batch"], threads=r["threads"], pool="persistent")
+        roof = raw_roof(c)
+        got_roof = (r["roof_ratio_min"], r["roof_ratio_median"], r["roof_ratio_max"])
         if not (same3((r["gb_s_min"], r["gb_s_median"], r["gb_s_max"]), raw_stats(c, "kernel_gbs"))
-                and same3((r["ratio_min"], r["ratio_median"], r["ratio_max"]), raw_stats(c, "ratio"))):
+                and same3((r["ratio_min"], r["ratio_median"], r["ratio_max"]), raw_stats(c, "ratio"))
+                and (same3(got_roof, roof) if roof else got_roof == ("", "", ""))):
             bad.append(f"{r['series']} {r['threads']}T")
-    check("scaling: kernel points = GB/s and per-repetition ratio min/median/max from bench.json",
+        if c["op"] == "gemv" and roof and not same3(roof, raw_stats(c, "ratio")):
+            bad.append(f"{r['series']} {r['threads']}T: a gemv's roof ratio is not its read ratio")
+    check("scaling: kernel points = GB/s, read ratio and ratio to the roof min/median/max from bench.json "
+          "(a gemv's roof ratio is its read ratio; a row without a roof has none)",
           not bad and len(kernel_rows) == sum(1 for c in cases if c["pool"] == "persistent"), bad)
     check_flags("scaling", kernel_rows, lambda r: find_case(cases, kernel=r["kernel"], shape=r["shape"], batch=r["batch"],
                                                             threads=r["threads"], pool="persistent")["_flags"], expect)
@@ -323,6 +358,10 @@ def test_run(run_dir, label, tmp, expect=None):
         else:
             flagged = CHECKS[plot](run_dir, rows, expect)
             check_flag_legend(f"{label} {plot}", svg, flagged, raw_flag_texts(run_dir))
+        if plot == "scaling":
+            unroofed = [r for r in flagged if r["roof_ratio_median"] == ""]
+            check(f"{label} scaling: the rows without a roof are named under the ratio panel, not drawn",
+                  ("no roof, not drawn" in svg) == bool(unroofed), f"{len(unroofed)} rows without a roof")
         # the CSV form holds the same rows
         rc, _, _ = run(script, *args, "--table", table[:-5] + ".csv")
         with open(table[:-5] + ".csv") as f:
@@ -568,6 +607,47 @@ def _wrong_ratio(obj):
     r["ratio"] = round(2 * r["kernel_gbs"] / r["probe_gbs"], 4)
 
 
+def _compute_bound_case(obj):
+    return next(c for c in obj["cases"] if c["summary"]["bound"] == "compute")
+
+
+def _lookup_case(obj):
+    return next(c for c in obj["cases"] if c["op"] == "gemm" and c["compute_family"] is None)
+
+
+def _read_ratio_as_roof(obj):
+    r = _compute_bound_case(obj)["repetitions"][0]
+    r["ratio_to_bound"] = r["ratio"]
+
+
+def _unflag_compute(obj):
+    next(r for c in obj["cases"] for r in c["repetitions"] if r["above_compute_roof"])["above_compute_roof"] = False
+
+
+def _compute_on_lookup(obj):
+    _lookup_case(obj)["repetitions"][0]["compute_gmacs"] = 50.0
+
+
+def _wrong_bound(obj):
+    r = _compute_bound_case(obj)["repetitions"][0]
+    r["bound"], r["bound_gmacs"], r["ratio_to_bound"] = "bw", r["bw_roof_gmacs"], r["ratio"]
+
+
+def _as_schema_2(obj):
+    """The file as ciot wrote it before the roofs: no roof fields, no above_compute_roof flag."""
+    obj["schema"] = 2
+    del obj["protocol"]["flags"]["above_compute_roof"]
+    for c in obj["cases"]:
+        for k in ("intensity", "compute_family", "compute_instruction", "no_compute_roof"):
+            del c[k]
+        for r in c["repetitions"]:
+            for k in ("compute_gmacs", "bw_roof_gmacs", "bound", "bound_gmacs", "ratio_to_bound", "above_compute_roof"):
+                del r[k]
+        for k in ("compute_gmacs", "bw_roof_gmacs", "bound", "bound_mixed", "ratio_to_bound", "above_compute_roof"):
+            del c["summary"][k]
+        c["summary"]["flags"] = [f for f in c["summary"]["flags"] if f != "above_compute_roof"]
+
+
 def _unflag_op(obj):
     next(o for r in obj["runs"] for o in r["ops"] if o["ratio_above_1"])["ratio_above_1"] = False
 
@@ -635,8 +715,20 @@ BROKEN_RUNS = [
     ("compute.json: a zero median", _edit("compute.json", "results", 0, "median_gops", 0.0), 2, r'compute\.json: .*"median_gops" is 0'),
     ("compute.json: a FIFO", _fifo("compute.json"), 2, r"compute\.json: is not a regular file"),
     ("bench.json: Google Benchmark's JSON (no schema)", _text("bench.json", '{"context": {}, "benchmarks": []}'), 2,
-     r"bench\.json: schema missing, expected 2 \(ciot bench --json of this version\)"),
-    ("bench.json: schema 1", _edit("bench.json", "schema", 1), 2, r"bench\.json: schema 1, expected 2 \(ciot bench"),
+     r"bench\.json: schema missing, expected 3 \(ciot bench --json of this version\) or 2"),
+    ("bench.json: schema 1", _edit("bench.json", "schema", 1), 2, r"bench\.json: schema 1, expected 3 \(ciot bench"),
+    ("bench.json: schema 2, before the roofs, is still drawn", _bench(_as_schema_2), 0, None),
+    ("bench.json: a gemm's ratio to its compute roof that is its read ratio", _bench(_read_ratio_as_roof), 2,
+     r'bench\.json: case ".*gemm.*", repetitions\[0\]: "ratio_to_bound" [0-9.]+ is not gweights_s / bound_gmacs'),
+    ("bench.json: a repetition above its compute roof without its flag", _bench(_unflag_compute), 2,
+     r'bench\.json: case ".*", repetitions\[\d\]: "above_compute_roof" is false but the repetition is above'),
+    ("bench.json: a compute sample on a lookup gemm", _bench(_compute_on_lookup), 2,
+     r'bench\.json: case "tl2_gemm.*", repetitions\[0\]: "compute_gmacs" is 50\.0 but the case\'s "compute_family" is null'),
+    ("bench.json: bound bw under a lower compute sample", _bench(_wrong_bound), 2,
+     r'bench\.json: case ".*gemm.*", repetitions\[0\]: "bound" is "bw", expected "compute"'),
+    ("bench.json: a gemm with neither compute_family nor no_compute_roof",
+     _bench(lambda o: _lookup_case(o).update(no_compute_roof=None)), 2,
+     r'bench\.json: case "tl2_gemm.*": a gemm has either "compute_family" or "no_compute_roof", not neither'),
     ("bench.json: every probe sample zero", _each_rep(lambda r: r.update(probe_gbs=0.0)), 2,
      r'bench\.json: case ".*", repetitions\[0\], "probe_gbs" is 0'),
     ("bench.json: kernel_gbs negative", _each_rep(lambda r: r.update(kernel_gbs=-1.0)), 2,
@@ -750,7 +842,7 @@ def test_launcher(good, tmp):
 
 
 def reference_runs():
-    """The run folders under results/ whose bench.json is schema 2; older ones are named and left out (their
+    """The run folders under results/ whose bench.json is schema 2 or 3; older ones are named and left out (their
     refusal is tested on synthetic copies in BROKEN_RUNS)."""
     runs = []
     for path in sorted(glob.glob(os.path.join(ROOT, "results", "*", "bench.json"))):
@@ -758,10 +850,11 @@ def reference_runs():
             schema = raw_json(os.path.dirname(path), "bench.json").get("schema")
         except (OSError, ValueError, AttributeError):
             schema = None
-        if schema == 2:
+        if schema in (2, 3):
             runs.append(os.path.dirname(path))
         else:
-            print(f"note: {os.path.relpath(path, ROOT)} is not schema 2 (written before the paired protocol): not tested")
+            print(f"note: {os.path.relpath(path, ROOT)} is not schema 2 or 3 (written before the paired protocol): "
+                  "not tested")
     return runs
 
 
@@ -780,7 +873,7 @@ def main():
         test_broken_table(a, tmp)
         test_launcher(a, tmp)
         if not refs:
-            print("note: no schema-2 reference run under results/ (results/*/bench.json); synthetic runs only")
+            print("note: no schema-2 or -3 reference run under results/ (results/*/bench.json); synthetic runs only")
         for i, r in enumerate(refs):
             test_run(os.path.abspath(r), f"reference-{i + 1}", tmp)
     print(f"{passed} passed, {failed} failed")

@@ -32,6 +32,25 @@ static void check_declared_features(const ciot_kernel *k) {
     CHECK(0, "%s: its name ends in no ISA this test knows (add it to isa_needs)", k->name);
 }
 
+/* The family a kernel says its inner loop multiplies with (kernel.h: what its gemm's compute roof is) fits
+ * what it declares it runs on: a reference is scalar, a lookup kernel reads a grouped lookup-table layout,
+ * and a multiply family needs its feature. */
+static void check_declared_mac(const ciot_kernel *k) {
+    static const unsigned family_needs[] = {[CIOT_MAC_AVX2] = CIOT_F_AVX2, [CIOT_MAC_AVXVNNI] = CIOT_F_AVXVNNI,
+                                            [CIOT_MAC_AVX512VNNI] = CIOT_F_AVX512VNNI,
+                                            [CIOT_MAC_NEONDOT] = CIOT_F_DOTPROD, [CIOT_MAC_I8MM] = CIOT_F_I8MM};
+    if (k->features == 0) {
+        CHECK(k->mac == CIOT_MAC_SCALAR, "%s: a reference declares mac %d, expected scalar", k->name, (int)k->mac);
+    } else if (k->mac == CIOT_MAC_LOOKUP) {
+        CHECK(k->layout->group_tiles > 1, "%s: a lookup kernel on %s, not a lookup-table layout", k->name,
+              k->layout->name);
+    } else {
+        const int known = k->mac > CIOT_MAC_LOOKUP && k->mac <= CIOT_MAC_I8MM;
+        CHECK(known && (k->features & family_needs[k->mac]) == family_needs[k->mac],
+              "%s: mac %d is not a multiply family its features 0x%x have", k->name, (int)k->mac, k->features);
+    }
+}
+
 /* The registry's choice for a source file's gemv (or gemm) under a feature set is the named kernel. */
 static void expect_best_op(ciot_format f, ciot_op op, unsigned features, const char *name, const char *what) {
     const ciot_kernel *k = ciot_kernel_best_source(f, op, features);
@@ -78,7 +97,10 @@ int main(void) {
     CHECK((host & ~ciot_cpu_detect()) == 0, "a mask never adds a feature");
     mask_cpu("none");
     CHECK(ciot_cpu_features() == 0, "CIOT_CPU=none hides every feature");
-    for (int i = 0; i < ciot_kernel_count(); i++) check_declared_features(ciot_kernel_at(i));
+    for (int i = 0; i < ciot_kernel_count(); i++) {
+        check_declared_features(ciot_kernel_at(i));
+        check_declared_mac(ciot_kernel_at(i));
+    }
     for (int l = 0; l < ciot_layout_count(); l++) {
         const ciot_kernel *k = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMV, 0);
         CHECK(k && k->features == 0, "layout %s falls back to a reference", ciot_layout_at(l)->name);

@@ -60,5 +60,5 @@ static void pq2_0_gemv_stock_neondot(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_pq2_0_gemv_stock_neondot = {
     "pq2_0_gemv_stock_neondot", &ciot_layout_pq2_0, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "pq2_0_gemv_ref", pq2_0_gemv_stock_neondot,
+    "pq2_0_gemv_ref", pq2_0_gemv_stock_neondot, CIOT_MAC_NEONDOT,
 };

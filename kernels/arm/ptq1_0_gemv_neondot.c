@@ -66,5 +66,5 @@ static void ptq1_0_gemv_neondot(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_ptq1_0_gemv_neondot = {
     "ptq1_0_gemv_neondot", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMV, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "ptq1_0_gemv_ref", ptq1_0_gemv_neondot,
+    "ptq1_0_gemv_ref", ptq1_0_gemv_neondot, CIOT_MAC_NEONDOT,
 };

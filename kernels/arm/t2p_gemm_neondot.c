@@ -21,5 +21,5 @@ static void t2p_gemm_neondot(const ciot_mm *mm, int first, int count) { ciot_t2p
 
 const ciot_kernel ciot_k_t2p_gemm_neondot = {
     "t2p_gemm_neondot", &ciot_layout_t2p, &ciot_act_q8_Kx4, CIOT_OP_GEMM, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "t2p_gemm_ref", t2p_gemm_neondot,
+    "t2p_gemm_ref", t2p_gemm_neondot, CIOT_MAC_NEONDOT,
 };

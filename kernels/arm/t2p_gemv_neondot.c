@@ -21,5 +21,5 @@ static void t2p_gemv_neondot(const ciot_mm *mm, int first, int count) { ciot_t2p
 
 const ciot_kernel ciot_k_t2p_gemv_neondot = {
     "t2p_gemv_neondot", &ciot_layout_t2p, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "t2p_gemv_ref", t2p_gemv_neondot,
+    "t2p_gemv_ref", t2p_gemv_neondot, CIOT_MAC_NEONDOT,
 };

@@ -24,5 +24,5 @@ static void t2p_tq2_gemm_i8mm(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_t2p_tq2_gemm_i8mm = {
     "t2p_tq2_gemm_i8mm", &ciot_layout_t2p_tq2, &ciot_act_q8_Kx4, CIOT_OP_GEMM,
-    CIOT_F_NEON | CIOT_F_DOTPROD | CIOT_F_I8MM, "t2p_tq2_gemm_ref", t2p_tq2_gemm_i8mm,
+    CIOT_F_NEON | CIOT_F_DOTPROD | CIOT_F_I8MM, "t2p_tq2_gemm_ref", t2p_tq2_gemm_i8mm, CIOT_MAC_I8MM,
 };

@@ -22,5 +22,5 @@ static void t2p_tq2_gemm_neondot(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_t2p_tq2_gemm_neondot = {
     "t2p_tq2_gemm_neondot", &ciot_layout_t2p_tq2, &ciot_act_q8_Kx4, CIOT_OP_GEMM, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "t2p_tq2_gemm_ref", t2p_tq2_gemm_neondot,
+    "t2p_tq2_gemm_ref", t2p_tq2_gemm_neondot, CIOT_MAC_NEONDOT,
 };

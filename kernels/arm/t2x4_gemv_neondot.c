@@ -58,5 +58,5 @@ static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_t2x4_gemv_neondot = {
     "t2x4_gemv_neondot", &ciot_layout_t2x4, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "t2x4_gemv_ref", t2x4_gemv_neondot,
+    "t2x4_gemv_ref", t2x4_gemv_neondot, CIOT_MAC_NEONDOT,
 };

@@ -92,6 +92,7 @@ static void tl2_gemv_neon(const ciot_mm *mm, int first, int count) { ciot_lut_ge
 
 const ciot_kernel ciot_k_tl2_gemv_neon = {
     "tl2_gemv_neon", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON, "tl2_gemv_ref", tl2_gemv_neon,
+    CIOT_MAC_LOOKUP,
 };
 
 /* tl2_gemm_neon: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
@@ -99,4 +100,5 @@ static void tl2_gemm_neon(const ciot_mm *mm, int first, int count) { ciot_lut_ge
 
 const ciot_kernel ciot_k_tl2_gemm_neon = {
     "tl2_gemm_neon", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMM, CIOT_F_NEON, "tl2_gemm_ref", tl2_gemm_neon,
+    CIOT_MAC_LOOKUP,
 };

@@ -82,6 +82,7 @@ static void tl3_gemv_neon(const ciot_mm *mm, int first, int count) { ciot_lut_ge
 
 const ciot_kernel ciot_k_tl3_gemv_neon = {
     "tl3_gemv_neon", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMV, CIOT_F_NEON, "tl3_gemv_ref", tl3_gemv_neon,
+    CIOT_MAC_LOOKUP,
 };
 
 /* tl3_gemm_neon: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
@@ -89,4 +90,5 @@ static void tl3_gemm_neon(const ciot_mm *mm, int first, int count) { ciot_lut_ge
 
 const ciot_kernel ciot_k_tl3_gemm_neon = {
     "tl3_gemm_neon", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMM, CIOT_F_NEON, "tl3_gemm_ref", tl3_gemm_neon,
+    CIOT_MAC_LOOKUP,
 };

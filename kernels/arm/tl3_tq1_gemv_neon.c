@@ -97,7 +97,7 @@ static void tl3_tq1_gemv_neon(const ciot_mm *mm, int first, int count) { ciot_lu
 
 const ciot_kernel ciot_k_tl3_tq1_gemv_neon = {
     "tl3_tq1_gemv_neon", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON, "tl3_tq1_gemv_ref",
-    tl3_tq1_gemv_neon,
+    tl3_tq1_gemv_neon, CIOT_MAC_LOOKUP,
 };
 
 /* tl3_tq1_gemm_neon: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
@@ -105,5 +105,5 @@ static void tl3_tq1_gemm_neon(const ciot_mm *mm, int first, int count) { ciot_lu
 
 const ciot_kernel ciot_k_tl3_tq1_gemm_neon = {
     "tl3_tq1_gemm_neon", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMM, CIOT_F_NEON, "tl3_tq1_gemm_ref",
-    tl3_tq1_gemm_neon,
+    tl3_tq1_gemm_neon, CIOT_MAC_LOOKUP,
 };

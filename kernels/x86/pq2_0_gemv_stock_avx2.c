@@ -55,5 +55,5 @@ static void pq2_0_gemv_stock_avx2(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_pq2_0_gemv_stock_avx2 = {
     "pq2_0_gemv_stock_avx2", &ciot_layout_pq2_0, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA,
-    "pq2_0_gemv_ref", pq2_0_gemv_stock_avx2,
+    "pq2_0_gemv_ref", pq2_0_gemv_stock_avx2, CIOT_MAC_AVX2,
 };

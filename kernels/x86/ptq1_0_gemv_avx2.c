@@ -68,5 +68,5 @@ static void ptq1_0_gemv_avx2(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_ptq1_0_gemv_avx2 = {
     "ptq1_0_gemv_avx2", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA, "ptq1_0_gemv_ref",
-    ptq1_0_gemv_avx2,
+    ptq1_0_gemv_avx2, CIOT_MAC_AVX2,
 };

@@ -16,5 +16,5 @@ static void t2p_gemm_avx2(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_t2p_gemm_avx2 = {
     "t2p_gemm_avx2", &ciot_layout_t2p, &ciot_act_q8_Kx4, CIOT_OP_GEMM, CIOT_F_AVX2 | CIOT_F_FMA, "t2p_gemm_ref",
-    t2p_gemm_avx2,
+    t2p_gemm_avx2, CIOT_MAC_AVX2,
 };

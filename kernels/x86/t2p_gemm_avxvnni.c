@@ -47,5 +47,5 @@ static void t2p_gemm_avxvnni(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_t2p_gemm_avxvnni = {
     "t2p_gemm_avxvnni", &ciot_layout_t2p, &ciot_act_q8_Kx4, CIOT_OP_GEMM, CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA,
-    "t2p_gemm_ref", t2p_gemm_avxvnni,
+    "t2p_gemm_ref", t2p_gemm_avxvnni, CIOT_MAC_AVXVNNI,
 };

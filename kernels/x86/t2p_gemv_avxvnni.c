@@ -39,5 +39,5 @@ static void t2p_gemv_avxvnni(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_t2p_gemv_avxvnni = {
     "t2p_gemv_avxvnni", &ciot_layout_t2p, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA,
-    "t2p_gemv_ref", t2p_gemv_avxvnni,
+    "t2p_gemv_ref", t2p_gemv_avxvnni, CIOT_MAC_AVXVNNI,
 };

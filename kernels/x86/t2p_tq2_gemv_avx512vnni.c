@@ -15,5 +15,5 @@ static void t2p_tq2_gemv_avx512vnni(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_t2p_tq2_gemv_avx512vnni = {
     "t2p_tq2_gemv_avx512vnni", &ciot_layout_t2p_tq2, &ciot_act_q8_K, CIOT_OP_GEMV,
-    CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, "t2p_tq2_gemv_ref", t2p_tq2_gemv_avx512vnni,
+    CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, "t2p_tq2_gemv_ref", t2p_tq2_gemv_avx512vnni, CIOT_MAC_AVX512VNNI,
 };

@@ -58,5 +58,5 @@ static void t2x4_gemv_avx2(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_t2x4_gemv_avx2 = {
     "t2x4_gemv_avx2", &ciot_layout_t2x4, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA, "t2x4_gemv_ref",
-    t2x4_gemv_avx2,
+    t2x4_gemv_avx2, CIOT_MAC_AVX2,
 };

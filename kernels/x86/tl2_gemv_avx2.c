@@ -107,6 +107,7 @@ static void tl2_gemv_avx2(const ciot_mm *mm, int first, int count) { ciot_lut_ge
 
 const ciot_kernel ciot_k_tl2_gemv_avx2 = {
     "tl2_gemv_avx2", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA, "tl2_gemv_ref", tl2_gemv_avx2,
+    CIOT_MAC_LOOKUP,
 };
 
 /* tl2_gemm_avx2: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
@@ -114,4 +115,5 @@ static void tl2_gemm_avx2(const ciot_mm *mm, int first, int count) { ciot_lut_ge
 
 const ciot_kernel ciot_k_tl2_gemm_avx2 = {
     "tl2_gemm_avx2", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMM, CIOT_F_AVX2 | CIOT_F_FMA, "tl2_gemm_ref", tl2_gemm_avx2,
+    CIOT_MAC_LOOKUP,
 };

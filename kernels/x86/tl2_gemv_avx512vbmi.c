@@ -95,6 +95,7 @@ static void tl2_gemv_avx512vbmi(const ciot_mm *mm, int first, int count) { ciot_
 const ciot_kernel ciot_k_tl2_gemv_avx512vbmi = {
     "tl2_gemv_avx512vbmi", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMV,
     CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, "tl2_gemv_ref", tl2_gemv_avx512vbmi,
+    CIOT_MAC_LOOKUP,
 };
 
 /* tl2_gemm_avx512vbmi: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
@@ -102,4 +103,5 @@ static void tl2_gemm_avx512vbmi(const ciot_mm *mm, int first, int count) { ciot_
 
 const ciot_kernel ciot_k_tl2_gemm_avx512vbmi = {
     "tl2_gemm_avx512vbmi", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMM, CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, "tl2_gemm_ref", tl2_gemm_avx512vbmi,
+    CIOT_MAC_LOOKUP,
 };

@@ -106,7 +106,7 @@ static void tl2_gemv_avx512vnni(const ciot_mm *mm, int first, int count) { ciot_
 
 const ciot_kernel ciot_k_tl2_gemv_avx512vnni = {
     "tl2_gemv_avx512vnni", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
-    "tl2_gemv_ref", tl2_gemv_avx512vnni,
+    "tl2_gemv_ref", tl2_gemv_avx512vnni, CIOT_MAC_AVX512VNNI,
 };
 
 /* tl2_gemm_avx512vnni: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
@@ -114,4 +114,5 @@ static void tl2_gemm_avx512vnni(const ciot_mm *mm, int first, int count) { ciot_
 
 const ciot_kernel ciot_k_tl2_gemm_avx512vnni = {
     "tl2_gemm_avx512vnni", &ciot_layout_tl2, &ciot_act_q8_K, CIOT_OP_GEMM, CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, "tl2_gemm_ref", tl2_gemm_avx512vnni,
+    CIOT_MAC_AVX512VNNI,
 };

@@ -82,6 +82,7 @@ static void tl3_gemv_avx2(const ciot_mm *mm, int first, int count) { ciot_lut_ge
 
 const ciot_kernel ciot_k_tl3_gemv_avx2 = {
     "tl3_gemv_avx2", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA, "tl3_gemv_ref", tl3_gemv_avx2,
+    CIOT_MAC_LOOKUP,
 };
 
 /* tl3_gemm_avx2: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
@@ -89,4 +90,5 @@ static void tl3_gemm_avx2(const ciot_mm *mm, int first, int count) { ciot_lut_ge
 
 const ciot_kernel ciot_k_tl3_gemm_avx2 = {
     "tl3_gemm_avx2", &ciot_layout_tl3, &ciot_act_q8_0, CIOT_OP_GEMM, CIOT_F_AVX2 | CIOT_F_FMA, "tl3_gemm_ref", tl3_gemm_avx2,
+    CIOT_MAC_LOOKUP,
 };

@@ -92,7 +92,7 @@ static void tl3_tq1_gemv_avx2(const ciot_mm *mm, int first, int count) { ciot_lu
 
 const ciot_kernel ciot_k_tl3_tq1_gemv_avx2 = {
     "tl3_tq1_gemv_avx2", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA, "tl3_tq1_gemv_ref",
-    tl3_tq1_gemv_avx2,
+    tl3_tq1_gemv_avx2, CIOT_MAC_LOOKUP,
 };
 
 /* tl3_tq1_gemm_avx2: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
@@ -102,5 +102,5 @@ static void tl3_tq1_gemm_avx2(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_tl3_tq1_gemm_avx2 = {
     "tl3_tq1_gemm_avx2", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMM, CIOT_F_AVX2 | CIOT_F_FMA, "tl3_tq1_gemm_ref",
-    tl3_tq1_gemm_avx2,
+    tl3_tq1_gemm_avx2, CIOT_MAC_LOOKUP,
 };

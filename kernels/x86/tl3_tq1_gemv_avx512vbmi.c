@@ -72,6 +72,7 @@ static void tl3_tq1_gemv_avx512vbmi(const ciot_mm *mm, int first, int count) { c
 const ciot_kernel ciot_k_tl3_tq1_gemv_avx512vbmi = {
     "tl3_tq1_gemv_avx512vbmi", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMV,
     CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, "tl3_tq1_gemv_ref", tl3_tq1_gemv_avx512vbmi,
+    CIOT_MAC_LOOKUP,
 };
 
 /* tl3_tq1_gemm_avx512vbmi: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
@@ -79,5 +80,5 @@ static void tl3_tq1_gemm_avx512vbmi(const ciot_mm *mm, int first, int count) { c
 
 const ciot_kernel ciot_k_tl3_tq1_gemm_avx512vbmi = {
     "tl3_tq1_gemm_avx512vbmi", &ciot_layout_tl3_tq1, &ciot_act_q8_K, CIOT_OP_GEMM, CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, "tl3_tq1_gemm_ref",
-    tl3_tq1_gemm_avx512vbmi,
+    tl3_tq1_gemm_avx512vbmi, CIOT_MAC_LOOKUP,
 };

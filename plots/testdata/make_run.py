@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Writes a small synthetic run folder in the shapes `ciot suite` writes (context, bw, compute, bench.json
-schema 2 with every repetition's paired probe sample and ratio, replay with a probe sample per token,
-summary), for the plot tests. The figures are drawn from a seeded generator: plausible, not measured.
-One case has a repetition above 100% of its paired probe, one replay token and the fused run's attn_output
-ops are above 100%; --cache-resident makes the weight region (and so every case) cache-resident.
+schema 3 with every repetition's paired probe sample and ratio and its roof, replay with a probe sample per
+token, summary), for the plot tests. The figures are drawn from a seeded generator: plausible, not measured.
+One case has a repetition above 100% of its paired probe, one gemm case a repetition above its paired compute
+sample, a lookup gemm has no compute roof and a batch-1 gemm sits under the bw roof; one replay token and the
+fused run's attn_output ops are above 100%; --cache-resident makes the weight region (and so every case)
+cache-resident.
 
 usage: make_run.py DIR [--host NAME] [--commit HASH] [--seed N] [--threads 1,2,4] [--no-replay] [--quick]
                        [--cache-resident] [--replay-warm]"""
@@ -13,20 +15,28 @@ import os
 import random
 import statistics
 
-BITS = {"pq2_0": 2.125, "t2x4": 2.125, "t2p": 2.125, "ptq1_0": 1.75}
+BITS = {"pq2_0": 2.125, "t2x4": 2.125, "t2p": 2.125, "ptq1_0": 1.75, "tl2": 2.125}
 GEMV = [("pq2_0_gemv_ref", 0.02), ("pq2_0_gemv_stock_avx2", 0.35), ("t2x4_gemv_avx2", 0.8), ("t2p_gemv_avx2", 0.85),
         ("ptq1_0_gemv_avx2", 0.6)]
-GEMM = [("t2x4_gemm_avx2", 0.25), ("t2p_gemm_avx2", 0.3)]
+# gemm kernels: share of their roof (the lower of bw and compute), their family (None: lookup), batches
+GEMM = [("t2x4_gemm_avx2", 0.6, "avx2", (4, 64)), ("t2p_gemm_avx2", 0.7, "avx2", (4, 64)),
+        ("tl2_gemm_avx2", 1.2, None, (4, 64)), ("t2p_gemm_avxvnni", 0.8, "avxvnni", (1,))]
 COMPUTE = [("avx2", "vpmaddubsw + vpmaddwd + vpaddd ymm", 40.0), ("avxvnni", "vpdpbusd ymm (VEX)", 80.0)]
+INSTRUCTION = {f: ins for f, ins, _ in COMPUTE}
+PER_CORE = {f: g for f, _, g in COMPUTE}
 
 
 RATIO_FLAG = "probe slower than the kernel: foreign load, or data in cache"
+COMPUTE_FLAG = ("kernel above the compute probe of its family: fewer instructions per MAC than the probe chain, or a "
+                "foreign load")
 CACHE_FLAG = "cache-resident: working set below 4 x LLC"
 LLC = 33554432
 # the case that gets one repetition above 100% of its paired probe: that sample met a foreign load
 FOREIGN = ("pq2_0_gemv_stock_avx2", 1, "persistent")
 # the replay's timing overhead per pair (timed / untimed - 1, %): a spread around zero, within noise
 OVERHEAD_PAIRS = [0.8, -0.4, 1.2, 0.3, -0.1, 0.9, 0.5, 0.2]
+# the gemm case whose compute sample met a foreign load once: that repetition is above its compute roof
+FOREIGN_COMPUTE = ("t2x4_gemm_avx2", 4, 2)
 
 
 def spread(rng, centre, n, rel=0.06):
@@ -80,8 +90,8 @@ def spread_of(vals):
     return {"min": min(vals), "median": statistics.median(vals), "max": max(vals)}
 
 
-def summary(reps, op, cache):
-    """The case summary as ciot writes it: spreads of the unrounded values, rounded; the flags."""
+def summary(reps, op, cache, family):
+    """The case summary as ciot writes it: spreads of the unrounded values, rounded; the roof; the flags."""
     out = {}
     for key, src, nd in (("gweights_s", "gw", 3), ("kernel_gbs", "k", 3), ("gmacs_s", "gw", 3), ("probe_gbs", "p", 3),
                          ("ratio", "r", 4)):
@@ -90,20 +100,48 @@ def summary(reps, op, cache):
         out[key] = {s: round(v, nd) for s, v in spread_of([r[src] for r in reps]).items()}
     above = any(r["r"] > 1 for r in reps)
     out["ratio_above_1"] = above
-    out["flags"] = (["ratio_above_1"] if above else []) + (["cache_resident"] if cache else [])
+    rounded = lambda src, nd: {s: round(v, nd) for s, v in spread_of([r[src] for r in reps]).items()}  # noqa: E731
+    out["compute_gmacs"] = rounded("c", 3) if family else None
+    out["bw_roof_gmacs"] = rounded("bw", 3)
+    if op == "gemv":
+        bound = "bw"
+    elif family is None:
+        bound = None
+    else:
+        bound = ("compute" if statistics.median(r["c"] for r in reps) < statistics.median(r["bw"] for r in reps)
+                 else "bw")
+    out["bound"] = bound
+    out["bound_mixed"] = any(r["bound"] != bound for r in reps)
+    out["ratio_to_bound"] = rounded("rb", 4) if bound else None
+    over = any(r["bound"] == "compute" and r["rb"] > 1 for r in reps)
+    out["above_compute_roof"] = over
+    out["flags"] = (["ratio_above_1"] if above else []) + (["above_compute_roof"] if over else []) + \
+        (["cache_resident"] if cache else [])
     return out
 
 
+def roof_of(op, family, bw, compute, gw, ratio):
+    """The repetition's bound kind, bound and ratio to it (harness/roof.c)."""
+    if op == "gemm" and family is None:
+        return None, None, None
+    if op == "gemm" and compute < bw:
+        return "compute", compute, gw / compute
+    return "bw", bw, ratio
+
+
 def bench(a, rng, ceiling):
-    """bench.json, schema 2: every repetition a kernel sample and its paired probe sample (results/SCHEMA.md)."""
+    """bench.json, schema 3: every repetition a kernel sample, its paired probe sample, and for a gemm with a
+    multiply family its paired compute sample (results/SCHEMA.md)."""
     region = (64 << 20) if a.cache_resident else (1 << 30)
     cache = region < 4 * LLC
     cases = []
-    shapes = [(k, eff, 1, (8192, 8192)) for k, eff in GEMV] + [(k, eff, b, (4096, 5120)) for k, eff in GEMM for b in (4, 64)]
-    for kernel, eff, batch, (rows, K) in shapes:
+    shapes = [(k, eff, None, 1, (8192, 8192)) for k, eff in GEMV] + \
+        [(k, eff, fam, b, (4096, 5120)) for k, eff, fam, batches in GEMM for b in batches]
+    for kernel, eff, family, batch, (rows, K) in shapes:
         op = "gemm" if "_gemm_" in kernel else "gemv"
         layout = kernel.split(f"_{op}_")[0]
         matrix_bytes = int(rows * K * BITS[layout] / 8)
+        intensity = rows * K * batch / matrix_bytes
         for t in a.threads:
             for pool in ("persistent", "spawn") if op == "gemv" else ("persistent",):
                 name = f"{kernel}/{rows}x{K}" + (f"/batch:{batch}" if op == "gemm" else "") + f"/threads:{t}/{pool}"
@@ -111,36 +149,56 @@ def bench(a, rng, ceiling):
                 reps = []
                 for i in range(5):
                     p = ceiling[t] * (1 + rng.uniform(-0.05, 0.05))
-                    k = p * centre * (1 + rng.uniform(-0.06, 0.06))
+                    c = PER_CORE[family] * t * (1 + rng.uniform(-0.02, 0.02)) if family else None
+                    if op == "gemv":
+                        k = p * centre * (1 + rng.uniform(-0.06, 0.06))
+                        gw = k * 1e9 / matrix_bytes * rows * K * batch / 1e9
+                    else:   # a share of its roof; a lookup gemm beats the avx2 multiply roof
+                        roof = min(p * intensity, c) if family else PER_CORE["avx2"] * t
+                        gw = roof * centre * (1 + rng.uniform(-0.06, 0.06))
+                        k = gw / intensity
                     if (kernel, t, pool) == FOREIGN and i == 3:
                         p = k / 1.3   # the probe sample met a foreign load: this repetition reads 130%
-                    gw = k * 1e9 / matrix_bytes * rows * K * batch / 1e9
-                    reps.append({"gw": gw, "k": k, "p": p, "r": k / p, "first": i % 2 == 0})
+                    if (kernel, batch, t) == FOREIGN_COMPUTE and i == 2:
+                        c = gw / 1.25   # the compute sample met a foreign load: 125% of its compute roof
+                    bw = p * intensity
+                    bound, bound_gmacs, rb = roof_of(op, family, bw, c, gw, k / p)
+                    reps.append({"gw": gw, "k": k, "p": p, "r": k / p, "first": i % 2 == 0, "c": c, "bw": bw,
+                                 "bound": bound, "bg": bound_gmacs, "rb": rb})
+                r3 = lambda v: None if v is None else round(v, 3)   # noqa: E731
+                r4 = lambda v: None if v is None else round(v, 4)   # noqa: E731
                 case = {"name": name, "kernel": kernel, "layout": layout, "source": layout, "op": op, "tensor": None,
                         "rows": rows, "K": K, "batch": batch, "threads": t, "pool": pool,
                         "pinning": "one thread per core (hwloc)", "priority": "default (not raised)",
                         "bits_per_weight": BITS[layout], "matrix_bytes": matrix_bytes, "copies": 4, "calls_per_rep": 3,
-                        "cache_resident": cache,
+                        "cache_resident": cache, "intensity": intensity, "compute_family": family,
+                        "compute_instruction": INSTRUCTION.get(family),
+                        "no_compute_roof": "lookup: no multiplies" if op == "gemm" and not family else None,
                         "repetitions": [{"seconds": round(3 * rows * K * batch / (r["gw"] * 1e9), 9),
                                          "gweights_s": round(r["gw"], 3), "kernel_gbs": round(r["k"], 3),
                                          "probe_gbs": round(r["p"], 3), "ratio": round(r["r"], 4),
-                                         "probe_first": r["first"], "ratio_above_1": r["r"] > 1} for r in reps],
-                        "summary": summary(reps, op, cache)}
+                                         "probe_first": r["first"], "ratio_above_1": r["r"] > 1,
+                                         "compute_gmacs": r3(r["c"]), "bw_roof_gmacs": round(r["bw"], 3),
+                                         "bound": r["bound"], "bound_gmacs": r3(r["bg"]),
+                                         "ratio_to_bound": r4(r["rb"]),
+                                         "above_compute_roof": r["bound"] == "compute" and r["rb"] > 1}
+                                        for r in reps],
+                        "summary": summary(reps, op, cache, family)}
                 cases.append(case)
     buf = lambda n: {"bytes": n, "cache_resident": n < 4 * LLC, "huge_pages_requested": True,  # noqa: E731
                      "huge_page_fraction": 1.0, "first_touch": "the persistent pool of the most threads, static page split"}
-    protocol = {"reps": 5, "rep_seconds": 0.2, "probe_seconds": 0.2,
+    protocol = {"reps": 5, "rep_seconds": 0.2, "probe_seconds": 0.2, "compute_seconds": 0.02,
                 "pairing": "each repetition: one read-probe sample and the kernel's calls on the same pool and thread "
                            "count; the probe goes first on even repetitions",
                 "ratio": "kernel GB/s / probe GB/s of the same repetition", "cold_bytes_rule": 1 << 30,
                 "prefetch": "on", "prefetch_bytes": 4096, "pages": "huge", "weights_source": "drawn bytes",
                 "weights": buf(region), "probe": buf(1 << 30),
-                "flags": {"ratio_above_1": RATIO_FLAG, "cache_resident": CACHE_FLAG}}
+                "flags": {"ratio_above_1": RATIO_FLAG, "above_compute_roof": COMPUTE_FLAG, "cache_resident": CACHE_FLAG}}
     overhead = [{"threads": t, "pool": pool, "us_per_call": {"min": 1.0, "median": 1.5, "max": 3.0}}
                 for t in a.threads for pool in ("persistent", "spawn")]
-    ctx = dict(context(a), kernel_flags={k: "-O3 -DNDEBUG -ffp-contract=off -mavx2" for k, _ in GEMV + GEMM})
+    ctx = dict(context(a), kernel_flags={k: "-O3 -DNDEBUG -ffp-contract=off -mavx2" for k, *_ in GEMV + GEMM})
     ctx.pop("quick")
-    return {"bench": "ciot", "schema": 2, "units": "Gweights/s = rows x K x batch / s / 1e9; GB/s = packed weight "
+    return {"bench": "ciot", "schema": 3, "units": "Gweights/s = rows x K x batch / s / 1e9; GB/s = packed weight "
             "bytes / s / 1e9; ratio = kernel GB/s / paired probe GB/s", "context": ctx, "protocol": protocol,
             "cases": cases, "pool_empty_job": overhead}
 

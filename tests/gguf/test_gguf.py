@@ -359,6 +359,9 @@ def part_bench(ciot, d, meta, tensors):
         check((c["rows"], c["K"]) == shapes[c["tensor"]] and len(reps) == 2 and
               all(r["probe_gbs"] > 0 and abs(r["ratio"] - r["kernel_gbs"] / r["probe_gbs"]) < 1e-3 for r in reps),
               "bench --gguf %s: the tensor's shape, two repetitions each with its probe sample and ratio" % c["name"])
+        check(doc["schema"] == 3 and c["intensity"] > 0 and c["compute_family"] is None and
+              all(r["bound"] == "bw" and r["ratio_to_bound"] == r["ratio"] and r["compute_gmacs"] is None for r in reps),
+              "bench --gguf %s: a gemv's roof is the read ceiling, its ratio to it the read ratio" % c["name"])
     for args, what in ((["--gguf", os.path.join(d, "broken-bad-magic.gguf")], "a malformed file"),
                        (["--gguf", path, "--tensors", "no_such_tensor"], "no tensor matching"),
                        (["--gguf", path, "--shape", "64x256"], "--shape with --gguf"),

@@ -19,4 +19,5 @@ static void t2p_gemv_mutant_ref(const ciot_mm *mm, int first, int count) {
 
 const ciot_kernel ciot_k_t2p_gemv_mutant_ref = {
     "t2p_gemv_mutant_ref", &ciot_layout_t2p, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "t2p_gemv_ref", t2p_gemv_mutant_ref,
+    CIOT_MAC_SCALAR,
 };

@@ -1,0 +1,69 @@
+/* The markdown summary of a suite run (suite_summary.h): one row per benchmark case, each judged against
+ * its own roof (roof.h), and the footnotes of the flags that appear. */
+#include "suite_summary.h"
+
+#include <string.h>
+#include "measure.h"
+#include "roof.h"
+
+/* The stock kernel at the same threads and pool: the fastest pq2_0 gemv measured. */
+static const ciot_bench_row *stock_for(const ciot_bench_row *rows, int n, const ciot_bench_row *r) {
+    const ciot_bench_row *best = NULL;
+    for (int i = 0; i < n; i++)
+        if (!strncmp(rows[i].kernel, "pq2_0_gemv", 10) && rows[i].threads == r->threads && !strcmp(rows[i].pool, r->pool) &&
+            (!best || rows[i].gw_median > best->gw_median))
+            best = &rows[i];
+    return best;
+}
+
+/* A row's compute roof and its ratio to its roof (roof.h), as the summary prints them. */
+static void roof_cells(const ciot_bench_row *r, char *comp, size_t comp_len, char *roof, size_t roof_len, char *pct,
+                       size_t pct_len) {
+    snprintf(comp, comp_len, "-");
+    snprintf(roof, roof_len, "-");
+    snprintf(pct, pct_len, "-");
+    if (r->family[0])
+        snprintf(comp, comp_len, "%.1f (%.1f - %.1f) %s", r->compute_median, r->compute_min, r->compute_max, r->family);
+    else if (r->no_family[0])
+        snprintf(comp, comp_len, "none (%s)", r->no_family);
+    if (r->bound == CIOT_ROOF_NONE) return;
+    snprintf(roof, roof_len, "%s%s", ciot_roof_kind_name((ciot_roof_kind)r->bound), r->bound_mixed ? "\\*" : "");
+    snprintf(pct, pct_len, "%.0f%% (%.0f - %.0f%%)", 100 * r->roof_median, 100 * r->roof_min, 100 * r->roof_max);
+}
+
+void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_context *c, int quick) {
+    fprintf(f, "## ciot suite%s: %s, %s, commit %s%s, %s\n\n", quick ? " --quick" : "", c->host, c->cpu, c->commit,
+            c->dirty > 0 ? " (dirty)" : "", c->date);
+    fprintf(f, "| kernel | threads | pool | batch | Gweights/s median (min - max) | GB/s | paired probe GB/s | MAC/B | "
+               "paired compute GMAC/s | roof | %% of roof median (min - max) | x stock |\n");
+    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    int above = 0, cache = 0, compute = 0, mixed = 0;
+    for (int i = 0; i < n; i++) {
+        const ciot_bench_row *r = &rows[i], *s = stock_for(rows, n, r);
+        char speed[32] = "-", flags[64] = "", comp[64], roof[16], pct[48];
+        if (s && r->batch == 1) snprintf(speed, sizeof speed, "%.2f", r->gw_median / s->gw_median);
+        if (r->ratio_above_1) strcat(flags, " **[1]**"), above = 1;
+        if (r->above_compute_roof) strcat(flags, " **[3]**"), compute = 1;
+        if (r->cache_resident) strcat(flags, " **[2]**"), cache = 1;
+        mixed |= r->bound_mixed;
+        roof_cells(r, comp, sizeof comp, roof, sizeof roof, pct, sizeof pct);
+        fprintf(f, "| %s | %d | %s | %d | %.1f (%.1f - %.1f) | %.2f | %.2f | %.1f | %s | %s | %s%s | %s |\n", r->kernel,
+                r->threads, r->pool, r->batch, r->gw_median, r->gw_min, r->gw_max, r->gbs_median, r->probe_median,
+                r->intensity, comp, roof, pct, flags, speed);
+    }
+    fprintf(f, "\nGB/s counts packed weight bytes (scales included). Every repetition pairs the kernel with a read-probe "
+               "sample on the same pool and thread count (same pages, prefetch policy and buffer rule), and a gemm whose "
+               "kernel multiplies with an int8 family with a compute-probe sample of that family too; ratios are taken "
+               "per repetition. Gemm rows: Gweights/s = GMAC/s = rows x K x batch / s; MAC/B = rows x K x batch / "
+               "weight bytes. roof: a gemv row's is the paired read ceiling (%% = kernel GB/s / paired probe GB/s); a "
+               "gemm row's is the roofline bound at its MAC/B, the lower of bw = paired probe GB/s x MAC/B and compute "
+               "= the paired compute sample (%% = GMAC/s over that bound). Lookup kernels (TL2 and TL3 but "
+               "`tl2_*_avx512vnni`) do no multiplies and scalar references have no vector family: their gemm rows "
+               "have no compute roof and no %%. x stock: Gweights/s over the fastest pq2_0 gemv at the same threads "
+               "and pool.\n");
+    if (mixed) fprintf(f, "\n\\* the repetitions differ in which roof bounds them (near the ridge; bench.json has each).\n");
+    if (above) fprintf(f, "\n[1] a repetition read above 100%% of its paired ceiling: %s. A finding, not a result.\n", CIOT_RATIO_FLAG);
+    if (cache) fprintf(f, "\n[2] %s.\n", CIOT_CACHE_FLAG);
+    if (compute) fprintf(f, "\n[3] a compute-bound repetition above 100%% of its compute sample: %s. A finding, not a result.\n",
+                         CIOT_COMPUTE_FLAG);
+}

@@ -1,0 +1,82 @@
+/* The suite's summary (harness/suite_summary.h) on made-up rows: a gemv row shows its paired read ratio, a
+ * gemm row its ratio to the roofline bound and which roof bounds it, a lookup or scalar gemm no ratio at all,
+ * and no gemm row shows its read ratio; each flag gets its footnote, and only when it appears. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "roof.h"
+#include "suite_summary.h"
+
+static ciot_bench_row row(const char *kernel, int batch, double read_ratio, int bound, double roof_ratio) {
+    ciot_bench_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.kernel, sizeof r.kernel, "%s", kernel);
+    snprintf(r.pool, sizeof r.pool, "persistent");
+    r.threads = 1, r.batch = batch, r.rows = 17408, r.K = 5120, r.reps = 3;
+    r.gw_min = r.gw_median = r.gw_max = 40;
+    r.probe_min = r.probe_median = r.probe_max = 11.5;
+    r.ratio_min = r.ratio_median = r.ratio_max = read_ratio;
+    r.intensity = 3.76 * batch;
+    r.bound = bound;
+    r.roof_min = r.roof_median = r.roof_max = roof_ratio;
+    return r;
+}
+
+/* The summary's line for a kernel and batch ("| kernel | 1 | persistent | batch |"), or "" when absent. */
+static const char *line_of(const char *text, const char *kernel, int batch, char *out, size_t len) {
+    char head[128];
+    snprintf(head, sizeof head, "| %s | 1 | persistent | %d |", kernel, batch);
+    const char *p = strstr(text, head), *end = p ? strchr(p, '\n') : NULL;
+    snprintf(out, len, "%.*s", p ? (int)(end ? end - p : (long)strlen(p)) : 0, p ? p : "");
+    return out;
+}
+
+int main(void) {
+    ciot_bench_row rows[5];
+    rows[0] = row("t2p_gemv_avx2", 1, 0.66, CIOT_ROOF_BW, 0.66);
+    rows[1] = row("t2p_gemm_avx2", 64, 0.0123, CIOT_ROOF_COMPUTE, 0.71);
+    snprintf(rows[1].family, sizeof rows[1].family, "avx2");
+    rows[1].compute_min = rows[1].compute_median = rows[1].compute_max = 61.8;
+    rows[2] = row("tl2_gemm_avx2", 64, 0.0234, CIOT_ROOF_NONE, 0);
+    snprintf(rows[2].no_family, sizeof rows[2].no_family, "lookup: no multiplies");
+    rows[3] = row("t2p_gemm_ref", 4, 0.0345, CIOT_ROOF_NONE, 0);
+    snprintf(rows[3].no_family, sizeof rows[3].no_family, "scalar reference");
+    rows[4] = row("t2x4_gemm_avx2", 4, 0.0456, CIOT_ROOF_COMPUTE, 1.07);
+    snprintf(rows[4].family, sizeof rows[4].family, "avx2");
+    rows[4].compute_min = rows[4].compute_median = rows[4].compute_max = 50.0;
+    rows[4].above_compute_roof = 1;
+
+    ciot_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    snprintf(ctx.host, sizeof ctx.host, "test-host");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return 1;
+    ciot_suite_summary(f, rows, 5, &ctx, 1);
+    fclose(f);
+
+    char l[1024];
+    CHECK(strstr(line_of(text, "t2p_gemv_avx2", 1, l, sizeof l), "| bw | 66% (66 - 66%) |") != NULL,
+          "gemv: bw roof, the paired read ratio: %s", l);
+    line_of(text, "t2p_gemm_avx2", 64, l, sizeof l);
+    CHECK(strstr(l, "| 240.6 | 61.8 (61.8 - 61.8) avx2 | compute | 71% (71 - 71%) |") != NULL,
+          "compute-bound gemm: MAC/B, the paired compute roof, its ratio to it: %s", l);
+    CHECK(strstr(l, "1% (1 - 1%)") == NULL, "compute-bound gemm: not its 1%% of the read ceiling: %s", l);
+    line_of(text, "tl2_gemm_avx2", 64, l, sizeof l);
+    CHECK(strstr(l, "| none (lookup: no multiplies) | - | - |") != NULL && strstr(l, "2% (2 - 2%)") == NULL,
+          "lookup gemm: no compute roof, no ratio: %s", l);
+    line_of(text, "t2p_gemm_ref", 4, l, sizeof l);
+    CHECK(strstr(l, "| none (scalar reference) | - | - |") != NULL && strstr(l, "3% (3 - 3%)") == NULL,
+          "scalar gemm: no compute roof, no ratio: %s", l);
+    line_of(text, "t2x4_gemm_avx2", 4, l, sizeof l);
+    CHECK(strstr(l, "| compute | 107% (107 - 107%) **[3]** |") != NULL, "above its compute roof: flagged [3]: %s", l);
+    CHECK(strstr(text, "\n[3] ") != NULL && strstr(text, CIOT_COMPUTE_FLAG) != NULL, "the [3] footnote says why");
+    CHECK(strstr(text, "\n[1] ") == NULL && strstr(text, "\n[2] ") == NULL, "no footnote for a flag that is absent");
+    CHECK(strstr(text, "% of paired ceiling") == NULL, "no column of the read ceiling for every row");
+    if (check_failed || getenv("SHOW")) printf("%s", text);
+    free(text);
+    printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
+    return check_failed != 0;
+}
