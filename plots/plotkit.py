@@ -8,6 +8,7 @@ import os
 import sys
 import traceback
 
+import numpy as np
 from mpl import plt
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
@@ -146,12 +147,23 @@ class LabelPlacer:
         ax.figure.canvas.draw()
         self.renderer = ax.figure.canvas.get_renderer()
         self.inside = ax.get_window_extent(self.renderer)
-        self.taken = []
+        taken = []
         for x, y in points:
             px, py = ax.transData.transform((x, y))
-            self.taken.append(Bbox.from_bounds(px - 4, py - 4, 8, 8))
+            taken.append(Bbox.from_bounds(px - 4, py - 4, 8, 8))
         for artist in avoid:
-            self.taken += _obstacles(artist, self.renderer)
+            taken += _obstacles(artist, self.renderer)
+        # every box taken as one array of (x0, y0, x1, y1): a candidate is checked against all at once
+        self.taken = np.array([_ordered(b) for b in taken]).reshape(-1, 4)
+
+    def free(self, box):
+        """Whether box overlaps no box taken (Bbox.overlaps' test, edges touching count as overlapping)."""
+        x0, y0, x1, y1 = _ordered(box)
+        t = self.taken
+        return not np.any((t[:, 0] <= x1) & (x0 <= t[:, 2]) & (t[:, 1] <= y1) & (y0 <= t[:, 3]))
+
+    def take(self, box):
+        self.taken = np.vstack([self.taken, _ordered(box)])
 
     def add(self, x, y, text, color, fontsize=7, radii=(5, 12, 22, 34, 50, 70)):
         ax, inside = self.ax, self.inside
@@ -164,13 +176,19 @@ class LabelPlacer:
                 ann.update_positions(self.renderer)
                 box = Text.get_window_extent(ann, self.renderer).padded(1)   # the text only, not its leader line
                 if (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
-                        and not any(box.overlaps(t) for t in self.taken)):
-                    self.taken.append(box)
+                        and self.free(box)):
+                    self.take(box)
                     return
                 ann.remove()
         # nowhere free: put it at the first position anyway, rather than lose it
         ann = ax.annotate(text, (x, y), xytext=(6, 2), textcoords="offset points", fontsize=fontsize, color=color)
-        self.taken.append(Text.get_window_extent(ann, self.renderer))
+        self.take(Text.get_window_extent(ann, self.renderer))
+
+
+def _ordered(box):
+    """A box's extents with x0 <= x1 and y0 <= y1."""
+    x0, y0, x1, y1 = box.extents
+    return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
 
 
 def _obstacles(artist, renderer):
