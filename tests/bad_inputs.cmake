@@ -15,7 +15,7 @@ if(NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
 endif()
 add_test(NAME test_bad_inputs COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/bad_inputs.py --ciot $<TARGET_FILE:ciot>
          --emulator "${bad_inputs_emulator}" --arch ${CMAKE_SYSTEM_PROCESSOR} ${bad_inputs_render})
-set_tests_properties(test_bad_inputs PROPERTIES TIMEOUT 1800)
+set_tests_properties(test_bad_inputs PROPERTIES TIMEOUT 1800 COST 500)   # long: started early (ctest -j)
 if(bad_inputs_render)
   add_test(NAME bad_inputs_runner_catches COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/bad_inputs_selftest/run.sh ${CIOT_PYTHON3})
 endif()

@@ -32,7 +32,8 @@ ROOT = os.path.dirname(HERE)
 SANITIZER = re.compile(r"runtime error|Sanitizer|AddressSanitizer|LeakSanitizer")
 TMP_LEFT = re.compile(r"\.tmp\.")
 DEFAULT_LIMIT = 30.0
-FLAGS = ("native", "arch", "time", "env", "stdout", "unchanged", "absent", "grep", "size", "redirect", "last", "known")
+FLAGS = ("native", "arch", "cpu", "time", "env", "stdout", "unchanged", "absent", "grep", "size", "redirect", "last",
+         "known")
 # bytes per block and where the fp16 scale sits, per source format (spec/formats.md, kernels/README-tq.md)
 FORMATS = {"pq2_0": (128, 34, 0), "ptq1_0": (128, 28, 26), "tq1_0": (256, 54, 52), "tq2_0": (256, 66, 64)}
 FP16 = {"nan": 0x7E00, "inf": 0x7C00, "-inf": 0xFC00}
@@ -222,7 +223,33 @@ class Runner:
         want = row.flag("arch")
         if want and want != self.arch:
             return f"{want} only"
+        need = row.flag("cpu")
+        if need:
+            has = self.cpu_features(self.row_env(row).get("CIOT_CPU"))
+            if not any(set(alt.split(",")) <= has for alt in need.split("|")):
+                return f"needs {need}; this CPU, as masked, has {','.join(sorted(has)) or 'none'}"
         return None
+
+    def row_env(self, row, **extra):
+        """The row's environment: the run's, its own variables, a CIOT_CPU of its own intersected with the
+        run's (kernels/cpu.h): a row never gains a feature the run hid."""
+        env = dict(os.environ, **extra)
+        for e in row.flags.get("env", []):
+            k, _, v = e.partition("=")
+            env[k] = f"{env[k]}:{v}" if k == "CIOT_CPU" and env.get(k) else v
+        return env
+
+    def cpu_features(self, mask, cache={}):
+        """The features `ciot info` reports under CIOT_CPU=mask (None: unmasked)."""
+        if mask not in cache:
+            env = dict(os.environ)
+            env.pop("CIOT_CPU", None)
+            if mask is not None:
+                env["CIOT_CPU"] = mask
+            p = subprocess.run(self.ciot + ["info"], capture_output=True, text=True, env=env)
+            m = re.search(r"^features\s+(\S+)", p.stdout, re.M)
+            cache[mask] = set() if not m or m[1] == "none" else set(m[1].split(","))
+        return cache[mask]
 
     def subst(self, s, d):
         """The placeholders of a command or setup word filled in for scratch folder d."""
@@ -239,11 +266,7 @@ class Runner:
             run_setup(step, d, lambda w: self.subst(w, d))
         argv = [self.subst(a, d) for a in shlex.split(row.command)]
         cmd = [os.path.join(ROOT, "plots", "render")] + argv[1:] if row.render else self.ciot + argv
-        env = dict(os.environ, TMPDIR=d)
-        for e in row.flags.get("env", []):
-            k, _, v = e.partition("=")
-            # a row's own CIOT_CPU is intersected with the run's (kernels/cpu.h): it never gains a feature
-            env[k] = f"{env[k]}:{v}" if k == "CIOT_CPU" and env.get(k) else v
+        env = self.row_env(row, TMPDIR=d)
         watched = {p: snapshot(os.path.join(d, p)) for p in (self.subst(u, d) for u in row.flags.get("unchanged", []))}
         limit = float(row.flag("time", DEFAULT_LIMIT))
         redirect = row.flag("redirect")

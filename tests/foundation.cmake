@@ -16,6 +16,7 @@ ciot_test(test_oracle ${CMAKE_CURRENT_LIST_DIR}/test_oracle.c)
 if(CMAKE_CROSSCOMPILING OR CMAKE_BUILD_TYPE STREQUAL "Debug")
   set_tests_properties(test_oracle PROPERTIES ENVIRONMENT "CIOT_ORACLE_MAX_WEIGHTS=1048576")
 endif()
+set_tests_properties(test_oracle PROPERTIES COST 800)   # long: started early (ctest -j)
 ciot_test(test_cli ${CMAKE_CURRENT_LIST_DIR}/test_cli.c)
 
 # The program itself: usage, unknown commands and bad CIOT_CPU exit non-zero with a message.
