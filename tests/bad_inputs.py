@@ -207,6 +207,7 @@ class Runner:
         self.render = args.render
         self.work = tempfile.mkdtemp(prefix="ciot-bad-inputs-")
         self.gguf = None
+        self.features = {}   # CIOT_CPU value -> the features ciot info reports under it
 
     def gguf_dir(self):
         if self.gguf is None:
@@ -239,17 +240,17 @@ class Runner:
             env[k] = f"{env[k]}:{v}" if k == "CIOT_CPU" and env.get(k) else v
         return env
 
-    def cpu_features(self, mask, cache={}):
+    def cpu_features(self, mask):
         """The features `ciot info` reports under CIOT_CPU=mask (None: unmasked)."""
-        if mask not in cache:
+        if mask not in self.features:
             env = dict(os.environ)
             env.pop("CIOT_CPU", None)
             if mask is not None:
                 env["CIOT_CPU"] = mask
             p = subprocess.run(self.ciot + ["info"], capture_output=True, text=True, env=env)
             m = re.search(r"^features\s+(\S+)", p.stdout, re.M)
-            cache[mask] = set() if not m or m[1] == "none" else set(m[1].split(","))
-        return cache[mask]
+            self.features[mask] = set() if not m or m[1] == "none" else set(m[1].split(","))
+        return self.features[mask]
 
     def subst(self, s, d):
         """The placeholders of a command or setup word filled in for scratch folder d."""

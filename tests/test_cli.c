@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "check.h"
+#include "cpu_mask.h"
 #include "commands.h"
 #include "cpu.h"
 #include "canonical.h"
@@ -120,12 +121,9 @@ int main(void) {
     CHECK(ciot_cmd_run(2, missing) != 0, "option without a value");
     for (int i = 0; i < ciot_kernel_count(); i++)
         if (ciot_kernel_at(i)->features) {
-            char *outer = getenv("CIOT_CPU") ? strdup(getenv("CIOT_CPU")) : NULL;   /* the run's own mask, kept */
-            setenv("CIOT_CPU", "none", 1);
+            test_mask_cpu("none");
             CHECK(run(ciot_kernel_at(i)->name, 8, 512, 1, wp, xp, yp) != 0, "%s with CIOT_CPU=none", ciot_kernel_at(i)->name);
-            if (outer) setenv("CIOT_CPU", outer, 1);
-            else unsetenv("CIOT_CPU");
-            free(outer);
+            test_unmask_cpu();
             break;
         }
     remove(wp), remove(xp), remove(yp), rmdir(dir);

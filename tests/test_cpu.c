@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "cpu_mask.h"
 #include "cpu.h"
 #include "kernel.h"
 #include "registry.h"
@@ -61,21 +62,6 @@ static void expect_best(ciot_format f, unsigned features, const char *name, cons
     expect_best_op(f, CIOT_OP_GEMV, features, name, what);
 }
 
-/* CIOT_CPU as the run set it (scripts/test masks whole runs), for restoring after a test's own mask. */
-static const char *outer_mask;
-
-/* A test's own mask, intersected with the run's (cpu.h): the test never sees a feature the run hid. */
-static void mask_cpu(const char *mask) {
-    char both[256];
-    if (outer_mask) snprintf(both, sizeof both, "%s:%s", outer_mask, mask);
-    setenv("CIOT_CPU", outer_mask ? both : mask, 1);
-}
-
-static void unmask_cpu(void) {
-    if (outer_mask) setenv("CIOT_CPU", outer_mask, 1);
-    else unsetenv("CIOT_CPU");
-}
-
 int main(void) {
     unsigned m;
     const char *bad;
@@ -92,10 +78,9 @@ int main(void) {
     CHECK(ciot_cpu_parse("avx2:avx2:avx2,neon", &m, &bad, &len) == CIOT_OK && m == CIOT_F_AVX2, "three masks");
     CHECK(ciot_cpu_parse("avx2:sse9,fma", &m, &bad, &len) == CIOT_E_UNKNOWN && len == 4 && !strncmp(bad, "sse9", 4),
           "unknown name in the second mask reported");
-    outer_mask = getenv("CIOT_CPU");
     const unsigned host = ciot_cpu_features();   /* this CPU as the run sees it: the test's own masks only take away */
     CHECK((host & ~ciot_cpu_detect()) == 0, "a mask never adds a feature");
-    mask_cpu("none");
+    test_mask_cpu("none");
     CHECK(ciot_cpu_features() == 0, "CIOT_CPU=none hides every feature");
     for (int i = 0; i < ciot_kernel_count(); i++) {
         check_declared_features(ciot_kernel_at(i));
@@ -108,10 +93,10 @@ int main(void) {
         const ciot_kernel *g = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMM, 0);
         CHECK(g && g->features == 0, "layout %s falls back to a gemm reference", ciot_layout_at(l)->name);
     }
-    mask_cpu("neon,dotprod,avx2,fma");
+    test_mask_cpu("neon,dotprod,avx2,fma");
     CHECK(ciot_cpu_features() == (host & (CIOT_F_NEON | CIOT_F_DOTPROD | CIOT_F_AVX2 | CIOT_F_FMA)), "mask keeps only listed");
     CHECK(!ciot_cpu_has_i8mm() && !ciot_cpu_has_avxvnni(), "masked features are off");
-    unmask_cpu();
+    test_unmask_cpu();
     CHECK(ciot_cpu_features() == host, "the run's own mask again");
     const unsigned hw = host;
 #if defined(__aarch64__)
