@@ -11,7 +11,7 @@
 #define CIOT_ARM_ACT_T2P_NEON_H
 
 #include "formats.h"
-#include "neon_helpers.h"
+#include "util_neon.h"
 
 typedef struct {
     int8x16_t y[2][16]; /* [block b][word w * 4 + slot s] */

@@ -9,9 +9,9 @@
 #include "formats.h"
 #include "kernel.h"
 #include "prefetch.h"
-#include "neon_helpers.h"
+#include "util_neon.h"
 
-static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
+static void gemv(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK;
     const block_q8_K *x = mm->x;
     const uint8x16_t m03 = vdupq_n_u8(0x03), m0c = vdupq_n_u8(0x0c), m30 = vdupq_n_u8(0x30);
@@ -48,7 +48,7 @@ static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
                 const int32x4_t uy = vsraq_n_s32(vsraq_n_s32(s1, s4, 2), s16, 4);
                 const int32_t ysum = vaddlvq_s16(vld1q_s16(y->bsums + 8 * h));
                 const int32x4_t isum = vsubq_s32(uy, vdupq_n_s32(ysum));
-                acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(ciot_neon_h2f4(w->d), y->d));
+                acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(ciot_fp16x4_neon(w->d), y->d));
             }
         }
         CIOT_MCA_END();
@@ -56,7 +56,5 @@ static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
     }
 }
 
-const ciot_kernel ciot_k_t2x4_gemv_neondot = {
-    "t2x4_gemv_neondot", &ciot_layout_t2x4, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "t2x4_gemv_ref", t2x4_gemv_neondot, CIOT_MAC_NEONDOT,
-};
+CIOT_KERNEL(t2x4_gemv_neondot, t2x4_gemv_ref, .layout = &ciot_layout_t2x4, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
+            .features = CIOT_F_NEON | CIOT_F_DOTPROD, .compute = gemv, .mac = CIOT_MAC_NEONDOT);

@@ -8,7 +8,7 @@
  * at n = 0..4; 80..119: bytes 16..23 at n = 0..4; 120..127: qh[t & 1] at n = t >> 1). Float order of
  * spec/formats.md: four lanes, one per Q8_0 sub-block, then (a0 + a1) + (a2 + a3). Needs K % 128 == 0. */
 #include <string.h>
-#include "avx2_util.h"
+#include "util_avx2.h"
 #include "formats.h"
 #include "kernel.h"
 #include "prefetch.h"
@@ -47,7 +47,7 @@ static inline __m128i block_isum4(const block_ptq1_0 *w, const block_q8_0 *y) {
     return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
 }
 
-static void ptq1_0_gemv_avx2(const ciot_mm *mm, int first, int count) {
+static void gemv(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK;
     const block_q8_0 *x = mm->x;
     for (int r = first; r < first + count; r++) {
@@ -66,7 +66,5 @@ static void ptq1_0_gemv_avx2(const ciot_mm *mm, int first, int count) {
     }
 }
 
-const ciot_kernel ciot_k_ptq1_0_gemv_avx2 = {
-    "ptq1_0_gemv_avx2", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA, "ptq1_0_gemv_ref",
-    ptq1_0_gemv_avx2, CIOT_MAC_AVX2,
-};
+CIOT_KERNEL(ptq1_0_gemv_avx2, ptq1_0_gemv_ref, .layout = &ciot_layout_ptq1_0, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2);

@@ -54,7 +54,7 @@ static inline __m128i block_isum4(const block_ptq1_0 *w, const block_q8_0 *y) {
     return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
 }
 
-static void ptq1_0_gemv_avx512vnni(const ciot_mm *mm, int first, int count) {
+static void gemv(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK;
     const block_q8_0 *x = mm->x;
     for (int r = first; r < first + count; r++) {
@@ -73,7 +73,6 @@ static void ptq1_0_gemv_avx512vnni(const ciot_mm *mm, int first, int count) {
     }
 }
 
-const ciot_kernel ciot_k_ptq1_0_gemv_avx512vnni = {
-    "ptq1_0_gemv_avx512vnni", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMV,
-    CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, "ptq1_0_gemv_ref", ptq1_0_gemv_avx512vnni, CIOT_MAC_AVX512VNNI,
-};
+CIOT_KERNEL(ptq1_0_gemv_avx512vnni, ptq1_0_gemv_ref, .layout = &ciot_layout_ptq1_0, .act = &ciot_act_q8_0,
+            .op = CIOT_OP_GEMV, .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv,
+            .mac = CIOT_MAC_AVX512VNNI);

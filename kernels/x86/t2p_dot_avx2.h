@@ -6,11 +6,11 @@
 #define CIOT_X86_T2P_DOT_AVX2_H
 
 #include "act_t2p_avx2.h"
-#include "avx2_util.h"
+#include "util_avx2.h"
 #include "formats.h"
 
 /* 4 * (u . y) of the four rows of one block, u the codes 0..3, as [r0 r1 r2 r3]. */
-static inline __m128i ciot_t2p_dot4x_avx2(const uint8_t *qs, const ciot_t2p_act *a) {
+static inline __m128i ciot_t2p_dot4x_avx2(const uint8_t *qs, const ciot_t2p_act_avx2 *a) {
     const __m256i m3 = _mm256_set1_epi8(3), mc = _mm256_set1_epi8(0x0c);
     __m256i m[2];
     for (int p = 0; p < 2; p++) {
@@ -40,16 +40,16 @@ static inline void ciot_t2p_dot4x4_avx2(const uint8_t *qs, const block_q8_Kx4 *x
     __m256i c1[4], c4[4];
     for (int b = 0; b < 4; b++) c1[b] = c4[b] = _mm256_setzero_si256();
     for (int w = 0; w < 4; w++) {
-        const __m256i v = ciot_load2x16(qs + 16 * w, qs + 64 + 16 * w);
+        const __m256i v = ciot_load2x16_avx2(qs + 16 * w, qs + 64 + 16 * w);
         const __m256i t = _mm256_srli_epi16(v, 4); /* slot 2 and 3 bits down to 0..3 (bytes stay clean) */
         const __m256i u0 = _mm256_and_si256(v, m3), u1 = _mm256_and_si256(v, mc);
         const __m256i u2 = _mm256_and_si256(t, m3), u3 = _mm256_and_si256(t, mc);
         const int8_t *a = xb->qs + 32 * (16 * h + 4 * w); /* chunk 4w of this half; row b at +8b */
         for (int b = 0; b < 4; b++) {
-            c1[b] = _mm256_add_epi16(c1[b], _mm256_add_epi16(_mm256_maddubs_epi16(u0, ciot_bcast8(a + 8 * b)),
-                                                             _mm256_maddubs_epi16(u2, ciot_bcast8(a + 64 + 8 * b))));
-            c4[b] = _mm256_add_epi16(c4[b], _mm256_add_epi16(_mm256_maddubs_epi16(u1, ciot_bcast8(a + 32 + 8 * b)),
-                                                             _mm256_maddubs_epi16(u3, ciot_bcast8(a + 96 + 8 * b))));
+            c1[b] = _mm256_add_epi16(c1[b], _mm256_add_epi16(_mm256_maddubs_epi16(u0, ciot_bcast8_avx2(a + 8 * b)),
+                                                             _mm256_maddubs_epi16(u2, ciot_bcast8_avx2(a + 64 + 8 * b))));
+            c4[b] = _mm256_add_epi16(c4[b], _mm256_add_epi16(_mm256_maddubs_epi16(u1, ciot_bcast8_avx2(a + 32 + 8 * b)),
+                                                             _mm256_maddubs_epi16(u3, ciot_bcast8_avx2(a + 96 + 8 * b))));
         }
     }
     /* int16 safe: c1 sums 8 pairs of 3 * 127 (6096), c4 8 pairs of 12 * 127 (24384) */

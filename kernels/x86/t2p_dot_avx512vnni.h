@@ -10,11 +10,11 @@
 #define CIOT_X86_T2P_DOT_AVX512VNNI_H
 
 #include "act_t2p_avx2.h"
-#include "avx2_util.h"
+#include "util_avx2.h"
 #include "formats.h"
 
 /* 4 * (u . y) of the four rows of one block, u the codes 0..3, as [r0 r1 r2 r3]. */
-static inline __m128i ciot_t2p_dot4x_avx512vnni(const uint8_t *qs, const ciot_t2p_act *a) {
+static inline __m128i ciot_t2p_dot4x_avx512vnni(const uint8_t *qs, const ciot_t2p_act_avx2 *a) {
     const __m512i m3 = _mm512_set1_epi8(3), mc = _mm512_set1_epi8(0x0c);
     __m256i m[2];
     for (int p = 0; p < 2; p++) {

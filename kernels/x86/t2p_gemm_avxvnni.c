@@ -18,7 +18,7 @@ static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h
     __m256i c[4][2];
     for (int k = 0; k < 4; k++) c[k][0] = c[k][1] = _mm256_setzero_si256();
     for (int w = 0; w < 4; w++) {
-        const __m256i v = ciot_load2x16(qs + 16 * w, qs + 64 + 16 * w);
+        const __m256i v = ciot_load2x16_avx2(qs + 16 * w, qs + 64 + 16 * w);
         const __m256i t = _mm256_srli_epi16(v, 4); /* slots 2, 3 down to bits 0..3 (bytes stay clean) */
         const __m256i u[4] = {_mm256_and_si256(v, m3), _mm256_and_si256(v, mc), _mm256_and_si256(t, m3),
                               _mm256_and_si256(t, mc)}; /* u, 4u, u, 4u */
@@ -41,11 +41,9 @@ static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h
     *s23 = _mm256_permutevar8x32_epi32(_mm256_hadd_epi32(m[2], m[3]), order);
 }
 
-static void t2p_gemm_avxvnni(const ciot_mm *mm, int first, int count) {
-    ciot_tile4x4_gemm(mm, first, count, block_dot4x4, 1);
+static void gemm(const ciot_mm *mm, int first, int count) {
+    ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
 }
 
-const ciot_kernel ciot_k_t2p_gemm_avxvnni = {
-    "t2p_gemm_avxvnni", &ciot_layout_t2p, &ciot_act_q8_Kx4, CIOT_OP_GEMM, CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA,
-    "t2p_gemm_ref", t2p_gemm_avxvnni, CIOT_MAC_AVXVNNI,
-};
+CIOT_KERNEL(t2p_gemm_avxvnni, t2p_gemm_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,
+            .features = CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVXVNNI);

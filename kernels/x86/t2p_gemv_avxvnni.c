@@ -8,10 +8,10 @@
  * fmaf((float) isum, fp32(d) * d_y, acc). K % 256 == 0; F16C converts the scales. */
 #include "act_t2p_avx2.h"
 #include "kernel.h"
-#include "t2p_gemv_loop.h"
+#include "t2p_gemv_loop_avx2.h"
 
 /* 4 * (u . y) of the four rows of one block, u the codes 0..3, as [r0 r1 r2 r3]. */
-static inline __m128i block_dot4x(const uint8_t *qs, const ciot_t2p_act *a) {
+static inline __m128i block_dot4x(const uint8_t *qs, const ciot_t2p_act_avx2 *a) {
     const __m256i m3 = _mm256_set1_epi8(3), mc = _mm256_set1_epi8(0x0c);
     __m256i m[2];
     for (int p = 0; p < 2; p++) {
@@ -33,11 +33,9 @@ static inline __m128i block_dot4x(const uint8_t *qs, const ciot_t2p_act *a) {
     return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
 }
 
-static void t2p_gemv_avxvnni(const ciot_mm *mm, int first, int count) {
-    ciot_t2p_gemv_x86(mm, first, count, block_dot4x, 1);
+static void gemv(const ciot_mm *mm, int first, int count) {
+    ciot_t2p_gemv_loop_avx2(mm, first, count, block_dot4x, 1);
 }
 
-const ciot_kernel ciot_k_t2p_gemv_avxvnni = {
-    "t2p_gemv_avxvnni", &ciot_layout_t2p, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA,
-    "t2p_gemv_ref", t2p_gemv_avxvnni, CIOT_MAC_AVXVNNI,
-};
+CIOT_KERNEL(t2p_gemv_avxvnni, t2p_gemv_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
+            .features = CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVXVNNI);

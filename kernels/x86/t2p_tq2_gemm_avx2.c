@@ -10,11 +10,9 @@
 #include "t2p_dot_avx2.h"
 #include "tile4x4_avx2.h"
 
-static void t2p_tq2_gemm_avx2(const ciot_mm *mm, int first, int count) {
-    ciot_tile4x4_gemm(mm, first, count, ciot_t2p_dot4x4_avx2, 2);
+static void gemm(const ciot_mm *mm, int first, int count) {
+    ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx2, 2);
 }
 
-const ciot_kernel ciot_k_t2p_tq2_gemm_avx2 = {
-    "t2p_tq2_gemm_avx2", &ciot_layout_t2p_tq2, &ciot_act_q8_Kx4, CIOT_OP_GEMM, CIOT_F_AVX2 | CIOT_F_FMA,
-    "t2p_tq2_gemm_ref", t2p_tq2_gemm_avx2, CIOT_MAC_AVX2,
-};
+CIOT_KERNEL(t2p_tq2_gemm_avx2, t2p_tq2_gemm_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_Kx4,
+            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2);
