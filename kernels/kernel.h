@@ -86,12 +86,11 @@ typedef struct ciot_kernel {
 } ciot_kernel;
 
 /* A kernel's descriptor, its name written once: CIOT_KERNEL(t2p_gemv_avx2, t2p_gemv_ref, .layout = ...) defines
- * ciot_k_t2p_gemv_avx2, named "t2p_gemv_avx2", whose reference twin is ciot_k_t2p_gemv_ref (so the linker
- * checks that the twin exists); a reference names itself as its twin. The rest are designated fields. */
+ * ciot_k_t2p_gemv_avx2, named "t2p_gemv_avx2", whose reference twin is ciot_k_t2p_gemv_ref, a pointer the
+ * linker checks. The other fields are designated. A reference is its own twin (CIOT_REFERENCE). */
 #define CIOT_KERNEL(id, twin, ...)                \
     extern const ciot_kernel ciot_k_##twin;       \
     const ciot_kernel ciot_k_##id = {.name = #id, .reference = &ciot_k_##twin, __VA_ARGS__}
-/* A reference: its own twin. */
 #define CIOT_REFERENCE(id, ...) CIOT_KERNEL(id, id, __VA_ARGS__)
 
 extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_tl2, ciot_layout_ptq1_0,

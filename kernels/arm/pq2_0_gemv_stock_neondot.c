@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "pq2_0_gemv_stock_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* pq2_0_gemv_stock_neondot: the stock ARM runtime path, ported as it is (the baseline the layouts beat).
+/* The gemv: the stock ARM runtime path, ported as it is (the baseline the layouts beat).
  * Reads PQ2_0 rows as stored: row r, block i at r * nb + i; weight k's code is qs[k >> 2] >> 2(k & 3).
  * Per 32 weights: TBL copies each code byte into four lanes, USHL by 0/2/4/6, AND 3, SUB 1, SDOT with
  * 16 activations into one accumulator; per block one reduce and the canonical fmaf. No activation sums.

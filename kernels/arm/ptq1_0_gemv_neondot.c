@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "ptq1_0_gemv_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* ptq1_0_gemv_neondot: PTQ1_0 rows against Q8_0 activations, one row at a time.
+/* The gemv: PTQ1_0 rows against Q8_0 activations, one row at a time.
  * Reads PTQ1_0 blocks as stored (qs[24], qh[2], fp16 d last). Trit n of byte b is the top third of the
  * 8-bit product b * 3^n: w = -[v < 86] + [v >= 171] from two unsigned compares. Eight 16-lane trit vectors
  * give weights 0..127 in order; two SDOTs per Q8_0 block, then the four-lane float order of formats.md.

@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_MATMUL_INT8) || !defined(__ARM_FEATURE_DOTPROD)
 #error "t2p_gemm_i8mm.c needs -march=armv8.2-a+dotprod+i8mm (cmake/isa.cmake gives it to *_i8mm.c)"
 #endif
-/* t2p_gemm_i8mm: 4 weight rows x 4 activation rows (one Q8_Kx4 group) per SMMLA tile.
+/* The gemm: 4 weight rows x 4 activation rows (one Q8_Kx4 group) per SMMLA tile.
  * Reads T2P: slot s of word w of pair p is [row 2p: weights 8c .. 8c+7 | row 2p+1: same], c = 4w + s, the
  * 2x8 left operand as stored; Q8_Kx4 bytes 32c .. 32c+15 (rows 0-1) and 32c+16 .. 32c+31 (rows 2-3) of
  * chunk c are the right operands. Every decoded slot and every activation load feeds two SMMLA; no zips.

@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "t2p_gemm_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* t2p_gemm_neondot: the T2P gemm for cores with SDOT but no SMMLA (Cortex-A76, Neoverse N1): each real
+/* The gemm: the T2P gemm for cores with SDOT but no SMMLA (Cortex-A76, Neoverse N1): each real
  * activation row of a Q8_Kx4 group prepared for the T2P block loop, a chunk of K at a time, and the loop of
  * t2p_gemv_neondot run per tile and row (t2p_dot_neondot.h). Reads T2P like t2p_gemv_neondot.
  * Preconditions: K % 256 == 0, rows % 4 == 0; activations ceil(batch / 4) groups. */

@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "t2p_gemv_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* t2p_gemv_neondot: 4 weight rows x one Q8_K row per tile, two 128-blocks per loop iteration; per 16-byte word
+/* The gemv: 4 weight rows x one Q8_K row per tile, two 128-blocks per loop iteration; per 16-byte word
  * one load, three ANDs, one shift, four SDOTs against activations duplicated once per slice and chunk of K
  * (act_t2p_neon.h).
  * Reads T2P: row r, weight k at byte 64p + 16w + j, bits 2s..2s+1 (p = r >> 1, c = k >> 3, w = c >> 2,

@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_MATMUL_INT8) || !defined(__ARM_FEATURE_DOTPROD)
 #error "t2p_tq2_gemm_i8mm.c needs -march=armv8.2-a+dotprod+i8mm (cmake/isa.cmake gives it to *_i8mm.c)"
 #endif
-/* t2p_tq2_gemm_i8mm: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both), 4 weight
+/* The gemm: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both), 4 weight
  * rows x 4 activation rows (one Q8_Kx4 group) per SMMLA tile. Reads T2P and Q8_Kx4 as t2p_gemm_i8mm does
  * (t2p_dot_i8mm.h); per (weight row, activation row) the two halves' exact integer sums are added,
  * then one fmaf per 256-block with block 2q's scales.

@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "t2p_tq2_gemm_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* t2p_tq2_gemm_neondot: the gemm of T2P made from TQ2_0 for cores with SDOT but no SMMLA, as
+/* The gemm: the gemm of T2P made from TQ2_0 for cores with SDOT but no SMMLA, as
  * t2p_gemm_neondot with the TQ2_0 block loop (the halves of a 256-block joined, one float step with block
  * 2q's scales). Preconditions: K % 256 == 0, rows % 4 == 0; activations ceil(batch / 4) groups. */
 #include "kernel.h"

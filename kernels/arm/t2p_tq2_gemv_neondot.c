@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "t2p_tq2_gemv_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* t2p_tq2_gemv_neondot: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both), 4 weight
+/* The gemv: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both), 4 weight
  * rows x one Q8_K row per tile, the loop of t2p_gemv_neondot (t2p_dot_neondot.h) with one float step per
  * 256-block: per row the two halves' exact integer sums joined, then acc = fmaf((float) isum_q,
  * fp32(d[2q]) * d_y, acc). Preconditions: K % 256 == 0, rows % 4 == 0, batch 1. */

@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_MATMUL_INT8) || !defined(__ARM_FEATURE_DOTPROD)
 #error "t2x4_gemm_i8mm.c needs -march=armv8.2-a+dotprod+i8mm (cmake/isa.cmake gives it to *_i8mm.c)"
 #endif
-/* t2x4_gemm_i8mm: 4 weight rows x 4 activation rows (one Q8_Kx4 group) per SMMLA tile.
+/* The gemm: 4 weight rows x 4 activation rows (one Q8_Kx4 group) per SMMLA tile.
  * Reads T2X4: byte j of group g of row r (offset 64g + 16r + j) holds weights 64g + j + 16s in bits 2s..2s+1.
  * Each slot is decoded fully to u = w + 1 per row, then the 2x8 operands [row 2p | row 2p+1] are built by
  * zipping 64-bit halves of two rows: 8 SMMLA per slot against Q8_Kx4 chunks (rows 0-1, rows 2-3).

@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "t2x4_gemv_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* t2x4_gemv_neondot: 4 weight rows x one Q8_K row per tile, slots masked in place.
+/* The gemv: 4 weight rows x one Q8_K row per tile, slots masked in place.
  * Reads T2X4: byte j of group g of row r (offset 64g + 16r + j) holds weights 64g + j + 16s in bits 2s..2s+1.
  * Slot s of a 16-byte word meets activations 64g + 16s .. +15: SDOT v & 0x03 / 0x0C / 0x30 / v >> 6 into
  * sums of u, 4u, 16u, u; a1 + a4 / 4 + a16 / 16 = u . y, and u . y - sum(y) = w . y.

@@ -1,7 +1,7 @@
 #if !defined(__ARM_NEON)
 #error "tl2_neon.c needs NEON (cmake/isa.cmake gives -march=armv8-a to *_neon.c)"
 #endif
-/* tl2_gemv_neon: TL2 tiles (256 rows x 128 weights) times Q8_K activations by 16-entry TBL lookups. Byte
+/* The gemv: TL2 tiles (256 rows x 128 weights) times Q8_K activations by 16-entry TBL lookups. Byte
  * qs[j][r] holds row r's weights 4j + n in bits 2n, 2n + 1 (code - 1 = weight): its low nibble indexes a table
  * of (c0 - 1) a_{4j} + (c1 - 1) a_{4j+1}, its high nibble one of the same for a_{4j+2}, a_{4j+3}, each kept as
  * byte planes l (0..31) and h (-16..15) of value 32 h + l. PQ2_0's float order: per row one fmaf per block.
@@ -93,7 +93,7 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl2_gemv_neon, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
             .features = CIOT_F_NEON, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* tl2_gemm_neon: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+/* The gemm: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
 
 CIOT_KERNEL(tl2_gemm_neon, tl2_gemm_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMM,

@@ -1,7 +1,7 @@
 #if !defined(__ARM_NEON)
 #error "tl3_neon.c needs NEON (cmake/isa.cmake gives -march=armv8-a to *_neon.c)"
 #endif
-/* tl3_gemv_neon: TL3 tiles (256 rows x 128 weights) times Q8_0 activations by 128-entry TBL lookups. Row r's
+/* The gemv: TL3 tiles (256 rows x 128 weights) times Q8_0 activations by 128-entry TBL lookups. Row r's
  * group code sb[q].qs[g][r] (weights 32q + 5g .. + 4) indexes, by its low 7 bits, T[m] = sum_n (u_n(m) - 1) a_n,
  * kept as byte planes l (0..31) and h (-20..19) of value 32 h + l; bit 7 negates. Its pair code, nibble r >> 7 of
  * sb[q].qn[r & 127], indexes a 16-entry table. PTQ1_0's float order: four lanes per row (one per Q8_0 block),
@@ -83,7 +83,7 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl3_gemv_neon, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
             .features = CIOT_F_NEON, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* tl3_gemm_neon: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+/* The gemm: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count); }
 
 CIOT_KERNEL(tl3_gemm_neon, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,

@@ -1,7 +1,7 @@
 #if !defined(__ARM_NEON) || !defined(__aarch64__)
 #error "tl3_tq1_neon.c needs AArch64 Advanced SIMD (cmake/isa.cmake gives *_neon.c -march=armv8-a)"
 #endif
-/* tl3_tq1_gemv_neon: TQ1_0 in TL3's bytes (layout tl3_tq1: 256-block q of a row = TL3 128-blocks 2q and
+/* The gemv: TQ1_0 in TL3's bytes (layout tl3_tq1: 256-block q of a row = TL3 128-blocks 2q and
  * 2q + 1, both carrying its scale) times Q8_K activations by table lookup, base Advanced SIMD only. The
  * tables and the lookups are tl3_gemv_neon's (tl3_sums_neon.h: 128-entry tables of five activations' sums, TBL
  * on 32 rows' group codes, bit 7 negating); only the float order differs. TQ1_0's: the eight sub-block sums
@@ -98,7 +98,7 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl3_tq1_gemv_neon, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
             .op = CIOT_OP_GEMV, .features = CIOT_F_NEON, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* tl3_tq1_gemm_neon: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+/* The gemm: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
 
 CIOT_KERNEL(tl3_tq1_gemm_neon, tl3_tq1_gemm_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,

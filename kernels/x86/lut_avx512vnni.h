@@ -1,8 +1,7 @@
-/* The loop around the AVX-512 lookup-table gemv kernels (tl2, tl3; included by *_avx512vbmi.c, and by
- * tl2_avx512vnni.c, which needs no VBMI instruction from here):
- * tables of activation sums are built for one 128-block, then every tile of a group (formats.h: the
- * layout's matrix order) runs that block, four tiles at a time so that each table load serves four tiles. Also the row order the byte-to-int32 step leaves (ciot_lut_row_avx512vnni) and its fp16 scale permutation.
- * Stack: CIOT_LUT_TABLE_BUDGET + CIOT_LUT_STATE_BUDGET bytes (52 KiB). */
+/* AVX-512 steps of the lookup-table kernels (TL2, TL3), around which lut_loop.h runs the blocks: the row
+ * order the byte-to-int32 step leaves (ciot_lut_row_avx512vnni) and the fp16 scale permutation that matches it,
+ * the 16-bit sums and float step of 64 rows, and the store back in row order. Included by *_avx512vbmi.c and
+ * by tl2_avx512vnni.c: AVX-512 VNNI is the lowest ISA whose flags compile it (no VBMI instruction here). */
 #ifndef CIOT_X86_LUT_AVX512VNNI_H
 #define CIOT_X86_LUT_AVX512VNNI_H
 

@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "pq2_0_gemv_stock_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* pq2_0_gemv_stock_avx2: the stock method on x86, the baseline the repacked layouts are measured against.
+/* The gemv: the stock method on x86, the baseline the repacked layouts are measured against.
  * Reads PQ2_0 rows as stored (weight k = (qs[k >> 2] >> 2(k & 3)) & 3, code - 1 = weight), one row and
  * one 128-block at a time: shift, mask, back to weight order, subtract 1, multiply by the int8
  * activations; no activation sums. x86 has no per-byte variable shift, so NEON's TBL + USHL becomes

@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "ptq1_0_gemv_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* ptq1_0_gemv_avx2: PTQ1_0 rows (128 weights in 28 bytes: qs[24], qh[2], fp16 d) times Q8_0 activations.
+/* The gemv: PTQ1_0 rows (128 weights in 28 bytes: qs[24], qh[2], fp16 d) times Q8_0 activations.
  * Trit n of byte b is floor(3 * ((b * 3^n) mod 256) / 256); in a 16-bit lane holding b that is
  * mulhi_u16(mullo_16(b, 3^n << 8), 3): the low multiply keeps (b * 3^n) mod 256 in the high byte, the
  * high multiply takes its top third. Eight 16-lane vectors cover weights 0..127 in order (0..79: bytes 0..15

@@ -1,7 +1,7 @@
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
 #error "ptq1_0_gemv_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vnni.c)"
 #endif
-/* ptq1_0_gemv_avx512vnni: ptq1_0_gemv_avx2 with 32 16-bit lanes per vector, so one vector is exactly one
+/* The gemv: ptq1_0_gemv_avx2 with 32 16-bit lanes per vector, so one vector is exactly one
  * Q8_0 sub-block (32 weights). Same decode: trit n of byte b is mulhi_u16(mullo_16(b, 3^n << 8), 3), with
  * per-lane powers: sub-block 0 = bytes 0..15 at n = 0 | 1, sub-block 1 = n = 2 | 3, sub-block 2 = bytes
  * 0..15 at n = 4 | bytes 16..23 at n = 0, 1, sub-block 3 = bytes 16..23 at n = 2, 3, 4 | qh[t & 1] at

@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2p_gemm_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* t2p_gemm_avx2: T2P weights times a batch of Q8_Kx4 activation groups, tile = 4 weight rows x 4
+/* The gemm: T2P weights times a batch of Q8_Kx4 activation groups, tile = 4 weight rows x 4
  * activation rows. Reads T2P as in t2p_gemv_avx2 (one ymm per word w: [row0 | row1 | row2 | row3] x 8
  * weights of chunk 4w + s) and Q8_Kx4 qs[32c + 8b + e]: activation row b's chunk c is one 8-byte
  * broadcast, so each decoded slot vector is used by four multiplies. A partial last group runs once as a

@@ -2,7 +2,7 @@
     !defined(__FMA__) || !defined(__F16C__)
 #error "t2p_gemm_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vnni.c)"
 #endif
-/* t2p_gemm_avx512vnni: T2P weights x Q8_Kx4 groups with AVX-512 VNNI, tile = 4 weight x 4 activation rows.
+/* The gemm: T2P weights x Q8_Kx4 groups with AVX-512 VNNI, tile = 4 weight x 4 activation rows.
  * Word w of both pairs is broadcast to a zmm [R01 | R23 | R01 | R23] whose halves are decoded as slots s
  * and s + 1, lining up with Q8_Kx4 chunks 4w + s, + 1 of all rows: 64 contiguous bytes, one load. Swapping
  * the activations' 8-byte halves and the weights' row pairs gives the other pairings (all 16 dots).

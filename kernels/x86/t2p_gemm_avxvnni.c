@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__) || !defined(__AVXVNNI__)
 #error "t2p_gemm_avxvnni.c needs -mavx2 -mfma -mf16c -mavxvnni (cmake/isa.cmake gives it to *_avxvnni.c)"
 #endif
-/* t2p_gemm_avxvnni: T2P weights times a batch of Q8_Kx4 activation groups with AVX-VNNI, tile = 4 weight
+/* The gemm: T2P weights times a batch of Q8_Kx4 activation groups with AVX-VNNI, tile = 4 weight
  * rows x 4 activation rows. One ymm per word w of the block: [row0 | row1 | row2 | row3] x 8 weights of
  * chunk 4w + s. Q8_Kx4 bytes 32c .. 32c + 15 are chunk c of activation rows 0, 1: broadcast to both
  * halves ([b0 | b1 | b0 | b1]) and swapped ([b1 | b0 | b1 | b0]) they pair every weight row with rows 0

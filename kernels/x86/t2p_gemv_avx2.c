@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2p_gemv_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* t2p_gemv_avx2: T2P weights (4 rows x 128 per 136-byte block) times one Q8_K activation row.
+/* The gemv: T2P weights (4 rows x 128 per 136-byte block) times one Q8_K activation row.
  * Reads byte 8 + 64p + 16w + j, slot s (bits 2s..2s+1) = row 2p + (j >= 8), weight 8(4w + s) + (j & 7).
  * One ymm = words 2W, 2W + 1 of pair p (32 contiguous bytes); its slot s meets chunks 8W + s and
  * 8W + 4 + s, each duplicated over both rows of the pair. Those activation vectors are made once per

@@ -1,7 +1,7 @@
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2p_gemv_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vnni.c)"
 #endif
-/* t2p_gemv_avx512vnni: t2p_gemv_avx2 with 512-bit vectors and AVX-512 VNNI. One zmm is a whole pair p of a
+/* The gemv: t2p_gemv_avx2 with 512-bit vectors and AVX-512 VNNI. One zmm is a whole pair p of a
  * block (bytes 64p .. 64p + 63: words 0..3); its slot s meets chunks s, 4 + s, 8 + s, 12 + s, each
  * duplicated over both rows of the pair: the act_t2p_avx2.h vectors y[s][0], y[s][1] side by side.
  * vpdpbusd multiplies, adds four products and accumulates in int32. Per row, isum is exact, then

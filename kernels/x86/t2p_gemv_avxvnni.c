@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__) || !defined(__AVXVNNI__)
 #error "t2p_gemv_avxvnni.c needs -mavx2 -mfma -mf16c -mavxvnni (cmake/isa.cmake gives it to *_avxvnni.c)"
 #endif
-/* t2p_gemv_avxvnni: t2p_gemv_avx2 with AVX-VNNI. Same bytes and activation vectors (act_t2p_avx2.h):
+/* The gemv: t2p_gemv_avx2 with AVX-VNNI. Same bytes and activation vectors (act_t2p_avx2.h):
  * one ymm = words 2W, 2W + 1 of pair p, slot s meets chunks 8W + s and 8W + 4 + s over both rows.
  * vpdpbusd multiplies, adds four products and accumulates in int32 in one instruction, which removes
  * the int16 adds and widening of the AVX2 path. Per row, isum is exact, then

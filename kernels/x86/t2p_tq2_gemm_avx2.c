@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2p_tq2_gemm_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* t2p_tq2_gemm_avx2: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both) times a
+/* The gemm: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both) times a
  * batch of Q8_Kx4 groups, tile = 4 weight rows x 4 activation rows. The block dot is t2p_gemm_avx2's
  * (t2p_dot_avx2.h); per (weight row, activation row) the two halves' exact integer sums are added, then
  * one fmaf per 256-block with block 2q's scales. Partial last group: one padded tile, real rows written.

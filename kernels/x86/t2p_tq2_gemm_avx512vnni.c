@@ -2,7 +2,7 @@
     !defined(__FMA__) || !defined(__F16C__)
 #error "t2p_tq2_gemm_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vnni.c)"
 #endif
-/* t2p_tq2_gemm_avx512vnni: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both) times
+/* The gemm: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both) times
  * a batch of Q8_Kx4 groups with AVX-512 VNNI, tile = 4 weight rows x 4 activation rows. The block dot is
  * t2p_gemm_avx512vnni's (t2p_dot_avx512vnni.h); per (weight row, activation row) the two halves' exact
  * integer sums are added, then one fmaf per 256-block with block 2q's scales. Partial last group: one

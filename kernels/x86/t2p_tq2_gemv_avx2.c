@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2p_tq2_gemv_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* t2p_tq2_gemv_avx2: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both) times one
+/* The gemv: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both) times one
  * Q8_K row. Reads T2P as t2p_gemv_avx2 does, with the same block dot (t2p_dot_avx2.h); only the float
  * step differs: per row the two halves' exact integer sums are added, then
  * acc = fmaf((float) isum_q, fp32(d[2q]) * d_y, acc), one step per 256-block. K % 256 == 0; F16C. */

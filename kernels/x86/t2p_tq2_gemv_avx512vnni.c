@@ -1,7 +1,7 @@
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2p_tq2_gemv_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vnni.c)"
 #endif
-/* t2p_tq2_gemv_avx512vnni: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both) times
+/* The gemv: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both) times
  * one Q8_K row with AVX-512 VNNI. Reads T2P as t2p_gemv_avx512vnni does, with the same block dot
  * (t2p_dot_avx512vnni.h); per row the two halves' exact integer sums are added, then
  * acc = fmaf((float) isum_q, fp32(d[2q]) * d_y, acc), one step per 256-block. K % 256 == 0; F16C. */

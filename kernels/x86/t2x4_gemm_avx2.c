@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2x4_gemm_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* t2x4_gemm_avx2: T2X4 weights times a batch of Q8_Kx4 activation groups, tile = 4 weight rows x 4
+/* The gemm: T2X4 weights times a batch of Q8_Kx4 activation groups, tile = 4 weight rows x 4
  * activation rows. Reads T2X4 as in t2x4_gemv_avx2 (one ymm = rows r, r + 1 of group g; slot s meets
  * activations 64g + 16s .. + 15) and Q8_Kx4 qs[32c + 8b + e]: those 16 activations are chunks c, c + 1 of
  * row b, joined by one unpack per (row, slot). A partial last group runs once as a full tile (its padding

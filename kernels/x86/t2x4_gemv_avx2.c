@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2x4_gemv_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* t2x4_gemv_avx2: T2X4 weights (4 rows x 128 per 136-byte block) times one Q8_K activation row.
+/* The gemv: T2X4 weights (4 rows x 128 per 136-byte block) times one Q8_K activation row.
  * Reads byte 8 + 64g + 16r + j, slot s (bits 2s..2s+1) = row r, weight 64g + 16s + j. One ymm holds
  * rows r, r + 1 of group g, so slot s meets the 16 activations 64g + 16s .. + 15 broadcast to both
  * halves. Per row, isum is exact, then the canonical fmaf((float) isum, fp32(d) * d_y, acc).

@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "tl2_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* tl2_gemv_avx2: TL2 tiles (256 rows x 128 weights, formats.h) times Q8_K activations by table lookup with
+/* The gemv: TL2 tiles (256 rows x 128 weights, formats.h) times Q8_K activations by table lookup with
  * vpshufb: each PQ2_0 byte's two nibbles index 16-entry tables of (c0 - 1) a_{4j} + (c1 - 1) a_{4j+1} (and
  * codes 2, 3), kept as byte planes l (0..31) and h (-16..15) with value 32 h + l, as in tl2_gemv_avx512vbmi
  * but 32 rows per vector. Canonical float order of spec/formats.md: per row one fmaf per 128-block.
@@ -108,7 +108,7 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl2_gemv_avx2, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
             .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* tl2_gemm_avx2: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+/* The gemm: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
 
 CIOT_KERNEL(tl2_gemm_avx2, tl2_gemm_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMM,

@@ -2,7 +2,7 @@
     !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
 #error "tl2_avx512vbmi.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vbmi -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vbmi.c)"
 #endif
-/* tl2_gemv_avx512vbmi: TL2 tiles (256 rows x 128 weights, formats.h) times Q8_K activations by table lookup.
+/* The gemv: TL2 tiles (256 rows x 128 weights, formats.h) times Q8_K activations by table lookup.
  * Each PQ2_0 byte is split into its nibbles: for group j the kernel builds two 16-entry tables, of
  * (c0 - 1) a_{4j} + (c1 - 1) a_{4j+1} and of the same for codes 2, 3, each as two byte planes l, h with
  * value 32 h + l; vpermb on a table broadcast to 64 bytes looks up 64 rows' low nibbles, and their high
@@ -96,7 +96,7 @@ CIOT_KERNEL(tl2_gemv_avx512vbmi, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act 
             .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv,
             .mac = CIOT_MAC_LOOKUP);
 
-/* tl2_gemm_avx512vbmi: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+/* The gemm: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
 
 CIOT_KERNEL(tl2_gemm_avx512vbmi, tl2_gemm_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMM,

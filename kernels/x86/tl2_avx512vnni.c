@@ -1,7 +1,7 @@
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
 #error "tl2_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vnni.c)"
 #endif
-/* tl2_gemv_avx512vnni: TL2 tiles (256 rows x 128 weights, formats.h) times Q8_K activations by dot products,
+/* The gemv: TL2 tiles (256 rows x 128 weights, formats.h) times Q8_K activations by dot products,
  * no tables: the competitor of the lookups on the same bytes. TL2 keeps one row per byte (plane j = PQ2_0
  * byte j of 256 rows); four planes j = 4q .. 4q + 3 of 64 rows are transposed by two rounds of unpacks so that
  * each int32 lane holds one row's bytes 4q .. 4q + 3, then each of the four bit pairs is masked in place
@@ -107,7 +107,7 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl2_gemv_avx512vnni, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
             .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX512VNNI);
 
-/* tl2_gemm_avx512vnni: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+/* The gemm: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
 
 CIOT_KERNEL(tl2_gemm_avx512vnni, tl2_gemm_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMM,

@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "tl3_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* tl3_gemv_avx2: TL3 tiles (256 rows x 128 weights, formats.h) times Q8_0 activations without byte permutes
+/* The gemv: TL3 tiles (256 rows x 128 weights, formats.h) times Q8_0 activations without byte permutes
  * (AVX2 has no 128-entry lookup). A group code b of 32 rows is decoded to its five trits: V = b, or 370 - b
  * when bit 7 is set (the negated group, so no sign step follows), digit n by two signed compares of
  * V - 128 against 3^(4-n) and 2 * 3^(4-n); pair codes by two 16-entry vpshufb. Trits of one row are paired
@@ -83,7 +83,7 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl3_gemv_avx2, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
             .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* tl3_gemm_avx2: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
+/* The gemm: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count); }
 
 CIOT_KERNEL(tl3_gemm_avx2, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,

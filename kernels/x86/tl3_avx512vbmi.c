@@ -2,7 +2,7 @@
     !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
 #error "tl3_avx512vbmi.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vbmi -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vbmi.c)"
 #endif
-/* tl3_gemv_avx512vbmi: TL3 tiles (256 rows x 128 weights, formats.h) times Q8_0 activations by table lookup.
+/* The gemv: TL3 tiles (256 rows x 128 weights, formats.h) times Q8_0 activations by table lookup.
  * For each 5-activation group the kernel builds T[m] = sum_n (u_n(m) - 1) a_n, m = 0..127, split as
  * T = 32 h + l (l in 0..31) into two 128-byte planes; one vpermi2b per plane then looks up 64 rows' group
  * codes at once (bit 7 of a code, ignored by the permute, negates: -T = 32 ~h + (l ^ 31) + 1). Pair codes
@@ -73,7 +73,7 @@ CIOT_KERNEL(tl3_gemv_avx512vbmi, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act 
             .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv,
             .mac = CIOT_MAC_LOOKUP);
 
-/* tl3_gemm_avx512vbmi: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+/* The gemm: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count); }
 
 CIOT_KERNEL(tl3_gemm_avx512vbmi, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,

@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "tl3_tq1_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* tl3_tq1_gemv_avx2: TQ1_0 in TL3's bytes (layout tl3_tq1: 256-block q of a row = TL3 128-blocks 2q and
+/* The gemv: TQ1_0 in TL3's bytes (layout tl3_tq1: 256-block q of a row = TL3 128-blocks 2q and
  * 2q + 1, both carrying its scale) times Q8_K activations, by the TL3 decoding of tl3_sums_avx2.h (trits paired
  * and multiplied with vpmaddubsw). TQ1_0's float order (kernels/README-tq.md): u . a over the 256-block's
  * eight sub-blocks in 16 bits (modulo 2^16), minus the block's activation sum, is its exact isum; then one
@@ -93,7 +93,7 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl3_tq1_gemv_avx2, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
             .op = CIOT_OP_GEMV, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* tl3_tq1_gemm_avx2: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
+/* The gemm: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) {
     ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
 }

@@ -2,7 +2,7 @@
     !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
 #error "tl3_tq1_avx512vbmi.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vbmi -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vbmi.c)"
 #endif
-/* tl3_tq1_gemv_avx512vbmi: TQ1_0 in TL3's bytes (layout tl3_tq1: 256-block q of a row = TL3 128-blocks 2q and
+/* The gemv: TQ1_0 in TL3's bytes (layout tl3_tq1: 256-block q of a row = TL3 128-blocks 2q and
  * 2q + 1, both carrying its scale) times Q8_K activations, by the TL3 lookups of tl3_sums_avx512vbmi.h with tables
  * built from the Q8_K row's int8 values. TQ1_0's float order (kernels/README-tq.md): the 256-block's eight
  * sub-block sums are added as integers (16-bit, modulo 2^16, exact), then one fmaf per row with block
@@ -73,7 +73,7 @@ CIOT_KERNEL(tl3_tq1_gemv_avx512vbmi, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl
             .op = CIOT_OP_GEMV, .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
             .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* tl3_tq1_gemm_avx512vbmi: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+/* The gemm: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
 
 CIOT_KERNEL(tl3_tq1_gemm_avx512vbmi, tl3_tq1_gemm_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
