@@ -24,26 +24,18 @@ typedef struct {
 } ciot_tl3_tables_neon;           /* 6272 bytes */
 
 /* T[m] = P[m / 9] + Q[m % 9]: P over the first three trits (H = 9 u0 + 3 u1 + u2 = 0..14 for m < 128), Q over
- * the last two (L = 3 u3 + u4 = 0..8). Coefficients u - 1 of each entry (H = 15 and L > 8 are never indexed): */
-#define CIOT_TL3_P0_NEON(H) ((H) / 9 - 1)
-#define CIOT_TL3_P1_NEON(H) ((H) / 3 % 3 - 1)
-#define CIOT_TL3_P2_NEON(H) ((H) % 3 - 1)
-#define CIOT_TL3_Q3_NEON(L) ((L) < 9 ? (L) / 3 - 1 : 0)
-#define CIOT_TL3_Q4_NEON(L) ((L) < 9 ? (L) % 3 - 1 : 0)
-static const int8_t ciot_tl3_coef_p_neon[3][16] = {{CIOT_L16(CIOT_TL3_P0_NEON, 0)}, {CIOT_L16(CIOT_TL3_P1_NEON, 0)},
-                                               {CIOT_L16(CIOT_TL3_P2_NEON, 0)}};
-static const int8_t ciot_tl3_coef_q_neon[2][16] = {{CIOT_L16(CIOT_TL3_Q3_NEON, 0)}, {CIOT_L16(CIOT_TL3_Q4_NEON, 0)}};
+ * the last two (L = 3 u3 + u4 = 0..8): coefficient tables from lut_loop.h's formulas, and the indices of m into P and Q. */
+static const int8_t ciot_tl3_coef_p_neon[3][16] = {{CIOT_L16(CIOT_TL3_P0, 0)}, {CIOT_L16(CIOT_TL3_P1, 0)},
+                                                   {CIOT_L16(CIOT_TL3_P2, 0)}};
+static const int8_t ciot_tl3_coef_q_neon[2][16] = {{CIOT_L16(CIOT_TL3_Q3, 0)}, {CIOT_L16(CIOT_TL3_Q4, 0)}};
 #define CIOT_TL3_IH_NEON(m) ((m) / 9)
 #define CIOT_TL3_IL_NEON(m) ((m) % 9)
 static const uint8_t ciot_tl3_idx_h_neon[128] = {CIOT_L32(CIOT_TL3_IH_NEON, 0), CIOT_L32(CIOT_TL3_IH_NEON, 32),
                                              CIOT_L32(CIOT_TL3_IH_NEON, 64), CIOT_L32(CIOT_TL3_IH_NEON, 96)};
 static const uint8_t ciot_tl3_idx_l_neon[128] = {CIOT_L32(CIOT_TL3_IL_NEON, 0), CIOT_L32(CIOT_TL3_IL_NEON, 32),
                                              CIOT_L32(CIOT_TL3_IL_NEON, 64), CIOT_L32(CIOT_TL3_IL_NEON, 96)};
-/* pair code c -> value V = c < 8 ? c : 16 - c -> coefficients of a30 (V / 3 - 1) and a31 (V % 3 - 1) */
-#define CIOT_TL3_PV_NEON(c) ((c) < 8 ? (c) : 16 - (c))
-#define CIOT_TL3_C30_NEON(c) (CIOT_TL3_PV_NEON(c) / 3 - 1)
-#define CIOT_TL3_C31_NEON(c) (CIOT_TL3_PV_NEON(c) % 3 - 1)
-static const int8_t ciot_tl3_pair_coef_neon[2][16] = {{CIOT_L16(CIOT_TL3_C30_NEON, 0)}, {CIOT_L16(CIOT_TL3_C31_NEON, 0)}};
+/* pair code c -> coefficients of a30 and a31 */
+static const int8_t ciot_tl3_pair_coef_neon[2][16] = {{CIOT_L16(CIOT_TL3_PAIR_W0, 0)}, {CIOT_L16(CIOT_TL3_PAIR_W1, 0)}};
 
 /* The planes of one group's table from its activations a[0..4]. */
 static inline void ciot_tl3_build_group_neon(const int8_t *a, ciot_tl3_group_neon *out) {

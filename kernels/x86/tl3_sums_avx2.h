@@ -48,10 +48,7 @@ static inline void ciot_tl3_mac_avx2(__m256i ua, __m256i ub, const uint8_t *pair
 }
 
 /* pair code c -> its two trits (value c or 16 - c) */
-#define CIOT_TL3_PAIR_V_AVX2(c) ((c) < 8 ? (c) : 16 - (c))
-#define CIOT_TL3_PAIR_T0_AVX2(c) (CIOT_TL3_PAIR_V_AVX2(c) / 3)
-#define CIOT_TL3_PAIR_T1_AVX2(c) (CIOT_TL3_PAIR_V_AVX2(c) % 3)
-static const uint8_t ciot_tl3_pair_trits_avx2[2][16] = {{CIOT_L16(CIOT_TL3_PAIR_T0_AVX2, 0)}, {CIOT_L16(CIOT_TL3_PAIR_T1_AVX2, 0)}};
+static const uint8_t ciot_tl3_pair_trits_avx2[2][16] = {{CIOT_L16(CIOT_TL3_PAIR_U0, 0)}, {CIOT_L16(CIOT_TL3_PAIR_U1, 0)}};
 
 /* s[r][2] += u . a_r of sub-block q of rows 32v .. 32v + 31 (v = 0..7) of a tile block, for activation rows
  * r < nr, in ciot_tl3_mac_avx2's lanes; pq[r]: row r's sub-block activations from ciot_tl3_pairs_avx2. The

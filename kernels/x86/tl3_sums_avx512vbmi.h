@@ -23,15 +23,10 @@ typedef struct {
  * Q[L] = (u3 - 1) a3 + (u4 - 1) a4 for L = 3u3 + u4. Coefficient n of each lane: */
 #define CIOT_TL3_ZERO_AVX512VBMI(j) 0
 #define CIOT_TL3_Z16_AVX512VBMI CIOT_L16(CIOT_TL3_ZERO_AVX512VBMI, 0)
-#define CIOT_TL3_P0_AVX512VBMI(j) ((j) / 9 - 1)
-#define CIOT_TL3_P1_AVX512VBMI(j) ((j) / 3 % 3 - 1)
-#define CIOT_TL3_P2_AVX512VBMI(j) ((j) % 3 - 1)
-#define CIOT_TL3_Q3_AVX512VBMI(j) ((j) < 9 ? (j) / 3 - 1 : 0)
-#define CIOT_TL3_Q4_AVX512VBMI(j) ((j) < 9 ? (j) % 3 - 1 : 0)
 static const int16_t ciot_tl3_coef_avx512vbmi[5][32] = {
-    {CIOT_L16(CIOT_TL3_P0_AVX512VBMI, 0), CIOT_TL3_Z16_AVX512VBMI}, {CIOT_L16(CIOT_TL3_P1_AVX512VBMI, 0), CIOT_TL3_Z16_AVX512VBMI},
-    {CIOT_L16(CIOT_TL3_P2_AVX512VBMI, 0), CIOT_TL3_Z16_AVX512VBMI}, {CIOT_TL3_Z16_AVX512VBMI, CIOT_L16(CIOT_TL3_Q3_AVX512VBMI, 0)},
-    {CIOT_TL3_Z16_AVX512VBMI, CIOT_L16(CIOT_TL3_Q4_AVX512VBMI, 0)}};
+    {CIOT_L16(CIOT_TL3_P0, 0), CIOT_TL3_Z16_AVX512VBMI}, {CIOT_L16(CIOT_TL3_P1, 0), CIOT_TL3_Z16_AVX512VBMI},
+    {CIOT_L16(CIOT_TL3_P2, 0), CIOT_TL3_Z16_AVX512VBMI}, {CIOT_TL3_Z16_AVX512VBMI, CIOT_L16(CIOT_TL3_Q3, 0)},
+    {CIOT_TL3_Z16_AVX512VBMI, CIOT_L16(CIOT_TL3_Q4, 0)}};
 /* T[m] = PQ[m / 9] + PQ[16 + m % 9]: word indices for m = 0..127 */
 #define CIOT_TL3_IH_AVX512VBMI(m) ((m) / 9)
 #define CIOT_TL3_IL_AVX512VBMI(m) (16 + (m) % 9)
@@ -42,11 +37,8 @@ static const uint16_t ciot_tl3_idx_l_avx512vbmi[128] = {CIOT_L32(CIOT_TL3_IL_AVX
 /* the low bytes of two word vectors: byte 2k of the pair */
 #define CIOT_TL3_EVEN_AVX512VBMI(k) (2 * (k))
 static const uint8_t ciot_tl3_idx_even_avx512vbmi[64] = {CIOT_L32(CIOT_TL3_EVEN_AVX512VBMI, 0), CIOT_L32(CIOT_TL3_EVEN_AVX512VBMI, 32)};
-/* pair code c -> value V = c < 8 ? c : 16 - c -> coefficients of a30 (V / 3 - 1) and a31 (V % 3 - 1) */
-#define CIOT_TL3_PV_AVX512VBMI(c) ((c) < 8 ? (c) : 16 - (c))
-#define CIOT_TL3_C30_AVX512VBMI(c) (CIOT_TL3_PV_AVX512VBMI(c) / 3 - 1)
-#define CIOT_TL3_C31_AVX512VBMI(c) (CIOT_TL3_PV_AVX512VBMI(c) % 3 - 1)
-static const int16_t ciot_tl3_pair_coef_avx512vbmi[2][16] = {{CIOT_L16(CIOT_TL3_C30_AVX512VBMI, 0)}, {CIOT_L16(CIOT_TL3_C31_AVX512VBMI, 0)}};
+/* pair code c -> coefficients of a30 and a31 */
+static const int16_t ciot_tl3_pair_coef_avx512vbmi[2][16] = {{CIOT_L16(CIOT_TL3_PAIR_W0, 0)}, {CIOT_L16(CIOT_TL3_PAIR_W1, 0)}};
 
 /* The two planes of T = PQ[m / 9] + PQ[16 + m % 9] for m = 0..127 of the five activations a[0..4]. */
 static inline void ciot_tl3_build_group_avx512vbmi(const int8_t *a, ciot_tl3_group_avx512vbmi *out) {
