@@ -2,7 +2,7 @@
 #error "t2p_dot_i8mm.h needs -march=armv8.2-a+dotprod+i8mm (include it from *_i8mm.c only)"
 #endif
 /* The T2P SMMLA block loop, shared by the i8mm gemm kernels of T2P made from PQ2_0 and from TQ2_0: one
- * 4x4 tile (4 weight rows x one Q8_Kx4 group) accumulated in the layout of gemm4_i8mm.h. Slot s of word w
+ * 4x4 tile (4 weight rows x one Q8_Kx4 group) accumulated in the layout of tile4x4_i8mm.h. Slot s of word w
  * of pair p is [row 2p: weights 8c .. 8c+7 | row 2p+1: same], c = 4w + s, the 2x8 left operand as stored;
  * Q8_Kx4 bytes 32c .. 32c+15 (rows 0-1) and 32c+16 .. 32c+31 (rows 2-3) of chunk c are the right ones. */
 #ifndef CIOT_ARM_T2P_DOT_I8MM_H
