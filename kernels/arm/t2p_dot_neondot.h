@@ -32,7 +32,7 @@ typedef struct {
 /* One block at weight bytes *wb (d[4], then qs) and prepared activations *ab, both pointers advanced past
  * it. Returns u . y over the blocks so far (rows 0..3 in lanes 0..3) and sets *dw = fp32(d[r]). */
 static inline __attribute__((always_inline)) int32x4_t ciot_t2p_block_neondot(ciot_t2p_sums_neondot *c, const uint8_t **wb,
-                                                                      const int8_t **ab, float32x4_t *dw) {
+                                                                              const int8_t **ab, float32x4_t *dw) {
     const uint8x16_t m03 = vdupq_n_u8(0x03), m0c = vdupq_n_u8(0x0c), m30 = vdupq_n_u8(0x30);
     const uint8_t *w = *wb;
     const int8_t *a = *ab;
@@ -64,7 +64,7 @@ static inline __attribute__((always_inline)) int32x4_t ciot_t2p_block_neondot(ci
 /* Emits nothing; every later load and SDOT depends on it. Between the two blocks of an iteration it keeps
  * clang 14 from interleaving them, which runs it out of registers (spills, rematerialized masks). */
 static inline __attribute__((always_inline)) void ciot_t2p_fence_neondot(ciot_t2p_sums_neondot *c, const uint8_t **wb,
-                                                                 const int8_t **ab) {
+                                                                         const int8_t **ab) {
     __asm__("" : "+w"(c->c1[0]), "+w"(c->c1[1]), "+w"(c->c4[0]), "+w"(c->c4[1]), "+w"(c->c16[0]), "+w"(c->c16[1]),
             "+r"(*wb), "+r"(*ab));
 }
@@ -73,9 +73,9 @@ static inline __attribute__((always_inline)) void ciot_t2p_fence_neondot(ciot_t2
  * ahead. halves 1: a float step per 128-block (PQ2_0's order); halves 2: the pair is one TQ2_0 256-block
  * whose scale both halves carry, one step on the pair's joined integer sum (kernels/README-tq.md). */
 static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop_neondot(const block_t2p *w,
-                                                                              const ciot_t2p_act2_neon *a, int n,
-                                                                              float32x4_t acc, size_t prefetch,
-                                                                              const int halves) {
+                                                                                      const ciot_t2p_act2_neon *a, int n,
+                                                                                      float32x4_t acc, size_t prefetch,
+                                                                                      const int halves) {
     ciot_t2p_sums_neondot c;
     for (int p = 0; p < 2; p++) c.c1[p] = c.c4[p] = c.c16[p] = vdupq_n_s32(0);
     int32x4_t prev = vdupq_n_s32(0); /* w . y over the blocks before this pair: u . y - ycum */
@@ -125,7 +125,7 @@ static inline float32x4_t ciot_t2p_tq2_blocks_neondot(const block_t2p *w, const 
 
 /* A block loop as the kernels call it: the kernel's file wraps one of the two above in its neon-cost markers. */
 typedef float32x4_t (*ciot_t2p_loop_neondot_fn)(const block_t2p *w, const ciot_t2p_act2_neon *a, int n, float32x4_t acc,
-                                        size_t prefetch);
+                                                size_t prefetch);
 
 enum {
     CIOT_T2P_ACT_QK = 32,    /* gemv: Q8_K blocks prepared at a time (8192 activations, 17.5 KiB of stack) */
@@ -135,7 +135,7 @@ enum {
 
 /* The gemv: activations prepared once per slice and chunk of K, shared by groups of tiles. */
 static inline __attribute__((always_inline)) void ciot_t2p_gemv_loop_neondot(const ciot_mm *mm, int first, int count,
-                                                                            ciot_t2p_loop_neondot_fn loop) {
+                                                                             ciot_t2p_loop_neondot_fn loop) {
     const int nb = mm->K / CIOT_QK, nk = mm->K / CIOT_QK_K;
     ciot_t2p_act2_neon act[CIOT_T2P_ACT_QK];
     float32x4_t acc[CIOT_T2P_ACT_TILES];
@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) void ciot_t2p_gemv_loop_neondot(con
  * prepared for the block loop a chunk of K at a time, the loop run per tile and row; the padded rows of the
  * last group are never computed. */
 static inline __attribute__((always_inline)) void ciot_t2p_gemm_loop_neondot(const ciot_mm *mm, int first, int count,
-                                                                            ciot_t2p_loop_neondot_fn loop) {
+                                                                             ciot_t2p_loop_neondot_fn loop) {
     const int nb = mm->K / CIOT_QK, nk = mm->K / CIOT_QK_K, groups = (mm->batch + 3) / 4;
     ciot_t2p_act2_neon act[4][CIOT_T2P_ACT_QK_X4];
     for (int g = 0; g < groups; g++) {

@@ -30,7 +30,7 @@ static inline void ciot_tile4x4_colsums_i8mm(const block_q8_Kx4 *x, int h, int32
 
 /* acc[p][cp] = fmaf((float) isum, fp32(d_w[row]) * d_y[col], acc) lane by lane: the canonical step. */
 static inline void ciot_tile4x4_fma_i8mm(float32x4_t acc[2][2], const int32x4_t isum[2][2], const uint16_t dw16[4],
-                                  const float32x4_t dyc[2]) {
+                                         const float32x4_t dyc[2]) {
     const float32x4_t dw = ciot_fp16x4_neon(dw16);
     const float32x4_t dwp[2] = {vzip1q_f32(dw, dw), vzip2q_f32(dw, dw)}; /* [r0 r0 r1 r1] */
     for (int p = 0; p < 2; p++)

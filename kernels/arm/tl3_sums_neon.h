@@ -31,9 +31,9 @@ static const int8_t ciot_tl3_coef_q_neon[2][16] = {{CIOT_L16(CIOT_TL3_Q3, 0)}, {
 #define CIOT_TL3_IH_NEON(m) ((m) / 9)
 #define CIOT_TL3_IL_NEON(m) ((m) % 9)
 static const uint8_t ciot_tl3_idx_h_neon[128] = {CIOT_L32(CIOT_TL3_IH_NEON, 0), CIOT_L32(CIOT_TL3_IH_NEON, 32),
-                                             CIOT_L32(CIOT_TL3_IH_NEON, 64), CIOT_L32(CIOT_TL3_IH_NEON, 96)};
+                                                 CIOT_L32(CIOT_TL3_IH_NEON, 64), CIOT_L32(CIOT_TL3_IH_NEON, 96)};
 static const uint8_t ciot_tl3_idx_l_neon[128] = {CIOT_L32(CIOT_TL3_IL_NEON, 0), CIOT_L32(CIOT_TL3_IL_NEON, 32),
-                                             CIOT_L32(CIOT_TL3_IL_NEON, 64), CIOT_L32(CIOT_TL3_IL_NEON, 96)};
+                                                 CIOT_L32(CIOT_TL3_IL_NEON, 64), CIOT_L32(CIOT_TL3_IL_NEON, 96)};
 /* pair code c -> coefficients of a30 and a31 */
 static const int8_t ciot_tl3_pair_coef_neon[2][16] = {{CIOT_L16(CIOT_TL3_PAIR_W0, 0)}, {CIOT_L16(CIOT_TL3_PAIR_W1, 0)}};
 
@@ -86,7 +86,7 @@ static inline void ciot_tl3_build_block_neon(const int8_t *a, ciot_tl3_tables_ne
  * ah = sum h' in -128..121 (h' in -20..19 per group, -8..7 for the pair), s8 safe. `nibble` is r0 >> 7. */
 static inline __attribute__((always_inline)) void ciot_tl3_subblock_sums_neon(const block_tl3 *w, const ciot_tl3_tables_neon *tb,
                                                                      int q, int r0, int nibble, uint8x16_t al[2],
-                                                                     int8x16_t ah[2]) {
+                                                                              int8x16_t ah[2]) {
     const uint8x16_t c7f = vdupq_n_u8(0x7f), c40 = vdupq_n_u8(0x40), c32 = vdupq_n_u8(32);
     uint8x16_t sl[2] = {vdupq_n_u8(0), vdupq_n_u8(0)}, sh[2] = {vdupq_n_u8(0), vdupq_n_u8(0)};
     /* Both streams are walked by a hidden step: a group's loads then wait for the group, and clang keeps one

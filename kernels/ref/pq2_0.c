@@ -23,7 +23,9 @@ static void gemv(const ciot_mm *mm, int first, int count) {
 CIOT_REFERENCE(pq2_0_gemv_ref, .layout = &ciot_layout_pq2_0, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV, .compute = gemv,
                .mac = CIOT_MAC_SCALAR);
 
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_gemm_by_rows_ref(mm, first, count, gemv, &ciot_act_q8_K); }
+static void gemm(const ciot_mm *mm, int first, int count) {
+    ciot_gemm_by_rows_ref(mm, first, count, gemv, &ciot_act_q8_K);
+}
 
 CIOT_REFERENCE(pq2_0_gemm_ref, .layout = &ciot_layout_pq2_0, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMM, .compute = gemm,
                .mac = CIOT_MAC_SCALAR);

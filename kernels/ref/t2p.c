@@ -3,8 +3,12 @@
 #include "common.h"
 #include "tile4x4.h"
 
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_tile4x4_gemv_ref(mm, first, count, ciot_t2p_dot_ref, 1); }
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_tile4x4_gemm_ref(mm, first, count, ciot_t2p_dot_ref, 1); }
+static void gemv(const ciot_mm *mm, int first, int count) {
+    ciot_tile4x4_gemv_ref(mm, first, count, ciot_t2p_dot_ref, 1);
+}
+static void gemm(const ciot_mm *mm, int first, int count) {
+    ciot_tile4x4_gemm_ref(mm, first, count, ciot_t2p_dot_ref, 1);
+}
 
 CIOT_REFERENCE(t2p_gemv_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV, .compute = gemv,
                .mac = CIOT_MAC_SCALAR);

@@ -27,7 +27,9 @@ static void gemv(const ciot_mm *mm, int first, int count) {
     }
 }
 
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_gemm_by_rows_ref(mm, first, count, gemv, &ciot_act_q8_0); }
+static void gemm(const ciot_mm *mm, int first, int count) {
+    ciot_gemm_by_rows_ref(mm, first, count, gemv, &ciot_act_q8_0);
+}
 
 CIOT_REFERENCE(tl3_gemv_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV, .compute = gemv,
                .mac = CIOT_MAC_SCALAR);

@@ -28,7 +28,9 @@ static void gemv(const ciot_mm *mm, int first, int count) {
     }
 }
 
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_gemm_by_rows_ref(mm, first, count, gemv, &ciot_act_q8_K); }
+static void gemm(const ciot_mm *mm, int first, int count) {
+    ciot_gemm_by_rows_ref(mm, first, count, gemv, &ciot_act_q8_K);
+}
 
 CIOT_REFERENCE(tl3_tq1_gemv_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
                .compute = gemv, .mac = CIOT_MAC_SCALAR);

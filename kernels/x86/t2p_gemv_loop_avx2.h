@@ -16,7 +16,7 @@ typedef __m128i (*ciot_t2p_dot4x_avx2_fn)(const uint8_t *qs, const ciot_t2p_act_
 
 /* Tiles [first, first + count) of mm; inlined into each kernel so `dot` and `halves` are constants. */
 static inline __attribute__((always_inline)) void ciot_t2p_gemv_loop_avx2(const ciot_mm *mm, int first, int count,
-                                                                    ciot_t2p_dot4x_avx2_fn dot, int halves) {
+                                                                          ciot_t2p_dot4x_avx2_fn dot, int halves) {
     const int nb = mm->K / CIOT_QK;
     ciot_t2p_act_avx2 act[CIOT_T2P_ACT_BLOCKS];
     __m128 acc[CIOT_T2P_ACT_TILES];

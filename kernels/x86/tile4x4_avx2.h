@@ -25,8 +25,8 @@ typedef void (*ciot_tile4x4_dot_avx2_fn)(const uint8_t *qs, const block_q8_Kx4 *
 
 /* One 128-block of a tile: 4 * isum = 4 * (u.y - sum y), exact, as [b0: R0..R3 | b1: R0..R3] and [b2 | b3]. */
 static inline __attribute__((always_inline)) void ciot_tile4x4_isum_avx2(ciot_tile4x4_dot_avx2_fn dot, const uint8_t *qs,
-                                                                    const block_q8_Kx4 *xb, int h, __m256i *i01,
-                                                                    __m256i *i23) {
+                                                                         const block_q8_Kx4 *xb, int h, __m256i *i01,
+                                                                         __m256i *i23) {
     __m256i s01, s23, y01, y23;
     dot(qs, xb, h, &s01, &s23);
     ciot_tile4x4_colsums_avx2(xb, h, &y01, &y23);
@@ -37,7 +37,7 @@ static inline __attribute__((always_inline)) void ciot_tile4x4_isum_avx2(ciot_ti
 /* acc[k] = fmaf((float) isum, fp32(d_w[R]) * d[b], acc[k]) per lane, in the canonical order, from
  * i01, i23 = 4 * isum (the shift divides it back exactly). */
 static inline void ciot_tile4x4_fma_avx2(__m256 acc[2], __m256i i01, __m256i i23, const block_q8_Kx4 *xb,
-                                    const uint16_t dw[4]) {
+                                         const uint16_t dw[4]) {
     const __m128 w4 = ciot_fp16x4_avx2(dw);
     const __m256 ww = _mm256_insertf128_ps(_mm256_castps128_ps256(w4), w4, 1);
     const __m256 d4 = _mm256_castps128_ps256(_mm_loadu_ps(xb->d));
@@ -60,7 +60,7 @@ static inline void ciot_tile4x4_store_avx2(const __m256 acc[2], int n, float *y,
  * step with block 2q's scales. A partial last group runs once as a full tile (its padding rows are zero);
  * only real rows are written. Inlined into each kernel so `dot` and `halves` are constants. */
 static inline __attribute__((always_inline)) void ciot_tile4x4_gemm_avx2(const ciot_mm *mm, int first, int count,
-                                                                    ciot_tile4x4_dot_avx2_fn dot, int halves) {
+                                                                         ciot_tile4x4_dot_avx2_fn dot, int halves) {
     const int nb = mm->K / CIOT_QK, nbk = mm->K / CIOT_QK_K, groups = (mm->batch + 3) / 4;
     const block_q8_Kx4 *x = mm->x;
     for (int tile = first; tile < first + count; tile++) {

@@ -30,10 +30,12 @@ static const int16_t ciot_tl3_coef_avx512vbmi[5][32] = {
 /* T[m] = PQ[m / 9] + PQ[16 + m % 9]: word indices for m = 0..127 */
 #define CIOT_TL3_IH_AVX512VBMI(m) ((m) / 9)
 #define CIOT_TL3_IL_AVX512VBMI(m) (16 + (m) % 9)
-static const uint16_t ciot_tl3_idx_h_avx512vbmi[128] = {CIOT_L32(CIOT_TL3_IH_AVX512VBMI, 0), CIOT_L32(CIOT_TL3_IH_AVX512VBMI, 32),
-                                             CIOT_L32(CIOT_TL3_IH_AVX512VBMI, 64), CIOT_L32(CIOT_TL3_IH_AVX512VBMI, 96)};
-static const uint16_t ciot_tl3_idx_l_avx512vbmi[128] = {CIOT_L32(CIOT_TL3_IL_AVX512VBMI, 0), CIOT_L32(CIOT_TL3_IL_AVX512VBMI, 32),
-                                             CIOT_L32(CIOT_TL3_IL_AVX512VBMI, 64), CIOT_L32(CIOT_TL3_IL_AVX512VBMI, 96)};
+static const uint16_t ciot_tl3_idx_h_avx512vbmi[128] = {
+    CIOT_L32(CIOT_TL3_IH_AVX512VBMI, 0), CIOT_L32(CIOT_TL3_IH_AVX512VBMI, 32), CIOT_L32(CIOT_TL3_IH_AVX512VBMI, 64),
+    CIOT_L32(CIOT_TL3_IH_AVX512VBMI, 96)};
+static const uint16_t ciot_tl3_idx_l_avx512vbmi[128] = {
+    CIOT_L32(CIOT_TL3_IL_AVX512VBMI, 0), CIOT_L32(CIOT_TL3_IL_AVX512VBMI, 32), CIOT_L32(CIOT_TL3_IL_AVX512VBMI, 64),
+    CIOT_L32(CIOT_TL3_IL_AVX512VBMI, 96)};
 /* the low bytes of two word vectors: byte 2k of the pair */
 #define CIOT_TL3_EVEN_AVX512VBMI(k) (2 * (k))
 static const uint8_t ciot_tl3_idx_even_avx512vbmi[64] = {CIOT_L32(CIOT_TL3_EVEN_AVX512VBMI, 0), CIOT_L32(CIOT_TL3_EVEN_AVX512VBMI, 32)};
@@ -73,7 +75,7 @@ static inline void ciot_tl3_build_subblock_avx512vbmi(const int8_t *a, int q, ci
  * al = 6 + sum l' + sum sbar in 0..223 (l' <= 31 each, sbar = -1 per positive group), u8 safe;
  * ah = 128 + sum h' in 0..249 (h' in -20..19 per group, -8..7 for the pair), u8 safe. */
 static inline void ciot_tl3_subblock_sums_avx512vbmi(const block_tl3 *w, const ciot_tl3_tables_avx512vbmi *tb, int q, size_t prefetch,
-                                          __m512i al[4], __m512i ah[4]) {
+                                                     __m512i al[4], __m512i ah[4]) {
     const __m512i ones = _mm512_set1_epi8(-1), c31 = _mm512_set1_epi8(31), c15 = _mm512_set1_epi8(15);
     for (int v = 0; v < 4; v++) al[v] = _mm512_set1_epi8(6), ah[v] = _mm512_set1_epi8(-128);
 #pragma clang loop unroll(disable) /* unrolled, the six groups' temporaries spill */
