@@ -23,7 +23,7 @@ typedef struct {
 static inline void ciot_t2p_act_fill_neon(ciot_t2p_act2_neon *out, int b, const int8_t *src, int step,
                                           int32_t ycum) {
     for (int c = 0; c < 16; c++)
-        out->y[b][c] = vreinterpretq_s8_s64(vld1q_dup_s64((const ciot_i64_unaligned *)(src + step * c)));
+        out->y[b][c] = vreinterpretq_s8_s64(vld1q_dup_s64((const ciot_i64_unaligned_neon *)(src + step * c)));
     out->ycum[b] = vdupq_n_s32(ycum);
 }
 

@@ -26,7 +26,7 @@
  * An assembler comment only. */
 #define CIOT_MCA_TILE(name, spec) __asm__("// CIOT-MCA-TILE " name " " spec)
 
-typedef int64_t ciot_i64_unaligned __attribute__((aligned(1)));
+typedef int64_t ciot_i64_unaligned_neon __attribute__((aligned(1)));
 
 /* p += n, hiding the new p from the optimizer (the asm is empty: no instruction). A pointer that walks a
  * stream load after load then keeps one increment per load, which clang folds into the load's post-index
