@@ -148,7 +148,8 @@ static inline int ciot_t2p_shift(int k) { return 2 * ((k >> 3) & 3); }
  * (4 bits) stands for V = 3u0 + u1: V = c when c < 8, else V = 16 - c. Every code is valid; the packer
  * writes b = V for V <= 121 and b = 370 - V above, c = V for V <= 4 and c = 16 - V above. */
 static inline int ciot_tl3_value(int b) { return b < 128 ? b : 370 - b; }
-static inline int ciot_tl3_pair_value(int c) { return c < 8 ? c : 16 - c; }
+#define CIOT_TL3_PAIR_VALUE(c) ((c) < 8 ? (c) : 16 - (c)) /* for constant tables */
+static inline int ciot_tl3_pair_value(int c) { return CIOT_TL3_PAIR_VALUE(c); }
 static inline uint8_t ciot_tl3_code(int V) { return (uint8_t)(V <= 121 ? V : 370 - V); }
 static inline uint8_t ciot_tl3_pair_code(int V) { return (uint8_t)(V <= 4 ? V : 16 - V); }
 

@@ -74,16 +74,24 @@ typedef enum {
     CIOT_MAC_I8MM,              /* smmla */
 } ciot_mac;
 
-typedef struct {
+typedef struct ciot_kernel {
     const char *name;           /* layout_op_method_isa, e.g. t2p_gemv_avx2 */
     const ciot_layout *layout;
     const ciot_act_format *act;
     ciot_op op;
     unsigned features;          /* CIOT_F_* bits required */
-    const char *reference;      /* name of the scalar twin it must match bit for bit */
+    const struct ciot_kernel *reference; /* the scalar twin it must match bit for bit; a reference is its own */
     ciot_compute_fn compute;
     ciot_mac mac;               /* what its inner loop multiplies with (above) */
 } ciot_kernel;
+
+/* A kernel's descriptor, its name written once: CIOT_KERNEL(t2p_gemv_avx2, t2p_gemv_ref, .layout = ...) defines
+ * ciot_k_t2p_gemv_avx2, named "t2p_gemv_avx2", whose reference twin is ciot_k_t2p_gemv_ref, a pointer the
+ * linker checks. The other fields are designated. A reference is its own twin (CIOT_REFERENCE). */
+#define CIOT_KERNEL(id, twin, ...)                \
+    extern const ciot_kernel ciot_k_##twin;       \
+    const ciot_kernel ciot_k_##id = {.name = #id, .reference = &ciot_k_##twin, __VA_ARGS__}
+#define CIOT_REFERENCE(id, ...) CIOT_KERNEL(id, id, __VA_ARGS__)
 
 extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_tl2, ciot_layout_ptq1_0,
     ciot_layout_tl3;

@@ -23,6 +23,20 @@ enum {
 #define CIOT_L16(F, b) CIOT_L8(F, b), CIOT_L8(F, (b) + 8)
 #define CIOT_L32(F, b) CIOT_L16(F, b), CIOT_L16(F, (b) + 16)
 
+/* TL3's constant tables on every ISA (kernels/README.md, "The lookup-table method"): a group's 128-entry table
+ * is T[m] = P[m / 9] + Q[m % 9], P over the first three trits (H = 9 u0 + 3 u1 + u2), Q over the last two
+ * (L = 3 u3 + u4 = 0..8): the coefficients u - 1 of entry H of P and L of Q (0 past L = 8, never indexed).
+ * A pair code c: the trits u and the weights u - 1 of weights 30 and 31. */
+#define CIOT_TL3_P0(H) ((H) / 9 - 1)
+#define CIOT_TL3_P1(H) ((H) / 3 % 3 - 1)
+#define CIOT_TL3_P2(H) ((H) % 3 - 1)
+#define CIOT_TL3_Q3(L) ((L) < 9 ? (L) / 3 - 1 : 0)
+#define CIOT_TL3_Q4(L) ((L) < 9 ? (L) % 3 - 1 : 0)
+#define CIOT_TL3_PAIR_U0(c) (CIOT_TL3_PAIR_VALUE(c) / 3)
+#define CIOT_TL3_PAIR_U1(c) (CIOT_TL3_PAIR_VALUE(c) % 3)
+#define CIOT_TL3_PAIR_W0(c) (CIOT_TL3_PAIR_U0(c) - 1)
+#define CIOT_TL3_PAIR_W1(c) (CIOT_TL3_PAIR_U1(c) - 1)
+
 /* A lookup-table kernel: its layout's group (formats.h), its per-block data and float state, and the steps
  * the loop calls. table_bytes and group * state_bytes must fit the budgets. */
 typedef struct {

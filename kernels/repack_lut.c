@@ -125,32 +125,33 @@ ciot_status ciot_unpack_tl3_tq1(const block_tl3 *src, block_tq1_0 *dst, int rows
     return CIOT_OK;
 }
 
-ciot_status ciot_repack_tl2(const block_pq2_0 *src, block_tl2 *dst, int rows, int K) {
-    ciot_status s = check(src, dst, rows, K, CIOT_QK_K);
+/* PQ2_0 <-> TL2, one walk for both directions (TL2 only moves the bytes): every row r of every tile block
+ * meets its PQ2_0 block; to_tl2 copies PQ2_0 into TL2, else TL2 into PQ2_0 (the side copied from is only
+ * read). */
+static ciot_status tl2_move(block_pq2_0 *pq, block_tl2 *tl, int rows, int K, int to_tl2) {
+    ciot_status s = check(pq, tl, rows, K, CIOT_QK_K);
     if (s != CIOT_OK) return s;
     const int nb = K / CIOT_QK, tiles = rows / TILE;
     for (int t = 0; t < tiles; t++)
         for (int i = 0; i < nb; i++)
             for (int r = 0; r < TILE; r++) {
-                const block_pq2_0 *in = &src[(size_t)(TILE * t + r) * nb + i];
-                block_tl2 *out = &dst[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL2_GROUP)];
-                out->d[r] = in->d;
-                for (int j = 0; j < 32; j++) out->qs[j][r] = in->qs[j];
+                block_pq2_0 *p = &pq[(size_t)(TILE * t + r) * nb + i];
+                block_tl2 *b = &tl[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL2_GROUP)];
+                if (to_tl2) {
+                    b->d[r] = p->d;
+                    for (int j = 0; j < 32; j++) b->qs[j][r] = p->qs[j];
+                } else {
+                    p->d = b->d[r];
+                    for (int j = 0; j < 32; j++) p->qs[j] = b->qs[j][r];
+                }
             }
     return CIOT_OK;
 }
 
+ciot_status ciot_repack_tl2(const block_pq2_0 *src, block_tl2 *dst, int rows, int K) {
+    return tl2_move((block_pq2_0 *)src, dst, rows, K, 1);
+}
+
 ciot_status ciot_unpack_tl2(const block_tl2 *src, block_pq2_0 *dst, int rows, int K) {
-    ciot_status s = check(src, dst, rows, K, CIOT_QK_K);
-    if (s != CIOT_OK) return s;
-    const int nb = K / CIOT_QK, tiles = rows / TILE;
-    for (int t = 0; t < tiles; t++)
-        for (int i = 0; i < nb; i++)
-            for (int r = 0; r < TILE; r++) {
-                const block_tl2 *in = &src[ciot_lut_block_index(t, i, tiles, nb, CIOT_TL2_GROUP)];
-                block_pq2_0 *out = &dst[(size_t)(TILE * t + r) * nb + i];
-                out->d = in->d[r];
-                for (int j = 0; j < 32; j++) out->qs[j] = in->qs[j][r];
-            }
-    return CIOT_OK;
+    return tl2_move(dst, (block_tl2 *)src, rows, K, 0);
 }

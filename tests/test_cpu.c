@@ -52,6 +52,16 @@ static void check_declared_mac(const ciot_kernel *k) {
     }
 }
 
+/* The reference twin a kernel is checked against (kernel.h: a pointer the linker checks) is a registered
+ * reference, its own twin, on the same bytes, activations and op. */
+static void check_declared_twin(const ciot_kernel *k) {
+    const ciot_kernel *t = k->reference;
+    CHECK(ciot_kernel_find(t->name) == t, "%s: its twin %s is registered", k->name, t->name);
+    CHECK(t->reference == t && t->features == 0, "%s: its twin %s is a reference", k->name, t->name);
+    CHECK(t->layout == k->layout && t->act == k->act && t->op == k->op, "%s: its twin %s reads the same layout, "
+          "activations and op", k->name, t->name);
+}
+
 /* The registry's choice for a source file's gemv (or gemm) under a feature set is the named kernel. */
 static void expect_best_op(ciot_format f, ciot_op op, unsigned features, const char *name, const char *what) {
     const ciot_kernel *k = ciot_kernel_best_source(f, op, features);
@@ -85,6 +95,7 @@ int main(void) {
     for (int i = 0; i < ciot_kernel_count(); i++) {
         check_declared_features(ciot_kernel_at(i));
         check_declared_mac(ciot_kernel_at(i));
+        check_declared_twin(ciot_kernel_at(i));
     }
     for (int l = 0; l < ciot_layout_count(); l++) {
         const ciot_kernel *k = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMV, 0);

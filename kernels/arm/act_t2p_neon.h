@@ -11,7 +11,7 @@
 #define CIOT_ARM_ACT_T2P_NEON_H
 
 #include "formats.h"
-#include "neon_helpers.h"
+#include "util_neon.h"
 
 typedef struct {
     int8x16_t y[2][16]; /* [block b][word w * 4 + slot s] */
@@ -23,7 +23,7 @@ typedef struct {
 static inline void ciot_t2p_act_fill_neon(ciot_t2p_act2_neon *out, int b, const int8_t *src, int step,
                                           int32_t ycum) {
     for (int c = 0; c < 16; c++)
-        out->y[b][c] = vreinterpretq_s8_s64(vld1q_dup_s64((const ciot_i64_unaligned *)(src + step * c)));
+        out->y[b][c] = vreinterpretq_s8_s64(vld1q_dup_s64((const ciot_i64_unaligned_neon *)(src + step * c)));
     out->ycum[b] = vdupq_n_s32(ycum);
 }
 

@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "pq2_0_gemv_stock_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* pq2_0_gemv_stock_neondot: the stock ARM runtime path, ported as it is (the baseline the layouts beat).
+/* The gemv: the stock ARM runtime path, ported as it is (the baseline the layouts beat).
  * Reads PQ2_0 rows as stored: row r, block i at r * nb + i; weight k's code is qs[k >> 2] >> 2(k & 3).
  * Per 32 weights: TBL copies each code byte into four lanes, USHL by 0/2/4/6, AND 3, SUB 1, SDOT with
  * 16 activations into one accumulator; per block one reduce and the canonical fmaf. No activation sums.
@@ -10,9 +10,9 @@
 #include "formats.h"
 #include "kernel.h"
 #include "prefetch.h"
-#include "neon_helpers.h"
+#include "util_neon.h"
 
-static void pq2_0_gemv_stock_neondot(const ciot_mm *mm, int first, int count) {
+static void gemv(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK;
     const block_q8_K *x = mm->x;
     /* lane l of quarter q takes byte 4q + l / 4 and shifts it right by 2 * (l % 4): weight 16q + l */
@@ -50,7 +50,7 @@ static void pq2_0_gemv_stock_neondot(const ciot_mm *mm, int first, int count) {
                     sum = vdotq_s32(sum, vreinterpretq_s8_u8(vsubq_u8(u2, one)), vld1q_s8(a + 32));
                     sum = vdotq_s32(sum, vreinterpretq_s8_u8(vsubq_u8(u3, one)), vld1q_s8(a + 48));
                 }
-                acc = fmaf((float)vaddvq_s32(sum), ciot_neon_h2f(&w->d) * y->d, acc);
+                acc = fmaf((float)vaddvq_s32(sum), ciot_fp16_neon(&w->d) * y->d, acc);
             }
         }
         CIOT_MCA_END();
@@ -58,7 +58,5 @@ static void pq2_0_gemv_stock_neondot(const ciot_mm *mm, int first, int count) {
     }
 }
 
-const ciot_kernel ciot_k_pq2_0_gemv_stock_neondot = {
-    "pq2_0_gemv_stock_neondot", &ciot_layout_pq2_0, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "pq2_0_gemv_ref", pq2_0_gemv_stock_neondot, CIOT_MAC_NEONDOT,
-};
+CIOT_KERNEL(pq2_0_gemv_stock_neondot, pq2_0_gemv_ref, .layout = &ciot_layout_pq2_0, .act = &ciot_act_q8_K,
+            .op = CIOT_OP_GEMV, .features = CIOT_F_NEON | CIOT_F_DOTPROD, .compute = gemv, .mac = CIOT_MAC_NEONDOT);

@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "ptq1_0_gemv_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* ptq1_0_gemv_neondot: PTQ1_0 rows against Q8_0 activations, one row at a time.
+/* The gemv: PTQ1_0 rows against Q8_0 activations, one row at a time.
  * Reads PTQ1_0 blocks as stored (qs[24], qh[2], fp16 d last). Trit n of byte b is the top third of the
  * 8-bit product b * 3^n: w = -[v < 86] + [v >= 171] from two unsigned compares. Eight 16-lane trit vectors
  * give weights 0..127 in order; two SDOTs per Q8_0 block, then the four-lane float order of formats.md.
@@ -9,7 +9,7 @@
 #include "formats.h"
 #include "kernel.h"
 #include "prefetch.h"
-#include "neon_helpers.h"
+#include "util_neon.h"
 
 /* -1, 0, +1 from a byte already multiplied by 3^n: 0..85, 86..170, 171..255, as mask(v < 86) - mask(v >= 171).
  * SQSUB, not SUB: clang rewrites a plain difference of two compare masks into AND 1 + ADD, one instruction
@@ -18,7 +18,7 @@ static inline int8x16_t trit(uint8x16_t v) {
     return vqsubq_s8(vreinterpretq_s8_u8(vcltq_u8(v, vdupq_n_u8(86))), vreinterpretq_s8_u8(vcgeq_u8(v, vdupq_n_u8(171))));
 }
 
-static void ptq1_0_gemv_neondot(const ciot_mm *mm, int first, int count) {
+static void gemv(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK;
     /* bytes 12..27 of a block: lanes 4..11 = qs[16..23], lanes 12, 13 = qh[0], qh[1] */
     static const uint8_t idx_mid[16] = {4, 5, 6, 7, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11};
@@ -56,7 +56,7 @@ static void ptq1_0_gemv_neondot(const ciot_mm *mm, int first, int count) {
             dy16 = vld1_lane_u16(&y[2].d, dy16, 2);
             dy16 = vld1_lane_u16(&y[3].d, dy16, 3);
             const float32x4_t dy = vcvt_f32_f16(vreinterpret_f16_u16(dy16));
-            acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(dy, ciot_neon_h2f(&w->d)));
+            acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(dy, ciot_fp16_neon(&w->d)));
         }
         CIOT_MCA_END();
         const float32x4_t pair = vpaddq_f32(acc, acc); /* [acc0 + acc1, acc2 + acc3, ...] */
@@ -64,7 +64,5 @@ static void ptq1_0_gemv_neondot(const ciot_mm *mm, int first, int count) {
     }
 }
 
-const ciot_kernel ciot_k_ptq1_0_gemv_neondot = {
-    "ptq1_0_gemv_neondot", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMV, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "ptq1_0_gemv_ref", ptq1_0_gemv_neondot, CIOT_MAC_NEONDOT,
-};
+CIOT_KERNEL(ptq1_0_gemv_neondot, ptq1_0_gemv_ref, .layout = &ciot_layout_ptq1_0, .act = &ciot_act_q8_0,
+            .op = CIOT_OP_GEMV, .features = CIOT_F_NEON | CIOT_F_DOTPROD, .compute = gemv, .mac = CIOT_MAC_NEONDOT);

@@ -1,14 +1,14 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "t2p_gemv_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* t2p_gemv_neondot: 4 weight rows x one Q8_K row per tile, two 128-blocks per loop iteration; per 16-byte word
+/* The gemv: 4 weight rows x one Q8_K row per tile, two 128-blocks per loop iteration; per 16-byte word
  * one load, three ANDs, one shift, four SDOTs against activations duplicated once per slice and chunk of K
  * (act_t2p_neon.h).
  * Reads T2P: row r, weight k at byte 64p + 16w + j, bits 2s..2s+1 (p = r >> 1, c = k >> 3, w = c >> 2,
  * s = c & 3, j = 8 (r & 1) + (k & 7)); per block fmaf((float) isum, fp32(d[r]) * d_y, acc).
  * Preconditions: K % 256 == 0, rows % 4 == 0, batch 1. */
 #include "kernel.h"
-#include "t2p_blocks_neondot.h"
+#include "t2p_dot_neondot.h"
 
 static float32x4_t loop(const block_t2p *w, const ciot_t2p_act2_neon *a, int n, float32x4_t acc, size_t prefetch) {
     CIOT_MCA_BEGIN("t2p_gemv_neondot");
@@ -17,9 +17,7 @@ static float32x4_t loop(const block_t2p *w, const ciot_t2p_act2_neon *a, int n, 
     return acc;
 }
 
-static void t2p_gemv_neondot(const ciot_mm *mm, int first, int count) { ciot_t2p_gemv_neondot_run(mm, first, count, loop); }
+static void gemv(const ciot_mm *mm, int first, int count) { ciot_t2p_gemv_loop_neondot(mm, first, count, loop); }
 
-const ciot_kernel ciot_k_t2p_gemv_neondot = {
-    "t2p_gemv_neondot", &ciot_layout_t2p, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "t2p_gemv_ref", t2p_gemv_neondot, CIOT_MAC_NEONDOT,
-};
+CIOT_KERNEL(t2p_gemv_neondot, t2p_gemv_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
+            .features = CIOT_F_NEON | CIOT_F_DOTPROD, .compute = gemv, .mac = CIOT_MAC_NEONDOT);

@@ -1,11 +1,11 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "t2p_tq2_gemm_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* t2p_tq2_gemm_neondot: the gemm of T2P made from TQ2_0 for cores with SDOT but no SMMLA, as
+/* The gemm: the gemm of T2P made from TQ2_0 for cores with SDOT but no SMMLA, as
  * t2p_gemm_neondot with the TQ2_0 block loop (the halves of a 256-block joined, one float step with block
  * 2q's scales). Preconditions: K % 256 == 0, rows % 4 == 0; activations ceil(batch / 4) groups. */
 #include "kernel.h"
-#include "t2p_blocks_neondot.h"
+#include "t2p_dot_neondot.h"
 
 /* kept out of line: the neon-cost markers then bound exactly this loop */
 __attribute__((noinline)) static float32x4_t loop(const block_t2p *w, const ciot_t2p_act2_neon *a, int n,
@@ -16,11 +16,9 @@ __attribute__((noinline)) static float32x4_t loop(const block_t2p *w, const ciot
     return acc;
 }
 
-static void t2p_tq2_gemm_neondot(const ciot_mm *mm, int first, int count) {
-    ciot_t2p_gemm_neondot_run(mm, first, count, loop);
+static void gemm(const ciot_mm *mm, int first, int count) {
+    ciot_t2p_gemm_loop_neondot(mm, first, count, loop);
 }
 
-const ciot_kernel ciot_k_t2p_tq2_gemm_neondot = {
-    "t2p_tq2_gemm_neondot", &ciot_layout_t2p_tq2, &ciot_act_q8_Kx4, CIOT_OP_GEMM, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "t2p_tq2_gemm_ref", t2p_tq2_gemm_neondot, CIOT_MAC_NEONDOT,
-};
+CIOT_KERNEL(t2p_tq2_gemm_neondot, t2p_tq2_gemm_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_Kx4,
+            .op = CIOT_OP_GEMM, .features = CIOT_F_NEON | CIOT_F_DOTPROD, .compute = gemm, .mac = CIOT_MAC_NEONDOT);

@@ -1,12 +1,12 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "t2p_tq2_gemv_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* t2p_tq2_gemv_neondot: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both), 4 weight
- * rows x one Q8_K row per tile, the loop of t2p_gemv_neondot (t2p_blocks_neondot.h) with one float step per
+/* The gemv: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both), 4 weight
+ * rows x one Q8_K row per tile, the loop of t2p_gemv_neondot (t2p_dot_neondot.h) with one float step per
  * 256-block: per row the two halves' exact integer sums joined, then acc = fmaf((float) isum_q,
  * fp32(d[2q]) * d_y, acc). Preconditions: K % 256 == 0, rows % 4 == 0, batch 1. */
 #include "kernel.h"
-#include "t2p_blocks_neondot.h"
+#include "t2p_dot_neondot.h"
 
 static float32x4_t loop(const block_t2p *w, const ciot_t2p_act2_neon *a, int n, float32x4_t acc, size_t prefetch) {
     CIOT_MCA_BEGIN("t2p_tq2_gemv_neondot");
@@ -15,11 +15,9 @@ static float32x4_t loop(const block_t2p *w, const ciot_t2p_act2_neon *a, int n, 
     return acc;
 }
 
-static void t2p_tq2_gemv_neondot(const ciot_mm *mm, int first, int count) {
-    ciot_t2p_gemv_neondot_run(mm, first, count, loop);
+static void gemv(const ciot_mm *mm, int first, int count) {
+    ciot_t2p_gemv_loop_neondot(mm, first, count, loop);
 }
 
-const ciot_kernel ciot_k_t2p_tq2_gemv_neondot = {
-    "t2p_tq2_gemv_neondot", &ciot_layout_t2p_tq2, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "t2p_tq2_gemv_ref", t2p_tq2_gemv_neondot, CIOT_MAC_NEONDOT,
-};
+CIOT_KERNEL(t2p_tq2_gemv_neondot, t2p_tq2_gemv_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_K,
+            .op = CIOT_OP_GEMV, .features = CIOT_F_NEON | CIOT_F_DOTPROD, .compute = gemv, .mac = CIOT_MAC_NEONDOT);

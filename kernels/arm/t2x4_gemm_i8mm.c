@@ -1,12 +1,12 @@
 #if !defined(__ARM_FEATURE_MATMUL_INT8) || !defined(__ARM_FEATURE_DOTPROD)
 #error "t2x4_gemm_i8mm.c needs -march=armv8.2-a+dotprod+i8mm (cmake/isa.cmake gives it to *_i8mm.c)"
 #endif
-/* t2x4_gemm_i8mm: 4 weight rows x 4 activation rows (one Q8_Kx4 group) per SMMLA tile.
+/* The gemm: 4 weight rows x 4 activation rows (one Q8_Kx4 group) per SMMLA tile.
  * Reads T2X4: byte j of group g of row r (offset 64g + 16r + j) holds weights 64g + j + 16s in bits 2s..2s+1.
  * Each slot is decoded fully to u = w + 1 per row, then the 2x8 operands [row 2p | row 2p+1] are built by
  * zipping 64-bit halves of two rows: 8 SMMLA per slot against Q8_Kx4 chunks (rows 0-1, rows 2-3).
  * Preconditions: K % 256 == 0, rows % 4 == 0; activations ceil(batch / 4) groups, the last zero-padded. */
-#include "gemm4_i8mm.h"
+#include "tile4x4_i8mm.h"
 
 /* One 128-block of the tile: m[p][cp] = u . y for weight rows 2p, 2p+1 x activation rows 2cp, 2cp+1 as
  * [r0 c0, r0 c1, r1 c0, r1 c1]; `a` = the block's 16 chunks of 32 bytes.
@@ -46,26 +46,24 @@ static void tile(const void *wt, const block_q8_Kx4 *x, int nb, float32x4_t out[
     CIOT_MCA_BEGIN("t2x4_gemm_i8mm");
     for (int q = 0; q < nb / 2; q++, x++) {
         float32x4_t dyc[2];
-        ciot_gemm4_cols_f32(vld1q_f32(x->d), dyc);
+        ciot_tile4x4_cols_i8mm(vld1q_f32(x->d), dyc);
         for (int h = 0; h < 2; h++, w++) {
             int32x4_t u[2][2], isum[2][2], cs[2];
             block_u(w, x->qs + 512 * h, u);
-            ciot_gemm4_colsums(x, h, cs);
+            ciot_tile4x4_colsums_i8mm(x, h, cs);
             /* u = w + 1: the column sum turns u . y back into w . y */
             for (int p = 0; p < 2; p++)
                 for (int cp = 0; cp < 2; cp++) isum[p][cp] = vsubq_s32(u[p][cp], cs[cp]);
-            ciot_gemm4_fma(acc, isum, w->d, dyc);
+            ciot_tile4x4_fma_i8mm(acc, isum, w->d, dyc);
         }
     }
     CIOT_MCA_END();
-    ciot_gemm4_columns(acc, out);
+    ciot_tile4x4_columns_i8mm(acc, out);
 }
 
-static void t2x4_gemm_i8mm(const ciot_mm *mm, int first, int count) {
-    ciot_gemm4_run(mm, first, count, sizeof(block_t2x4), tile);
+static void gemm(const ciot_mm *mm, int first, int count) {
+    ciot_tile4x4_gemm_i8mm(mm, first, count, sizeof(block_t2x4), tile);
 }
 
-const ciot_kernel ciot_k_t2x4_gemm_i8mm = {
-    "t2x4_gemm_i8mm", &ciot_layout_t2x4, &ciot_act_q8_Kx4, CIOT_OP_GEMM, CIOT_F_NEON | CIOT_F_DOTPROD | CIOT_F_I8MM,
-    "t2x4_gemm_ref", t2x4_gemm_i8mm, CIOT_MAC_I8MM,
-};
+CIOT_KERNEL(t2x4_gemm_i8mm, t2x4_gemm_ref, .layout = &ciot_layout_t2x4, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,
+            .features = CIOT_F_NEON | CIOT_F_DOTPROD | CIOT_F_I8MM, .compute = gemm, .mac = CIOT_MAC_I8MM);

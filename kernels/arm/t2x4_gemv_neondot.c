@@ -1,7 +1,7 @@
 #if !defined(__ARM_FEATURE_DOTPROD)
 #error "t2x4_gemv_neondot.c needs -march=armv8.2-a+dotprod (cmake/isa.cmake gives it to *_neondot.c)"
 #endif
-/* t2x4_gemv_neondot: 4 weight rows x one Q8_K row per tile, slots masked in place.
+/* The gemv: 4 weight rows x one Q8_K row per tile, slots masked in place.
  * Reads T2X4: byte j of group g of row r (offset 64g + 16r + j) holds weights 64g + j + 16s in bits 2s..2s+1.
  * Slot s of a 16-byte word meets activations 64g + 16s .. +15: SDOT v & 0x03 / 0x0C / 0x30 / v >> 6 into
  * sums of u, 4u, 16u, u; a1 + a4 / 4 + a16 / 16 = u . y, and u . y - sum(y) = w . y.
@@ -9,9 +9,9 @@
 #include "formats.h"
 #include "kernel.h"
 #include "prefetch.h"
-#include "neon_helpers.h"
+#include "util_neon.h"
 
-static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
+static void gemv(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK;
     const block_q8_K *x = mm->x;
     const uint8x16_t m03 = vdupq_n_u8(0x03), m0c = vdupq_n_u8(0x0c), m30 = vdupq_n_u8(0x30);
@@ -48,7 +48,7 @@ static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
                 const int32x4_t uy = vsraq_n_s32(vsraq_n_s32(s1, s4, 2), s16, 4);
                 const int32_t ysum = vaddlvq_s16(vld1q_s16(y->bsums + 8 * h));
                 const int32x4_t isum = vsubq_s32(uy, vdupq_n_s32(ysum));
-                acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(ciot_neon_h2f4(w->d), y->d));
+                acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(ciot_fp16x4_neon(w->d), y->d));
             }
         }
         CIOT_MCA_END();
@@ -56,7 +56,5 @@ static void t2x4_gemv_neondot(const ciot_mm *mm, int first, int count) {
     }
 }
 
-const ciot_kernel ciot_k_t2x4_gemv_neondot = {
-    "t2x4_gemv_neondot", &ciot_layout_t2x4, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_NEON | CIOT_F_DOTPROD,
-    "t2x4_gemv_ref", t2x4_gemv_neondot, CIOT_MAC_NEONDOT,
-};
+CIOT_KERNEL(t2x4_gemv_neondot, t2x4_gemv_ref, .layout = &ciot_layout_t2x4, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
+            .features = CIOT_F_NEON | CIOT_F_DOTPROD, .compute = gemv, .mac = CIOT_MAC_NEONDOT);

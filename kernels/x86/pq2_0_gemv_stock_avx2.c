@@ -1,12 +1,12 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "pq2_0_gemv_stock_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* pq2_0_gemv_stock_avx2: the stock method on x86, the baseline the repacked layouts are measured against.
+/* The gemv: the stock method on x86, the baseline the repacked layouts are measured against.
  * Reads PQ2_0 rows as stored (weight k = (qs[k >> 2] >> 2(k & 3)) & 3, code - 1 = weight), one row and
  * one 128-block at a time: shift, mask, back to weight order, subtract 1, multiply by the int8
  * activations; no activation sums. x86 has no per-byte variable shift, so NEON's TBL + USHL becomes
  * four plane shifts and two rounds of unpacks. Needs K % 256 == 0; F16C converts the scale. */
-#include "avx2_util.h"
+#include "util_avx2.h"
 #include "formats.h"
 #include "kernel.h"
 #include "prefetch.h"
@@ -27,16 +27,16 @@ static inline int32_t block_isum(const uint8_t qs[32], const int8_t *a) {
     };
     __m256i s16 = _mm256_setzero_si256();
     for (int k = 0; k < 4; k++) {
-        const __m256i y = ciot_load2x16(a + 16 * k, a + 64 + 16 * k);
+        const __m256i y = ciot_load2x16_avx2(a + 16 * k, a + 64 + 16 * k);
         /* signed x signed through |w| and y * sign(w); w = +2 (code 3) keeps |w| * |y| <= 254 */
         s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(_mm256_sign_epi8(w[k], w[k]), _mm256_sign_epi8(y, w[k])));
     }
     /* int16 safe: 4 x 2 products of at most 2 * 127 */
     const __m256i s32 = _mm256_madd_epi16(s16, _mm256_set1_epi16(1));
-    return _mm_cvtsi128_si32(ciot_hsum4_epi32(_mm_add_epi32(_mm256_castsi256_si128(s32), _mm256_extracti128_si256(s32, 1))));
+    return _mm_cvtsi128_si32(ciot_hsum4_avx2(_mm_add_epi32(_mm256_castsi256_si128(s32), _mm256_extracti128_si256(s32, 1))));
 }
 
-static void pq2_0_gemv_stock_avx2(const ciot_mm *mm, int first, int count) {
+static void gemv(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK;
     const block_q8_K *x = mm->x;
     for (int r = first; r < first + count; r++) {
@@ -53,7 +53,5 @@ static void pq2_0_gemv_stock_avx2(const ciot_mm *mm, int first, int count) {
     }
 }
 
-const ciot_kernel ciot_k_pq2_0_gemv_stock_avx2 = {
-    "pq2_0_gemv_stock_avx2", &ciot_layout_pq2_0, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA,
-    "pq2_0_gemv_ref", pq2_0_gemv_stock_avx2, CIOT_MAC_AVX2,
-};
+CIOT_KERNEL(pq2_0_gemv_stock_avx2, pq2_0_gemv_ref, .layout = &ciot_layout_pq2_0, .act = &ciot_act_q8_K,
+            .op = CIOT_OP_GEMV, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2);

@@ -1,17 +1,17 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "ptq1_0_gemv_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* ptq1_0_gemv_avx2: PTQ1_0 rows (128 weights in 28 bytes: qs[24], qh[2], fp16 d) times Q8_0 activations.
+/* The gemv: PTQ1_0 rows (128 weights in 28 bytes: qs[24], qh[2], fp16 d) times Q8_0 activations.
  * Trit n of byte b is floor(3 * ((b * 3^n) mod 256) / 256); in a 16-bit lane holding b that is
  * mulhi_u16(mullo_16(b, 3^n << 8), 3): the low multiply keeps (b * 3^n) mod 256 in the high byte, the
  * high multiply takes its top third. Eight 16-lane vectors cover weights 0..127 in order (0..79: bytes 0..15
  * at n = 0..4; 80..119: bytes 16..23 at n = 0..4; 120..127: qh[t & 1] at n = t >> 1). Float order of
  * spec/formats.md: four lanes, one per Q8_0 sub-block, then (a0 + a1) + (a2 + a3). Needs K % 128 == 0. */
 #include <string.h>
-#include "avx2_util.h"
+#include "util_avx2.h"
 #include "formats.h"
 #include "kernel.h"
-#include "prefetch.h"
+#include "ptq1_0_gemv_loop_avx2.h"
 
 /* Weights w = trit - 1 of 16 lanes: b (zero-extended bytes) times per-lane 3^n << 8 in p. */
 static inline __m256i trits_minus1(__m256i b, __m256i p) {
@@ -43,30 +43,10 @@ static inline __m128i block_isum4(const block_ptq1_0 *w, const block_q8_0 *y) {
         const __m256i a1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(y[q].qs + 16)));
         s[q] = _mm256_add_epi32(_mm256_madd_epi16(w16[2 * q], a0), _mm256_madd_epi16(w16[2 * q + 1], a1));
     }
-    const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
-    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    return ciot_ptq1_0_sums4_avx2(s);
 }
 
-static void ptq1_0_gemv_avx2(const ciot_mm *mm, int first, int count) {
-    const int nb = mm->K / CIOT_QK;
-    const block_q8_0 *x = mm->x;
-    for (int r = first; r < first + count; r++) {
-        const block_ptq1_0 *w = (const block_ptq1_0 *)mm->w + (size_t)r * nb;
-        __m128 acc = _mm_setzero_ps();
-        for (int i = 0; i < nb; i++) {
-            ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
-            const block_q8_0 *y = &x[4 * i];
-            const __m128 dy = _mm_cvtph_ps(_mm_setr_epi16((short)y[0].d, (short)y[1].d, (short)y[2].d, (short)y[3].d, 0, 0, 0, 0));
-            const __m128 scale = _mm_mul_ps(dy, _mm_set1_ps(_cvtsh_ss(w[i].d)));
-            acc = _mm_fmadd_ps(_mm_cvtepi32_ps(block_isum4(&w[i], y)), scale, acc);
-        }
-        /* (acc0 + acc1) + (acc2 + acc3) */
-        const __m128 pair = _mm_add_ps(acc, _mm_movehdup_ps(acc));
-        mm->y[r] = _mm_cvtss_f32(_mm_add_ss(pair, _mm_movehl_ps(pair, pair)));
-    }
-}
+static void gemv(const ciot_mm *mm, int first, int count) { ciot_ptq1_0_gemv_loop_avx2(mm, first, count, block_isum4); }
 
-const ciot_kernel ciot_k_ptq1_0_gemv_avx2 = {
-    "ptq1_0_gemv_avx2", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA, "ptq1_0_gemv_ref",
-    ptq1_0_gemv_avx2, CIOT_MAC_AVX2,
-};
+CIOT_KERNEL(ptq1_0_gemv_avx2, ptq1_0_gemv_ref, .layout = &ciot_layout_ptq1_0, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2);

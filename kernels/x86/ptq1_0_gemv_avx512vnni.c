@@ -1,7 +1,7 @@
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
 #error "ptq1_0_gemv_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vnni.c)"
 #endif
-/* ptq1_0_gemv_avx512vnni: ptq1_0_gemv_avx2 with 32 16-bit lanes per vector, so one vector is exactly one
+/* The gemv: ptq1_0_gemv_avx2 with 32 16-bit lanes per vector, so one vector is exactly one
  * Q8_0 sub-block (32 weights). Same decode: trit n of byte b is mulhi_u16(mullo_16(b, 3^n << 8), 3), with
  * per-lane powers: sub-block 0 = bytes 0..15 at n = 0 | 1, sub-block 1 = n = 2 | 3, sub-block 2 = bytes
  * 0..15 at n = 4 | bytes 16..23 at n = 0, 1, sub-block 3 = bytes 16..23 at n = 2, 3, 4 | qh[t & 1] at
@@ -11,7 +11,7 @@
 #include <immintrin.h>
 #include "formats.h"
 #include "kernel.h"
-#include "prefetch.h"
+#include "ptq1_0_gemv_loop_avx2.h"
 
 #define P(n) ((n) << 8)
 #define P8(n) P(n), P(n), P(n), P(n), P(n), P(n), P(n), P(n)
@@ -50,30 +50,11 @@ static inline __m128i block_isum4(const block_ptq1_0 *w, const block_q8_0 *y) {
         const __m512i d = _mm512_dpwssd_epi32(_mm512_setzero_si512(), w16[q], a);
         s[q] = _mm256_add_epi32(_mm512_castsi512_si256(d), _mm512_extracti64x4_epi64(d, 1));
     }
-    const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
-    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    return ciot_ptq1_0_sums4_avx2(s);
 }
 
-static void ptq1_0_gemv_avx512vnni(const ciot_mm *mm, int first, int count) {
-    const int nb = mm->K / CIOT_QK;
-    const block_q8_0 *x = mm->x;
-    for (int r = first; r < first + count; r++) {
-        const block_ptq1_0 *w = (const block_ptq1_0 *)mm->w + (size_t)r * nb;
-        __m128 acc = _mm_setzero_ps();
-        for (int i = 0; i < nb; i++) {
-            ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
-            const block_q8_0 *y = &x[4 * i];
-            const __m128 dy = _mm_cvtph_ps(_mm_setr_epi16((short)y[0].d, (short)y[1].d, (short)y[2].d, (short)y[3].d, 0, 0, 0, 0));
-            const __m128 scale = _mm_mul_ps(dy, _mm_set1_ps(_cvtsh_ss(w[i].d)));
-            acc = _mm_fmadd_ps(_mm_cvtepi32_ps(block_isum4(&w[i], y)), scale, acc);
-        }
-        /* (acc0 + acc1) + (acc2 + acc3) */
-        const __m128 pair = _mm_add_ps(acc, _mm_movehdup_ps(acc));
-        mm->y[r] = _mm_cvtss_f32(_mm_add_ss(pair, _mm_movehl_ps(pair, pair)));
-    }
-}
+static void gemv(const ciot_mm *mm, int first, int count) { ciot_ptq1_0_gemv_loop_avx2(mm, first, count, block_isum4); }
 
-const ciot_kernel ciot_k_ptq1_0_gemv_avx512vnni = {
-    "ptq1_0_gemv_avx512vnni", &ciot_layout_ptq1_0, &ciot_act_q8_0, CIOT_OP_GEMV,
-    CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, "ptq1_0_gemv_ref", ptq1_0_gemv_avx512vnni, CIOT_MAC_AVX512VNNI,
-};
+CIOT_KERNEL(ptq1_0_gemv_avx512vnni, ptq1_0_gemv_ref, .layout = &ciot_layout_ptq1_0, .act = &ciot_act_q8_0,
+            .op = CIOT_OP_GEMV, .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv,
+            .mac = CIOT_MAC_AVX512VNNI);

@@ -9,12 +9,11 @@
 #ifndef CIOT_X86_T2P_DOT_AVX512VNNI_H
 #define CIOT_X86_T2P_DOT_AVX512VNNI_H
 
-#include "act_t2p_avx2.h"
-#include "avx2_util.h"
 #include "formats.h"
+#include "t2p_dot_avx2.h"
 
 /* 4 * (u . y) of the four rows of one block, u the codes 0..3, as [r0 r1 r2 r3]. */
-static inline __m128i ciot_t2p_dot4x_avx512vnni(const uint8_t *qs, const ciot_t2p_act *a) {
+static inline __m128i ciot_t2p_dot4x_avx512vnni(const uint8_t *qs, const ciot_t2p_act_avx2 *a) {
     const __m512i m3 = _mm512_set1_epi8(3), mc = _mm512_set1_epi8(0x0c);
     __m256i m[2];
     for (int p = 0; p < 2; p++) {
@@ -28,9 +27,7 @@ static inline __m128i ciot_t2p_dot4x_avx512vnni(const uint8_t *qs, const ciot_t2
         const __m512i s = _mm512_add_epi32(_mm512_slli_epi32(c1, 2), c4);
         m[p] = _mm256_add_epi32(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64(s, 1));
     }
-    /* m[p] = [r2p r2p r2p+1 r2p+1 | same]: hadd, then fold the halves */
-    const __m256i h = _mm256_hadd_epi32(m[0], m[1]);
-    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    return ciot_t2p_rows4_avx2(m); /* m[p] = [r2p r2p r2p+1 r2p+1 | same] */
 }
 
 /* One 128-block (half h of xb): 4 * (u . y) as [b0: R0..R3 | b1: R0..R3] and [b2 | b3]. */

@@ -2,7 +2,7 @@
     !defined(__FMA__) || !defined(__F16C__)
 #error "t2p_gemm_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vnni.c)"
 #endif
-/* t2p_gemm_avx512vnni: T2P weights x Q8_Kx4 groups with AVX-512 VNNI, tile = 4 weight x 4 activation rows.
+/* The gemm: T2P weights x Q8_Kx4 groups with AVX-512 VNNI, tile = 4 weight x 4 activation rows.
  * Word w of both pairs is broadcast to a zmm [R01 | R23 | R01 | R23] whose halves are decoded as slots s
  * and s + 1, lining up with Q8_Kx4 chunks 4w + s, + 1 of all rows: 64 contiguous bytes, one load. Swapping
  * the activations' 8-byte halves and the weights' row pairs gives the other pairings (all 16 dots).
@@ -12,11 +12,9 @@
 #include "t2p_dot_avx512vnni.h"
 #include "tile4x4_avx2.h"
 
-static void t2p_gemm_avx512vnni(const ciot_mm *mm, int first, int count) {
-    ciot_tile4x4_gemm(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 1);
+static void gemm(const ciot_mm *mm, int first, int count) {
+    ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 1);
 }
 
-const ciot_kernel ciot_k_t2p_gemm_avx512vnni = {
-    "t2p_gemm_avx512vnni", &ciot_layout_t2p, &ciot_act_q8_Kx4, CIOT_OP_GEMM, CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
-    "t2p_gemm_ref", t2p_gemm_avx512vnni, CIOT_MAC_AVX512VNNI,
-};
+CIOT_KERNEL(t2p_gemm_avx512vnni, t2p_gemm_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,
+            .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX512VNNI);

@@ -2,7 +2,7 @@
     !defined(__FMA__) || !defined(__F16C__)
 #error "t2p_tq2_gemm_avx512vnni.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vnni.c)"
 #endif
-/* t2p_tq2_gemm_avx512vnni: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both) times
+/* The gemm: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both) times
  * a batch of Q8_Kx4 groups with AVX-512 VNNI, tile = 4 weight rows x 4 activation rows. The block dot is
  * t2p_gemm_avx512vnni's (t2p_dot_avx512vnni.h); per (weight row, activation row) the two halves' exact
  * integer sums are added, then one fmaf per 256-block with block 2q's scales. Partial last group: one
@@ -11,11 +11,10 @@
 #include "t2p_dot_avx512vnni.h"
 #include "tile4x4_avx2.h"
 
-static void t2p_tq2_gemm_avx512vnni(const ciot_mm *mm, int first, int count) {
-    ciot_tile4x4_gemm(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 2);
+static void gemm(const ciot_mm *mm, int first, int count) {
+    ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 2);
 }
 
-const ciot_kernel ciot_k_t2p_tq2_gemm_avx512vnni = {
-    "t2p_tq2_gemm_avx512vnni", &ciot_layout_t2p_tq2, &ciot_act_q8_Kx4, CIOT_OP_GEMM,
-    CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, "t2p_tq2_gemm_ref", t2p_tq2_gemm_avx512vnni, CIOT_MAC_AVX512VNNI,
-};
+CIOT_KERNEL(t2p_tq2_gemm_avx512vnni, t2p_tq2_gemm_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_Kx4,
+            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm,
+            .mac = CIOT_MAC_AVX512VNNI);

@@ -1,7 +1,7 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2x4_gemm_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* t2x4_gemm_avx2: T2X4 weights times a batch of Q8_Kx4 activation groups, tile = 4 weight rows x 4
+/* The gemm: T2X4 weights times a batch of Q8_Kx4 activation groups, tile = 4 weight rows x 4
  * activation rows. Reads T2X4 as in t2x4_gemv_avx2 (one ymm = rows r, r + 1 of group g; slot s meets
  * activations 64g + 16s .. + 15) and Q8_Kx4 qs[32c + 8b + e]: those 16 activations are chunks c, c + 1 of
  * row b, joined by one unpack per (row, slot). A partial last group runs once as a full tile (its padding
@@ -33,7 +33,7 @@ static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h
             const __m256i u0 = slot4x(v0, s), u1 = slot4x(v1, s);
             const int8_t *a = xb->qs + 32 * (16 * h + 8 * g + 2 * s); /* chunks 8g + 2s, + 1 of this half */
             for (int b = 0; b < 4; b++) {
-                const __m256i y = _mm256_unpacklo_epi64(ciot_bcast8(a + 8 * b), ciot_bcast8(a + 32 + 8 * b));
+                const __m256i y = _mm256_unpacklo_epi64(ciot_bcast8_avx2(a + 8 * b), ciot_bcast8_avx2(a + 32 + 8 * b));
                 c[0][b] = _mm256_add_epi16(c[0][b], _mm256_maddubs_epi16(u0, y));
                 c[1][b] = _mm256_add_epi16(c[1][b], _mm256_maddubs_epi16(u1, y));
             }
@@ -50,11 +50,9 @@ static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h
     *s23 = _mm256_permutevar8x32_epi32(_mm256_hadd_epi32(hs[2], hs[3]), order);
 }
 
-static void t2x4_gemm_avx2(const ciot_mm *mm, int first, int count) {
-    ciot_tile4x4_gemm(mm, first, count, block_dot4x4, 1);
+static void gemm(const ciot_mm *mm, int first, int count) {
+    ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
 }
 
-const ciot_kernel ciot_k_t2x4_gemm_avx2 = {
-    "t2x4_gemm_avx2", &ciot_layout_t2x4, &ciot_act_q8_Kx4, CIOT_OP_GEMM, CIOT_F_AVX2 | CIOT_F_FMA, "t2x4_gemm_ref",
-    t2x4_gemm_avx2, CIOT_MAC_AVX2,
-};
+CIOT_KERNEL(t2x4_gemm_avx2, t2x4_gemm_ref, .layout = &ciot_layout_t2x4, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2);

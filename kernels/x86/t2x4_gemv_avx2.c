@@ -1,12 +1,12 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2x4_gemv_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* t2x4_gemv_avx2: T2X4 weights (4 rows x 128 per 136-byte block) times one Q8_K activation row.
+/* The gemv: T2X4 weights (4 rows x 128 per 136-byte block) times one Q8_K activation row.
  * Reads byte 8 + 64g + 16r + j, slot s (bits 2s..2s+1) = row r, weight 64g + 16s + j. One ymm holds
  * rows r, r + 1 of group g, so slot s meets the 16 activations 64g + 16s .. + 15 broadcast to both
  * halves. Per row, isum is exact, then the canonical fmaf((float) isum, fp32(d) * d_y, acc).
  * Needs K % 256 == 0; F16C converts the scales. */
-#include "avx2_util.h"
+#include "util_avx2.h"
 #include "formats.h"
 #include "kernel.h"
 #include "prefetch.h"
@@ -29,7 +29,7 @@ static inline __m256i rowpair_dot4x(const uint8_t *qs, int r, const __m256i a[2]
     return _mm256_madd_epi16(c, _mm256_set1_epi16(1));
 }
 
-static void t2x4_gemv_avx2(const ciot_mm *mm, int first, int count) {
+static void gemv(const ciot_mm *mm, int first, int count) {
     const int nb = mm->K / CIOT_QK;
     const block_q8_K *x = mm->x;
     for (int tile = first; tile < first + count; tile++) {
@@ -48,15 +48,13 @@ static void t2x4_gemv_avx2(const ciot_mm *mm, int first, int count) {
             const __m256i h = _mm256_hadd_epi32(d01, d23), h2 = _mm256_hadd_epi32(h, h);
             const __m128i s4 = _mm_unpacklo_epi32(_mm256_castsi256_si128(h2), _mm256_extracti128_si256(h2, 1));
             /* 4 * (u.y - sum y) = 4 * isum exactly; the shift divides it back */
-            const __m128i isum = _mm_srai_epi32(_mm_sub_epi32(s4, ciot_bsums8_x4(y->bsums + 8 * (i & 1))), 2);
-            const __m128 scale = _mm_mul_ps(ciot_fp16x4(w[i].d), _mm_set1_ps(y->d));
+            const __m128i isum = _mm_srai_epi32(_mm_sub_epi32(s4, ciot_bsums8_x4_avx2(y->bsums + 8 * (i & 1))), 2);
+            const __m128 scale = _mm_mul_ps(ciot_fp16x4_avx2(w[i].d), _mm_set1_ps(y->d));
             acc = _mm_fmadd_ps(_mm_cvtepi32_ps(isum), scale, acc);
         }
         _mm_storeu_ps(mm->y + 4 * tile, acc);
     }
 }
 
-const ciot_kernel ciot_k_t2x4_gemv_avx2 = {
-    "t2x4_gemv_avx2", &ciot_layout_t2x4, &ciot_act_q8_K, CIOT_OP_GEMV, CIOT_F_AVX2 | CIOT_F_FMA, "t2x4_gemv_ref",
-    t2x4_gemv_avx2, CIOT_MAC_AVX2,
-};
+CIOT_KERNEL(t2x4_gemv_avx2, t2x4_gemv_ref, .layout = &ciot_layout_t2x4, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2);

@@ -4,13 +4,13 @@
 #ifndef CIOT_X86_TILE4X4_AVX2_H
 #define CIOT_X86_TILE4X4_AVX2_H
 
-#include "avx2_util.h"
+#include "util_avx2.h"
 #include "formats.h"
 #include "kernel.h"
 #include "prefetch.h"
 
 /* Row b of the group's activation rows 4 * sum(y) over one 128-half h, as [Y0 x4 | Y1 x4] and [Y2 x4 | Y3 x4]. */
-static inline void ciot_colsums4x(const block_q8_Kx4 *xb, int h, __m256i *y01, __m256i *y23) {
+static inline void ciot_tile4x4_colsums_avx2(const block_q8_Kx4 *xb, int h, __m256i *y01, __m256i *y23) {
     /* bsums[16 (g >> 2) + 4b + (g & 3)], g = 8h .. 8h + 7: two runs of 16, row b at 4b .. 4b + 3 in each */
     const __m256i p = _mm256_loadu_si256((const __m256i *)(xb->bsums + 32 * h));
     const __m256i q = _mm256_loadu_si256((const __m256i *)(xb->bsums + 32 * h + 16));
@@ -21,24 +21,24 @@ static inline void ciot_colsums4x(const block_q8_Kx4 *xb, int h, __m256i *y01, _
 }
 
 /* 4 * (u . y) of one 128-block (half h of the Q8_Kx4 block xb) as [b0: R0..R3 | b1: R0..R3], [b2 | b3]. */
-typedef void (*ciot_tile4x4_dot_fn)(const uint8_t *qs, const block_q8_Kx4 *xb, int h, __m256i *s01, __m256i *s23);
+typedef void (*ciot_tile4x4_dot_avx2_fn)(const uint8_t *qs, const block_q8_Kx4 *xb, int h, __m256i *s01, __m256i *s23);
 
 /* One 128-block of a tile: 4 * isum = 4 * (u.y - sum y), exact, as [b0: R0..R3 | b1: R0..R3] and [b2 | b3]. */
-static inline __attribute__((always_inline)) void ciot_tile4x4_isum(ciot_tile4x4_dot_fn dot, const uint8_t *qs,
-                                                                    const block_q8_Kx4 *xb, int h, __m256i *i01,
-                                                                    __m256i *i23) {
+static inline __attribute__((always_inline)) void ciot_tile4x4_isum_avx2(ciot_tile4x4_dot_avx2_fn dot, const uint8_t *qs,
+                                                                         const block_q8_Kx4 *xb, int h, __m256i *i01,
+                                                                         __m256i *i23) {
     __m256i s01, s23, y01, y23;
     dot(qs, xb, h, &s01, &s23);
-    ciot_colsums4x(xb, h, &y01, &y23);
+    ciot_tile4x4_colsums_avx2(xb, h, &y01, &y23);
     *i01 = _mm256_sub_epi32(s01, y01);
     *i23 = _mm256_sub_epi32(s23, y23);
 }
 
 /* acc[k] = fmaf((float) isum, fp32(d_w[R]) * d[b], acc[k]) per lane, in the canonical order, from
  * i01, i23 = 4 * isum (the shift divides it back exactly). */
-static inline void ciot_tile4x4_fma(__m256 acc[2], __m256i i01, __m256i i23, const block_q8_Kx4 *xb,
-                                    const uint16_t dw[4]) {
-    const __m128 w4 = ciot_fp16x4(dw);
+static inline void ciot_tile4x4_fma_avx2(__m256 acc[2], __m256i i01, __m256i i23, const block_q8_Kx4 *xb,
+                                         const uint16_t dw[4]) {
+    const __m128 w4 = ciot_fp16x4_avx2(dw);
     const __m256 ww = _mm256_insertf128_ps(_mm256_castps128_ps256(w4), w4, 1);
     const __m256 d4 = _mm256_castps128_ps256(_mm_loadu_ps(xb->d));
     const __m256 sc01 = _mm256_mul_ps(ww, _mm256_permutevar8x32_ps(d4, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1)));
@@ -48,7 +48,7 @@ static inline void ciot_tile4x4_fma(__m256 acc[2], __m256i i01, __m256i i23, con
 }
 
 /* Writes the tile's real activation rows (n of 4) at y[b * ldy + 0..3]. */
-static inline void ciot_tile4x4_store(const __m256 acc[2], int n, float *y, int ldy) {
+static inline void ciot_tile4x4_store_avx2(const __m256 acc[2], int n, float *y, int ldy) {
     const __m128 rows[4] = {_mm256_castps256_ps128(acc[0]), _mm256_extractf128_ps(acc[0], 1),
                             _mm256_castps256_ps128(acc[1]), _mm256_extractf128_ps(acc[1], 1)};
     for (int b = 0; b < n; b++) _mm_storeu_ps(y + (size_t)b * ldy, rows[b]);
@@ -59,8 +59,8 @@ static inline void ciot_tile4x4_store(const __m256 acc[2], int n, float *y, int 
  * halves = 2 (T2P from TQ2_0): blocks 2q, 2q + 1 are one 256-block, their integer sums added before one
  * step with block 2q's scales. A partial last group runs once as a full tile (its padding rows are zero);
  * only real rows are written. Inlined into each kernel so `dot` and `halves` are constants. */
-static inline __attribute__((always_inline)) void ciot_tile4x4_gemm(const ciot_mm *mm, int first, int count,
-                                                                    ciot_tile4x4_dot_fn dot, int halves) {
+static inline __attribute__((always_inline)) void ciot_tile4x4_gemm_avx2(const ciot_mm *mm, int first, int count,
+                                                                         ciot_tile4x4_dot_avx2_fn dot, int halves) {
     const int nb = mm->K / CIOT_QK, nbk = mm->K / CIOT_QK_K, groups = (mm->batch + 3) / 4;
     const block_q8_Kx4 *x = mm->x;
     for (int tile = first; tile < first + count; tile++) {
@@ -71,18 +71,18 @@ static inline __attribute__((always_inline)) void ciot_tile4x4_gemm(const ciot_m
             for (int i = 0; i < nb; i += halves) {
                 ciot_prefetch(&w[i], halves * sizeof w[i], mm->prefetch);
                 __m256i i01, i23;
-                ciot_tile4x4_isum(dot, w[i].qs, &xg[i >> 1], i & 1, &i01, &i23);
+                ciot_tile4x4_isum_avx2(dot, w[i].qs, &xg[i >> 1], i & 1, &i01, &i23);
                 if (halves == 2) { /* i is even: the second half of the same Q8_Kx4 block; int32 safe: |4 isum| <=
                                     * 4 * 256 * 2 * 127 */
                     __m256i j01, j23;
-                    ciot_tile4x4_isum(dot, w[i + 1].qs, &xg[i >> 1], 1, &j01, &j23);
+                    ciot_tile4x4_isum_avx2(dot, w[i + 1].qs, &xg[i >> 1], 1, &j01, &j23);
                     i01 = _mm256_add_epi32(i01, j01);
                     i23 = _mm256_add_epi32(i23, j23);
                 }
-                ciot_tile4x4_fma(acc, i01, i23, &xg[i >> 1], w[i].d);
+                ciot_tile4x4_fma_avx2(acc, i01, i23, &xg[i >> 1], w[i].d);
             }
             const int n = mm->batch - 4 * bg < 4 ? mm->batch - 4 * bg : 4;
-            ciot_tile4x4_store(acc, n, mm->y + (size_t)4 * bg * mm->ldy + 4 * tile, mm->ldy);
+            ciot_tile4x4_store_avx2(acc, n, mm->y + (size_t)4 * bg * mm->ldy + 4 * tile, mm->ldy);
         }
     }
 }

@@ -4,10 +4,11 @@
 #include <stdint.h>
 #include <string.h>
 #include "kernel.h"
-#include "registry.h"
 
-static void t2p_gemv_mutant_ref(const ciot_mm *mm, int first, int count) {
-    ciot_kernel_find("t2p_gemv_ref")->compute(mm, first, count);
+extern const ciot_kernel ciot_k_t2p_gemv_ref;
+
+static void gemv(const ciot_mm *mm, int first, int count) {
+    ciot_k_t2p_gemv_ref.compute(mm, first, count);
     const int last = mm->rows - 1;
     if (last >= 4 * first && last < 4 * (first + count)) {
         uint32_t bits;
@@ -17,7 +18,5 @@ static void t2p_gemv_mutant_ref(const ciot_mm *mm, int first, int count) {
     }
 }
 
-const ciot_kernel ciot_k_t2p_gemv_mutant_ref = {
-    "t2p_gemv_mutant_ref", &ciot_layout_t2p, &ciot_act_q8_K, CIOT_OP_GEMV, 0, "t2p_gemv_ref", t2p_gemv_mutant_ref,
-    CIOT_MAC_SCALAR,
-};
+CIOT_KERNEL(t2p_gemv_mutant_ref, t2p_gemv_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
+            .compute = gemv, .mac = CIOT_MAC_SCALAR);

@@ -1,0 +1,81 @@
+#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) || !defined(__AVX512VBMI__) || \
+    !defined(__AVX512VNNI__) || !defined(__FMA__) || !defined(__F16C__)
+#error "tl3_tq1_avx512vbmi.c needs -mavx512f -mavx512bw -mavx512vl -mavx512vbmi -mavx512vnni -mfma -mf16c (cmake/isa.cmake gives it to *_avx512vbmi.c)"
+#endif
+/* The gemv: TQ1_0 in TL3's bytes (layout tl3_tq1: 256-block q of a row = TL3 128-blocks 2q and
+ * 2q + 1, both carrying its scale) times Q8_K activations, by the TL3 lookups of tl3_sums_avx512vbmi.h with tables
+ * built from the Q8_K row's int8 values. TQ1_0's float order (kernels/README-tq.md): the 256-block's eight
+ * sub-block sums are added as integers (16-bit, modulo 2^16, exact), then one fmaf per row with block
+ * 2q + 1's scales. K % 256 == 0, rows % 256 == 0. */
+#include "formats.h"
+#include "kernel.h"
+#include "lut_avx512vnni.h"
+#include "prefetch.h"
+#include "tl3_sums_avx512vbmi.h"
+
+typedef struct {
+    ciot_tl3_tables_avx512vbmi t;
+    float dy;  /* the Q8_K scale of the 256-block */
+    int half;  /* 0: its weights 0..127, 1: 128..255 */
+} block_tables;
+
+/* One tile's state between the two halves of a 256-block and across blocks. */
+typedef struct {
+    __m512i s[4][2];  /* 64-row vector v: isum + 32768 so far, 16-bit lanes (ciot_lut_sum16_avx512vnni's order) */
+    __m512 acc[4][4]; /* rows 64v + ciot_lut_row_avx512vnni(u, d) */
+} tile_state;
+
+static void build(const void *x, int i, void *tables) {
+    const block_q8_K *y = (const block_q8_K *)x + (i >> 1);
+    block_tables *tb = tables;
+    for (int q = 0; q < 4; q++) ciot_tl3_build_subblock_avx512vbmi(y->qs + CIOT_QK * (i & 1) + 32 * q, q, &tb->t);
+    tb->dy = y->d, tb->half = i & 1;
+}
+
+/* One 128-block (half) of a tile: 256 rows as four 64-row vectors v. */
+static void run(const void *wp, const void *tables, void *state, size_t prefetch) {
+    const block_tl3 *w = wp;
+    const block_tables *tb = tables;
+    tile_state *st = state;
+    /* 16-bit sums over the 256-block's eight sub-blocks of al + 32 ah = isum_sub + 4096 (ciot_tl3_subblock_sums_avx512vbmi):
+     * isum + 32768, and |isum| <= 256 * 127 = 32512, so the sum is in 256..65280 and exact modulo 2^16 */
+    __m512i s[4][2];
+    for (int v = 0; v < 4; v++)
+        for (int j = 0; j < 2; j++) s[v][j] = tb->half ? st->s[v][j] : _mm512_setzero_si512();
+    ciot_prefetch(w->d, sizeof w->d, prefetch); /* the prefetch policy, each part just before it is read */
+    for (int q = 0; q < 4; q++) {
+        __m512i al[4], ah[4];
+        ciot_tl3_subblock_sums_avx512vbmi(w, &tb->t, q, prefetch, al, ah);
+        for (int v = 0; v < 4; v++) ciot_lut_sum16_avx512vnni(al[v], ah[v], s[v]);
+    }
+    if (!tb->half) {
+        for (int v = 0; v < 4; v++) st->s[v][0] = s[v][0], st->s[v][1] = s[v][1];
+        return;
+    }
+    const __m512 dy = _mm512_set1_ps(tb->dy);
+    for (int v = 0; v < 4; v++) ciot_lut_fma16_avx512vnni(w->d + 64 * v, s[v], dy, st->acc[v]); /* block 2q + 1's scales */
+}
+
+static void finish(const void *state, float *y) {
+    const tile_state *st = state;
+    for (int v = 0; v < 4; v++) ciot_lut_store_avx512vnni(st->acc[v], y + 64 * v);
+}
+
+static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(tile_state), sizeof(block_tl3),
+                                       build, run, finish, NULL};
+_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
+_Static_assert(CIOT_TL3_GROUP * sizeof(tile_state) <= CIOT_LUT_STATE_BUDGET, "a group's state fits");
+_Static_assert(sizeof(tile_state) % 64 == 0, "tile states stay 64-byte aligned");
+
+static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
+
+CIOT_KERNEL(tl3_tq1_gemv_avx512vbmi, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
+            .op = CIOT_OP_GEMV, .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
+            .compute = gemv, .mac = CIOT_MAC_LOOKUP);
+
+/* The gemm: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
+
+CIOT_KERNEL(tl3_tq1_gemm_avx512vbmi, tl3_tq1_gemm_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
+            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
+            .compute = gemm, .mac = CIOT_MAC_LOOKUP);
