@@ -2,6 +2,7 @@
 #ifndef CIOT_CPU_H
 #define CIOT_CPU_H
 
+#include "kernel.h"
 #include "status.h"
 
 /* Detected features (CIOT_F_* bits), masked down by the CIOT_CPU environment variable when set:
@@ -18,7 +19,6 @@ ciot_status ciot_cpu_parse(const char *list, unsigned *mask, const char **bad, i
 ciot_status ciot_cpu_env_check(const char **bad, int *bad_len);
 
 /* ciot_cpu_has_WORD(): whether ciot_cpu_features() has the feature (kernels/isa.def: ciot_cpu_has_dotprod, ...). */
-#include "kernel.h"
 #define CIOT_CPU_HAS(id, word, suffix, flags, needs, probe, detect) int ciot_cpu_has_##word(void);
 CIOT_ISA(CIOT_CPU_HAS)
 #undef CIOT_CPU_HAS

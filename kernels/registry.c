@@ -77,22 +77,29 @@ const char *ciot_kernel_provenance(const ciot_kernel *k) {
 
 unsigned ciot_kernel_missing(const ciot_kernel *k, unsigned cpu) { return k->features & ~cpu; }
 
-/* The highest-ranked kernel of op the CPU can run among those of layout l (or, l NULL, of source f). */
-static const ciot_kernel *best_of(const ciot_layout *l, ciot_format f, ciot_op op, unsigned cpu) {
+/* The highest-ranked kernel of op the CPU can run among those of layout l (or, l NULL, of source f) whose
+ * layout takes rows x K (rows 0: any shape). */
+static const ciot_kernel *best_of(const ciot_layout *l, ciot_format f, ciot_op op, unsigned cpu, int rows, int K) {
     const ranked *best = NULL;
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *k = table[i].kernel;
         if ((l ? k->layout == l : k->layout->source == f) && k->op == op && !ciot_kernel_missing(k, cpu) &&
-            (!best || table[i].rank > best->rank))
+            (!rows || ciot_layout_check(k->layout, rows, K) == CIOT_OK) && (!best || table[i].rank > best->rank))
             best = &table[i];
     }
     return best ? best->kernel : NULL;
 }
 
-const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, unsigned cpu) { return best_of(l, 0, op, cpu); }
+const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, unsigned cpu) {
+    return best_of(l, 0, op, cpu, 0, 0);
+}
 
 const ciot_kernel *ciot_kernel_best_source(ciot_format f, ciot_op op, unsigned cpu) {
-    return best_of(NULL, f, op, cpu);
+    return best_of(NULL, f, op, cpu, 0, 0);
+}
+
+const ciot_kernel *ciot_kernel_best_shape(ciot_format f, ciot_op op, unsigned cpu, int rows, int K) {
+    return rows > 0 ? best_of(NULL, f, op, cpu, rows, K) : NULL;
 }
 
 int ciot_layout_count(void) { return (int)(sizeof layouts / sizeof layouts[0]); }

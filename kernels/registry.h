@@ -22,6 +22,9 @@ const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, unsigned c
 /* The kernel chosen for a file format (the fastest of every layout made from it) and op on this CPU: the
  * highest-ranked one of that source it can run. NULL when none. */
 const ciot_kernel *ciot_kernel_best_source(ciot_format f, ciot_op op, unsigned cpu);
+/* The same among the kernels whose layout takes a rows x K matrix (a repacked layout may not: the replay
+ * keeps the plain path for such a matrix, as a runtime would). NULL when none. */
+const ciot_kernel *ciot_kernel_best_shape(ciot_format f, ciot_op op, unsigned cpu, int rows, int K);
 
 int ciot_layout_count(void);
 const ciot_layout *ciot_layout_at(int i);

@@ -106,17 +106,22 @@ static void check_ranking(void) {
     }
 }
 
-/* The choice under cpu is the highest-ranked kernel it can run, per layout (l) or per source (l NULL). */
-static void check_choice(const ciot_layout *l, ciot_format f, ciot_op op, unsigned cpu) {
-    const ciot_kernel *k = l ? ciot_kernel_best(l, op, cpu) : ciot_kernel_best_source(f, op, cpu), *top = NULL;
+/* The choice under cpu is the highest-ranked kernel it can run, per layout (l), per source (l NULL) or, rows
+ * non-zero, per source among the layouts that take rows x K. */
+static void check_choice(const ciot_layout *l, ciot_format f, ciot_op op, unsigned cpu, int rows, int K) {
+    const ciot_kernel *k = l ? ciot_kernel_best(l, op, cpu)
+                             : rows ? ciot_kernel_best_shape(f, op, cpu, rows, K) : ciot_kernel_best_source(f, op, cpu);
+    const ciot_kernel *top = NULL;
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *c = ciot_kernel_at(i);
         if ((l ? c->layout == l : c->layout->source == f) && c->op == op && !ciot_kernel_missing(c, cpu) &&
+            (!rows || ciot_layout_check(c->layout, rows, K) == CIOT_OK) &&
             (!top || ciot_kernel_rank(c) > ciot_kernel_rank(top)))
             top = c;
     }
-    CHECK(k == top, "%s %s, features 0x%x: chose %s, the highest-ranked is %s", l ? l->name : ciot_format_name(f),
-          op == CIOT_OP_GEMV ? "gemv" : "gemm", cpu, k ? k->name : "none", top ? top->name : "none");
+    CHECK(k == top, "%s %s, features 0x%x, shape %dx%d: chose %s, the highest-ranked is %s",
+          l ? l->name : ciot_format_name(f), op == CIOT_OP_GEMV ? "gemv" : "gemm", cpu, rows, K, k ? k->name : "none",
+          top ? top->name : "none");
 }
 
 int main(void) {
@@ -172,8 +177,11 @@ int main(void) {
     for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++)
         for (int l = 0; l < ciot_layout_count(); l++)
             for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM; op++) {
-                check_choice(ciot_layout_at(l), 0, (ciot_op)op, masks[mi]);
-                check_choice(NULL, ciot_layout_at(l)->source, (ciot_op)op, masks[mi]);
+                check_choice(ciot_layout_at(l), 0, (ciot_op)op, masks[mi], 0, 0);
+                check_choice(NULL, ciot_layout_at(l)->source, (ciot_op)op, masks[mi], 0, 0);
+                /* a shape every layout takes, and one the tiled and grouped layouts refuse */
+                check_choice(NULL, ciot_layout_at(l)->source, (ciot_op)op, masks[mi], 4096, 8192);
+                check_choice(NULL, ciot_layout_at(l)->source, (ciot_op)op, masks[mi], 2, 256);
             }
     check_ranking();
     check_isa_table();
