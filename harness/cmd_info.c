@@ -26,7 +26,8 @@ static void print_source_choices(unsigned cpu, int with_why) {
 
 int ciot_cmd_info(int argc, char **argv) {
     const ciot_cmdline c = {"info", "", "CPU model, detected features, cores and caches (hwloc), the kernels this CPU\n"
-                            "can run, the one chosen per source file and per layout, and why (its rank and where it was measured).", NULL, 0, NULL, 0};
+                            "can run, the one chosen per source file and per layout, and why: its rank and\n"
+                            "where that was measured.", NULL, 0, NULL, 0};
     const int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc >= 0) return rc;
     char buf[256];

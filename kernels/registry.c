@@ -4,8 +4,8 @@
 #include <string.h>
 #include "registry.h"
 
-/* The references rank below every vector kernel (whose ranks start at 10); among themselves by the registry's
- * old order, which decides only where no vector kernel runs. */
+/* The references rank below every vector kernel (whose ranks start at 10), among themselves as listed here:
+ * that decides only where no vector kernel runs. */
 #define REF CIOT_REFERENCE_PROVENANCE
 #define CIOT_KERNELS_PORTABLE(X) \
     X(pq2_0_gemv_ref, 1, REF) X(pq2_0_gemm_ref, 1, REF) X(t2x4_gemv_ref, 2, REF) X(t2x4_gemm_ref, 2, REF) \
