@@ -9,15 +9,25 @@ else()
 endif()
 message(STATUS "ciot: target architecture ${CIOT_ARCH}")
 
-# Every ISA a kernel file can be compiled for: its file-name suffix is the lower-case name.
-set(CIOT_ISAS AVX512VBMI AVX512VNNI AVXVNNI AVX2 I8MM NEONDOT NEON)
-set(CIOT_FLAGS_AVX2 "-mavx2 -mfma -mf16c")
-set(CIOT_FLAGS_AVXVNNI "-mavx2 -mfma -mf16c -mavxvnni")
-set(CIOT_FLAGS_AVX512VNNI "-mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni")
-set(CIOT_FLAGS_AVX512VBMI "-mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mavx512vbmi")
-set(CIOT_FLAGS_NEON "-march=armv8-a")
-set(CIOT_FLAGS_NEONDOT "-march=armv8.2-a+dotprod")
-set(CIOT_FLAGS_I8MM "-march=armv8.2-a+dotprod+i8mm")
+# Every ISA a kernel file can be compiled for and its flags, read from kernels/isa.def (the rows' suffix and
+# flags columns): CIOT_ISAS lists the upper-case suffixes last row first (the order the run metadata's
+# CIOT_ISA_FLAGS has always had), CIOT_FLAGS_<ISA> holds each one's flags.
+set(CIOT_ISA_TABLE ${CMAKE_CURRENT_LIST_DIR}/../kernels/isa.def)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CIOT_ISA_TABLE})
+file(READ ${CIOT_ISA_TABLE} isa_table)
+string(REPLACE "\\" "" isa_table "${isa_table}") # the macro's line continuations
+string(REGEX MATCHALL "\n *X\\([^\n]*" isa_rows "${isa_table}")
+set(CIOT_ISAS)
+foreach(row IN LISTS isa_rows)
+  if(NOT row MATCHES "^\n *X\\( *[A-Z0-9_]+, *[a-z0-9_]+, *([a-z0-9_]*), *\"([^\"]*)\"")
+    message(FATAL_ERROR "kernels/isa.def: cannot read the suffix and flags of: ${row}")
+  endif()
+  if(CMAKE_MATCH_1)
+    string(TOUPPER ${CMAKE_MATCH_1} isa)
+    set(CIOT_FLAGS_${isa} "${CMAKE_MATCH_2}")
+    list(PREPEND CIOT_ISAS ${isa})
+  endif()
+endforeach()
 
 # ciot_isa_sources(<isa> files...): give each file the ISA's flags.
 function(ciot_isa_sources isa)
@@ -27,7 +37,7 @@ function(ciot_isa_sources isa)
 endfunction()
 
 # ciot_arch_sources(<var> <dir>): the per-ISA files under <dir>/x86 or <dir>/arm for this target,
-# each given the flags its name ends in (_avx2.c, _avxvnni.c, _avx512vnni.c, _avx512vbmi.c, _neondot.c, _i8mm.c, _neon.c).
+# each given the flags of the suffix its name ends in (_avx2.c, _neondot.c, ...: kernels/isa.def).
 function(ciot_arch_sources var dir)
   set(files)
   if(CIOT_ARCH STREQUAL "x86_64")

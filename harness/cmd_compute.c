@@ -31,7 +31,8 @@ static int parse_families(const ciot_cmdline *c, compute_opts *o) {
         ciot_compute_family f;
         int dup = 0;
         if (ciot_compute_family_parse(w, &f) != CIOT_OK) {
-            rc = ciot_opts_fail(c, "--families: '%s' is not one of avx2, avxvnni, avx512vnni, neondot, i8mm", w);
+            char names[256];
+            rc = ciot_opts_fail(c, "--families: '%s' is not one of %s", w, ciot_compute_family_names(", ", names, sizeof names));
             break;
         }
         for (int i = 0; i < o->n_families; i++) dup |= o->families[i] == (int)f;
@@ -50,11 +51,13 @@ static int parse_args(int argc, char **argv, compute_opts *o) {
     *o = (compute_opts){.reps = 5, .ms = 200};
     for (int f = 0; f < CIOT_COMPUTE_N_FAMILIES; f++)
         if (ciot_compute_available((ciot_compute_family)f)) o->families[o->n_families++] = f;
+    char names[256], families_help[320];
+    snprintf(families_help, sizeof families_help, "any of %s (default: all this CPU has)",
+             ciot_compute_family_names(",", names, sizeof names));
     const ciot_opt opts[] = {
         {"--threads", CIOT_OPT_INT_LIST, &o->threads, 1, 1024, NULL, "LIST", "thread counts, e.g. 1,2 or 1-4 (default 1..cores)", NULL},
         {"--reps", CIOT_OPT_INT, &o->reps, 1, 1000000, NULL, "N", "timed repetitions after a warm-up (default 5; at least 5 recommended)", NULL},
-        {"--families", CIOT_OPT_LIST, &o->families_arg, 0, 0, NULL, "LIST",
-         "any of avx2,avxvnni,avx512vnni,neondot,i8mm (default: all this CPU has)", NULL},
+        {"--families", CIOT_OPT_LIST, &o->families_arg, 0, 0, NULL, "LIST", families_help, NULL},
         {"--ms", CIOT_OPT_INT, &o->ms, 1, 600000, NULL, "N", "milliseconds per repetition (default 200)", NULL},
         {"--no-pin", CIOT_OPT_FLAG, &o->no_pin, 0, 0, NULL, NULL, "do not pin threads to cores", NULL},
         {"--priority", CIOT_OPT_FLAG, &o->priority, 0, 0, NULL, NULL, "raise the threads' priority (nice -5) against other processes", NULL},
@@ -171,8 +174,9 @@ int ciot_cmd_compute(int argc, char **argv) {
     }
     if (o.n_families == 0) {
         ciot_json_discard(json);
-        fprintf(stderr, "ciot compute: this CPU (or this build) has none of the int8 families "
-                        "(avx2, avxvnni, avx512vnni, neondot, i8mm)\n");
+        char names[256];
+        fprintf(stderr, "ciot compute: this CPU (or this build) has none of the int8 families (%s)\n",
+                ciot_compute_family_names(", ", names, sizeof names));
         return 2;
     }
     if (o.threads.n == 0)

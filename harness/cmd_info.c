@@ -7,9 +7,27 @@
 #include "registry.h"
 #include "topology.h"
 
+/* The kernel chosen per source file and op, each source once in layout order; with_why adds its rank and
+ * provenance (kernels/registry.h). */
+static void print_source_choices(unsigned cpu, int with_why) {
+    for (int i = 0; i < ciot_layout_count(); i++) {
+        const ciot_format f = ciot_layout_at(i)->source;
+        int seen = 0;
+        for (int j = 0; j < i; j++) seen |= ciot_layout_at(j)->source == f;
+        for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM && !seen; op++) {
+            const ciot_kernel *k = ciot_kernel_best_source(f, (ciot_op)op, cpu);
+            if (!k) continue;
+            printf("  %-7s %s  %s", ciot_format_name(f), op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name);
+            if (with_why) printf("  rank %d: %s\n", ciot_kernel_rank(k), ciot_kernel_provenance(k));
+            else printf(" (layout %s)\n", k->layout->name);
+        }
+    }
+}
+
 int ciot_cmd_info(int argc, char **argv) {
     const ciot_cmdline c = {"info", "", "CPU model, detected features, cores and caches (hwloc), the kernels this CPU\n"
-                            "can run and the one chosen per layout.", NULL, 0, NULL, 0};
+                            "can run, the one chosen per source file and per layout, and why: its rank and\n"
+                            "where that was measured.", NULL, 0, NULL, 0};
     const int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc >= 0) return rc;
     char buf[256];
@@ -30,15 +48,7 @@ int ciot_cmd_info(int argc, char **argv) {
         if (!ciot_kernel_missing(k, cpu)) printf("  %s\n", k->name);
     }
     printf("\nchosen per source file (fastest of its layouts):\n");
-    for (int i = 0; i < ciot_layout_count(); i++) {
-        const ciot_format f = ciot_layout_at(i)->source;
-        int seen = 0; /* each source once, in layout order */
-        for (int j = 0; j < i; j++) seen |= ciot_layout_at(j)->source == f;
-        for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM && !seen; op++) {
-            const ciot_kernel *k = ciot_kernel_best_source(f, (ciot_op)op, cpu);
-            if (k) printf("  %-7s %s  %s (layout %s)\n", ciot_format_name(f), op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name, k->layout->name);
-        }
-    }
+    print_source_choices(cpu, 0);
     printf("\nchosen per layout:\n");
     for (int i = 0; i < ciot_layout_count(); i++) {
         const ciot_layout *l = ciot_layout_at(i);
@@ -47,5 +57,7 @@ int ciot_cmd_info(int argc, char **argv) {
             if (k) printf("  %-7s %s  %s\n", l->name, op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name);
         }
     }
+    printf("\nwhy: the chosen kernel's rank within its source file and op, and where that was measured:\n");
+    print_source_choices(cpu, 1);
     return 0;
 }

@@ -171,18 +171,10 @@ static int pick_kernel(const replay_opts *o, const ciot_kernel **out) {
     return -1;
 }
 
-/* The best kernel this CPU runs for format f and op that takes rows x K (the registry's order): as a
+/* The best kernel this CPU runs for format f and op that takes rows x K (the registry's ranking): as a
  * runtime keeps the plain path for a matrix a repacked layout cannot take. NULL when none. */
 static const ciot_kernel *best_for_shape(ciot_format f, ciot_op op, int rows, int K) {
-    const unsigned cpu = ciot_cpu_features();
-    const ciot_kernel *best = NULL;
-    for (int i = 0; i < ciot_kernel_count(); i++) {
-        const ciot_kernel *k = ciot_kernel_at(i);
-        if (k->layout->source == f && k->op == op && !ciot_kernel_missing(k, cpu) &&
-            ciot_layout_check(k->layout, rows, K) == CIOT_OK)
-            best = k;
-    }
-    return best;
+    return ciot_kernel_best_shape(f, op, ciot_cpu_features(), rows, K);
 }
 
 /* Each op's kernel (model.h), unless --kernel names one for an op list: --kernel for the format it reads,

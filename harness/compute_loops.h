@@ -5,20 +5,22 @@
 #define CIOT_COMPUTE_LOOPS_H
 
 #include <stdint.h>
+#include "kernel.h"
 
 typedef uint64_t (*ciot_compute_loop)(uint64_t iters);
 
+/* ciot_compute_loop_SUFFIX and ciot_compute_macs_SUFFIX, in <arch>/compute_SUFFIX.c, for every family of this
+ * architecture in kernels/isa.def. */
+#define CIOT_COMPUTE_LOOP(id, suffix, family, instruction) \
+    uint64_t ciot_compute_loop_##suffix(uint64_t iters); \
+    extern const int ciot_compute_macs_##suffix;
+#define CIOT_COMPUTE_LOOP_ROW(id, word, suffix, flags, needs, probe, detect) CIOT_ISA_PROBE(CIOT_COMPUTE_LOOP, id, suffix, probe)
 #if defined(__x86_64__)
-uint64_t ciot_compute_loop_avx2(uint64_t iters);        /* x86/compute_avx2.c */
-uint64_t ciot_compute_loop_avxvnni(uint64_t iters);     /* x86/compute_avxvnni.c */
-uint64_t ciot_compute_loop_avx512vnni(uint64_t iters);  /* x86/compute_avx512vnni.c */
-extern const int ciot_compute_macs_avx2, ciot_compute_macs_avxvnni, ciot_compute_macs_avx512vnni;
+CIOT_ISA_X86(CIOT_COMPUTE_LOOP_ROW)
+#elif defined(__aarch64__)
+CIOT_ISA_ARM(CIOT_COMPUTE_LOOP_ROW)
 #endif
-
-#if defined(__aarch64__)
-uint64_t ciot_compute_loop_neondot(uint64_t iters);     /* arm/compute_neondot.c */
-uint64_t ciot_compute_loop_i8mm(uint64_t iters);        /* arm/compute_i8mm.c */
-extern const int ciot_compute_macs_neondot, ciot_compute_macs_i8mm;
-#endif
+#undef CIOT_COMPUTE_LOOP_ROW
+#undef CIOT_COMPUTE_LOOP
 
 #endif

@@ -78,8 +78,9 @@ static int run(int argc, char **argv) {
     if (ciot_cpu_env_check(&bad, &bad_len) != CIOT_OK) {
         char name[256];
         snprintf(name, sizeof name, "%.*s", bad_len, bad);
-        fprintf(stderr, "ciot: CIOT_CPU names an unknown feature '%s' (known: neon, dotprod, i8mm, avx2, fma, "
-                        "avxvnni, avx512vnni, avx512vbmi, none)\n", ciot_quote(name, q, sizeof q));
+        char words[256];
+        fprintf(stderr, "ciot: CIOT_CPU names an unknown feature '%s' (known: %s, none)\n", ciot_quote(name, q, sizeof q),
+                ciot_feature_words(words, sizeof words));
         return 2;
     }
     for (int i = 0; i < N_COMMANDS; i++)

@@ -2,44 +2,42 @@
  * timing of repetitions into min / median / max GMAC/s. */
 #include "probe_compute.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "compute_loops.h"
 #include "cpu.h"
 
 typedef struct {
-    const char *name;
+    const char *name;           /* the family's file suffix */
     const char *instruction;
     ciot_mac mac;               /* the kernels whose inner loop this family's loop times */
 } family_desc;
 
-static const family_desc families[CIOT_COMPUTE_N_FAMILIES] = {
-    [CIOT_COMPUTE_AVX2] = {"avx2", "vpmaddubsw + vpmaddwd + vpaddd ymm", CIOT_MAC_AVX2},
-    [CIOT_COMPUTE_AVXVNNI] = {"avxvnni", "vpdpbusd ymm (VEX)", CIOT_MAC_AVXVNNI},
-    [CIOT_COMPUTE_AVX512VNNI] = {"avx512vnni", "vpdpbusd zmm", CIOT_MAC_AVX512VNNI},
-    [CIOT_COMPUTE_NEONDOT] = {"neondot", "sdot (vdotq_s32)", CIOT_MAC_NEONDOT},
-    [CIOT_COMPUTE_I8MM] = {"i8mm", "smmla (vmmlaq_s32)", CIOT_MAC_I8MM},
-};
+#define FAMILY(id, suffix, family, instruction) [CIOT_COMPUTE_##family] = {#suffix, instruction, CIOT_MAC_##family},
+#define FAMILY_ROW(id, word, suffix, flags, needs, probe, detect) CIOT_ISA_PROBE(FAMILY, id, suffix, probe)
+static const family_desc families[CIOT_COMPUTE_N_FAMILIES] = {CIOT_ISA_FAMILY_ORDER(FAMILY_ROW)};
+#undef FAMILY_ROW
+#undef FAMILY
 
 typedef struct {
-    int (*has)(void);
+    unsigned feature;           /* the CIOT_F_* bit of its row */
     ciot_compute_loop loop;
     const int *macs_per_iter;
 } family_impl;
 
 /* The loops this architecture is built with; the other entries stay empty. */
+#define IMPL(id, suffix, family, instruction) [CIOT_COMPUTE_##family] = {CIOT_F_##id, ciot_compute_loop_##suffix, &ciot_compute_macs_##suffix},
+#define IMPL_ROW(id, word, suffix, flags, needs, probe, detect) CIOT_ISA_PROBE(IMPL, id, suffix, probe)
 static const family_impl impls[CIOT_COMPUTE_N_FAMILIES] = {
 #if defined(__x86_64__)
-    [CIOT_COMPUTE_AVX2] = {ciot_cpu_has_avx2, ciot_compute_loop_avx2, &ciot_compute_macs_avx2},
-    [CIOT_COMPUTE_AVXVNNI] = {ciot_cpu_has_avxvnni, ciot_compute_loop_avxvnni, &ciot_compute_macs_avxvnni},
-    [CIOT_COMPUTE_AVX512VNNI] = {ciot_cpu_has_avx512vnni, ciot_compute_loop_avx512vnni,
-                                 &ciot_compute_macs_avx512vnni},
-#endif
-#if defined(__aarch64__)
-    [CIOT_COMPUTE_NEONDOT] = {ciot_cpu_has_dotprod, ciot_compute_loop_neondot, &ciot_compute_macs_neondot},
-    [CIOT_COMPUTE_I8MM] = {ciot_cpu_has_i8mm, ciot_compute_loop_i8mm, &ciot_compute_macs_i8mm},
+    CIOT_ISA_X86(IMPL_ROW)
+#elif defined(__aarch64__)
+    CIOT_ISA_ARM(IMPL_ROW)
 #endif
 };
+#undef IMPL_ROW
+#undef IMPL
 
 const char *ciot_compute_family_name(ciot_compute_family f) {
     return (unsigned)f < CIOT_COMPUTE_N_FAMILIES ? families[f].name : "unknown";
@@ -69,7 +67,15 @@ ciot_status ciot_compute_family_of(ciot_mac mac, ciot_compute_family *out) {
 
 int ciot_compute_available(ciot_compute_family f) {
     if ((unsigned)f >= CIOT_COMPUTE_N_FAMILIES) return 0;
-    return impls[f].has && impls[f].loop && impls[f].has();
+    return impls[f].loop && (ciot_cpu_features() & impls[f].feature);
+}
+
+const char *ciot_compute_family_names(const char *sep, char *buf, int len) {
+    int n = 0;
+    buf[0] = 0;
+    for (int f = 0; f < CIOT_COMPUTE_N_FAMILIES; f++)
+        n += snprintf(buf + n, n < len ? (size_t)(len - n) : 0, "%s%s", f ? sep : "", families[f].name);
+    return buf;
 }
 
 typedef struct {

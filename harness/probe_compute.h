@@ -8,14 +8,13 @@
 #include "pool.h"
 #include "status.h"
 
-typedef enum {
-    CIOT_COMPUTE_AVX2,          /* vpmaddubsw + vpmaddwd + vpaddd, 256-bit */
-    CIOT_COMPUTE_AVXVNNI,       /* vpdpbusd, 256-bit (VEX) */
-    CIOT_COMPUTE_AVX512VNNI,    /* vpdpbusd, 512-bit */
-    CIOT_COMPUTE_NEONDOT,       /* SDOT */
-    CIOT_COMPUTE_I8MM,          /* SMMLA */
-} ciot_compute_family;
-enum { CIOT_COMPUTE_N_FAMILIES = 5 };
+/* One per compute-probe family of kernels/isa.def, x86's first: CIOT_COMPUTE_AVX2, CIOT_COMPUTE_AVXVNNI,
+ * CIOT_COMPUTE_AVX512VNNI, CIOT_COMPUTE_NEONDOT, CIOT_COMPUTE_I8MM. */
+#define CIOT_COMPUTE_ENUM(id, suffix, family, instruction) CIOT_COMPUTE_##family,
+#define CIOT_COMPUTE_ENUM_ROW(id, word, suffix, flags, needs, probe, detect) CIOT_ISA_PROBE(CIOT_COMPUTE_ENUM, id, suffix, probe)
+typedef enum { CIOT_ISA_FAMILY_ORDER(CIOT_COMPUTE_ENUM_ROW) CIOT_COMPUTE_N_FAMILIES } ciot_compute_family;
+#undef CIOT_COMPUTE_ENUM_ROW
+#undef CIOT_COMPUTE_ENUM
 
 typedef struct {
     ciot_compute_family family;
@@ -26,8 +25,10 @@ typedef struct {
     double min_gmacs, median_gmacs, max_gmacs;  /* all threads together; GOPS is twice these */
 } ciot_compute_result;
 
-/* "avx2", "avxvnni", "avx512vnni", "neondot", "i8mm". */
+/* "avx2", "avxvnni", "avx512vnni", "neondot", "i8mm": the family's file suffix. */
 const char *ciot_compute_family_name(ciot_compute_family f);
+/* Every family's name, separated by sep ("avx2, avxvnni, ..."), for help texts and messages. */
+const char *ciot_compute_family_names(const char *sep, char *buf, int len);
 /* The instructions the family's loop times, e.g. "vpdpbusd zmm". */
 const char *ciot_compute_instruction(ciot_compute_family f);
 ciot_status ciot_compute_family_parse(const char *name, ciot_compute_family *out);

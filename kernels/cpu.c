@@ -1,11 +1,15 @@
-/* CPU feature detection: cpuid + XCR0 on x86, getauxval / sysctl / IsProcessorFeaturePresent on ARM;
- * CIOT_CPU masks the result down so dispatch can be tested without the hardware (cpu.h). */
+/* CPU feature detection from kernels/isa.def's detection column: cpuid + XCR0 on x86, getauxval / sysctl /
+ * IsProcessorFeaturePresent on ARM; CIOT_CPU masks the result down so dispatch can be tested without the
+ * hardware (cpu.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
 #include "kernel.h"
 
+/* Each row of kernels/isa.def says how its feature is detected; DETECTED ORs in the bit of each row of this
+ * architecture whose detection holds, with CPUID or ARMCAP defined for this architecture and OS. */
+#define DETECTED(id, word, suffix, flags, needs, probe, detect) | ((detect) ? CIOT_F_##id : 0u)
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 static unsigned long long xgetbv0(void) {
@@ -14,75 +18,56 @@ static unsigned long long xgetbv0(void) {
     return ((unsigned long long)edx << 32) | eax;
 }
 static unsigned detect(void) {
-    unsigned a, b, c, d, f = 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    const int osxsave = (c >> 27) & 1, fma = (c >> 12) & 1;
+    unsigned a, b, c, d, leaf1_ecx, leaf7_ebx = 0, leaf7_ecx = 0, leaf7s1_eax = 0;
+    if (!__get_cpuid(1, &a, &b, &leaf1_ecx, &d)) return 0;
+    const int osxsave = (leaf1_ecx >> 27) & 1;
     const unsigned long long xcr0 = osxsave ? xgetbv0() : 0;
     const int ymm = (xcr0 & 6) == 6, zmm = (xcr0 & 0xe6) == 0xe6; /* OS saves YMM / ZMM state */
-    if (fma && ymm) f |= CIOT_F_FMA;
-    if (__get_cpuid_max(0, NULL) < 7) return f;
-    __cpuid_count(7, 0, a, b, c, d);
-    if (((b >> 5) & 1) && ymm) f |= CIOT_F_AVX2;
-    /* AVX-512 VNNI is only usable with F, BW and VL beside it, and the OS saving ZMM state */
-    const int avx512fbwvl = ((b >> 16) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1) && zmm;
-    if (((c >> 11) & 1) && avx512fbwvl) f |= CIOT_F_AVX512VNNI;
-    /* AVX-512 VBMI (vpermb, vpermi2b: byte permutes over 64 and 128 bytes), same conditions */
-    if (((c >> 1) & 1) && avx512fbwvl) f |= CIOT_F_AVX512VBMI;
-    __cpuid_count(7, 1, a, b, c, d);
-    if (((a >> 4) & 1) && ymm) f |= CIOT_F_AVXVNNI;
-    return f;
+    if (__get_cpuid_max(0, NULL) >= 7) {
+        __cpuid_count(7, 0, a, leaf7_ebx, leaf7_ecx, d);
+        __cpuid_count(7, 1, leaf7s1_eax, b, c, d);
+    }
+    /* AVX-512 VNNI and VBMI are only usable with F, BW and VL beside them, and the OS saving ZMM state */
+    const int avx512 = ((leaf7_ebx >> 16) & 1) && ((leaf7_ebx >> 30) & 1) && ((leaf7_ebx >> 31) & 1) && zmm;
+#define CPUID(reg, bit, state) (((reg) >> (bit)) & 1) && (state)
+    return 0u CIOT_ISA_X86(DETECTED);
+#undef CPUID
 }
-#elif defined(__aarch64__) && defined(__linux__)
+#elif (defined(__aarch64__) && (defined(__linux__) || defined(__APPLE__))) || (defined(_M_ARM64) && defined(_WIN32))
+#define ALWAYS 1 /* Advanced SIMD is mandatory on AArch64 */
+#if defined(__linux__)
 #include <sys/auxv.h>
-#ifndef HWCAP_ASIMDDP
-#define HWCAP_ASIMDDP (1 << 20)
-#endif
-#ifndef HWCAP2_I8MM
-#define HWCAP2_I8MM (1 << 13)
-#endif
-static unsigned detect(void) {
-    unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
-    unsigned f = CIOT_F_NEON; /* Advanced SIMD is mandatory on AArch64 Linux */
-    if (hw & HWCAP_ASIMDDP) f |= CIOT_F_DOTPROD;
-    if (hw2 & HWCAP2_I8MM) f |= CIOT_F_I8MM;
-    return f;
-}
-#elif defined(__aarch64__) && defined(__APPLE__)
+#define ARMCAP(hwcap, apple, windows) (hwcap)
+#define HWCAP(bit) ((hw >> (bit)) & 1)
+#define HWCAP2(bit) ((hw2 >> (bit)) & 1)
+#elif defined(__APPLE__)
 #include <sys/sysctl.h>
 static int sysctl_flag(const char *name) {
     int v = 0;
     size_t n = sizeof v;
     return sysctlbyname(name, &v, &n, NULL, 0) == 0 && v;
 }
-static unsigned detect(void) {
-    unsigned f = CIOT_F_NEON;
-    if (sysctl_flag("hw.optional.arm.FEAT_DotProd")) f |= CIOT_F_DOTPROD;
-    if (sysctl_flag("hw.optional.arm.FEAT_I8MM")) f |= CIOT_F_I8MM;
-    return f;
-}
-#elif defined(_M_ARM64) && defined(_WIN32)
+#define ARMCAP(hwcap, apple, windows) (apple)
+#define SYSCTL(name) sysctl_flag(name)
+#else
 #include <windows.h>
-#ifndef PF_ARM_V82_DP_INSTRUCTIONS_AVAILABLE
-#define PF_ARM_V82_DP_INSTRUCTIONS_AVAILABLE 43
-#endif
-#ifndef PF_ARM_SVE_I8MM_INSTRUCTIONS_AVAILABLE
-#define PF_ARM_SVE_I8MM_INSTRUCTIONS_AVAILABLE 54
+#define ARMCAP(hwcap, apple, windows) (windows)
+#define PF(feature) IsProcessorFeaturePresent(feature)
 #endif
 static unsigned detect(void) {
-    unsigned f = CIOT_F_NEON;
-    if (IsProcessorFeaturePresent(PF_ARM_V82_DP_INSTRUCTIONS_AVAILABLE)) f |= CIOT_F_DOTPROD;
-    if (IsProcessorFeaturePresent(PF_ARM_SVE_I8MM_INSTRUCTIONS_AVAILABLE)) f |= CIOT_F_I8MM;
-    return f;
+#if defined(__linux__)
+    const unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
+#endif
+    return 0u CIOT_ISA_ARM(DETECTED);
 }
 #else
 static unsigned detect(void) { return 0; }
 #endif
+#undef DETECTED
 
-static const struct { unsigned bit; const char *name; } names[] = {
-    {CIOT_F_NEON, "neon"}, {CIOT_F_DOTPROD, "dotprod"}, {CIOT_F_I8MM, "i8mm"}, {CIOT_F_AVX2, "avx2"},
-    {CIOT_F_FMA, "fma"}, {CIOT_F_AVXVNNI, "avxvnni"}, {CIOT_F_AVX512VNNI, "avx512vnni"},
-    {CIOT_F_AVX512VBMI, "avx512vbmi"},
-};
+#define NAME(id, word, suffix, flags, needs, probe, detect) {CIOT_F_##id, #word, #suffix, needs},
+static const struct { unsigned bit; const char *name, *suffix; unsigned needs; } names[] = {CIOT_ISA(NAME)};
+#undef NAME
 enum { N_NAMES = sizeof names / sizeof names[0] };
 
 unsigned ciot_cpu_detect(void) {
@@ -143,14 +128,10 @@ unsigned ciot_cpu_features(void) {
     return ciot_cpu_detect(); /* an unknown name is reported by ciot_cpu_env_check at start-up */
 }
 
-int ciot_cpu_has_neon(void) { return (ciot_cpu_features() & CIOT_F_NEON) != 0; }
-int ciot_cpu_has_dotprod(void) { return (ciot_cpu_features() & CIOT_F_DOTPROD) != 0; }
-int ciot_cpu_has_i8mm(void) { return (ciot_cpu_features() & CIOT_F_I8MM) != 0; }
-int ciot_cpu_has_avx2(void) { return (ciot_cpu_features() & CIOT_F_AVX2) != 0; }
-int ciot_cpu_has_fma(void) { return (ciot_cpu_features() & CIOT_F_FMA) != 0; }
-int ciot_cpu_has_avxvnni(void) { return (ciot_cpu_features() & CIOT_F_AVXVNNI) != 0; }
-int ciot_cpu_has_avx512vnni(void) { return (ciot_cpu_features() & CIOT_F_AVX512VNNI) != 0; }
-int ciot_cpu_has_avx512vbmi(void) { return (ciot_cpu_features() & CIOT_F_AVX512VBMI) != 0; }
+#define HAS(id, word, suffix, flags, needs, probe, detect) \
+    int ciot_cpu_has_##word(void) { return (ciot_cpu_features() & CIOT_F_##id) != 0; }
+CIOT_ISA(HAS)
+#undef HAS
 
 const char *ciot_feature_name(unsigned bit) {
     for (int i = 0; i < N_NAMES; i++)
@@ -158,13 +139,23 @@ const char *ciot_feature_name(unsigned bit) {
     return "?";
 }
 
-const char *ciot_feature_list(unsigned mask, char *buf, int len) {
+/* The names of the bits in mask, in the table's order, separated by sep; "none" when there are none. */
+static const char *join_names(unsigned mask, const char *sep, char *buf, int len) {
     int n = 0;
     buf[0] = 0;
     for (int i = 0; i < N_NAMES; i++)
-        if (mask & names[i].bit) n += snprintf(buf + n, n < len ? (size_t)(len - n) : 0, "%s%s", n ? "," : "", names[i].name);
+        if (mask & names[i].bit) n += snprintf(buf + n, n < len ? (size_t)(len - n) : 0, "%s%s", n ? sep : "", names[i].name);
     if (!n) snprintf(buf, (size_t)len, "none");
     return buf;
+}
+
+const char *ciot_feature_list(unsigned mask, char *buf, int len) { return join_names(mask, ",", buf, len); }
+const char *ciot_feature_words(char *buf, int len) { return join_names(~0u, ", ", buf, len); }
+
+int ciot_isa_needs(const char *suffix, unsigned *needs) {
+    for (int i = 0; i < N_NAMES; i++)
+        if (names[i].suffix[0] && !strcmp(suffix, names[i].suffix)) return *needs = names[i].needs, 1;
+    return 0;
 }
 
 const char *ciot_cpu_model(char *buf, int len) {

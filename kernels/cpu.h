@@ -2,6 +2,7 @@
 #ifndef CIOT_CPU_H
 #define CIOT_CPU_H
 
+#include "kernel.h"
 #include "status.h"
 
 /* Detected features (CIOT_F_* bits), masked down by the CIOT_CPU environment variable when set:
@@ -17,18 +18,19 @@ ciot_status ciot_cpu_parse(const char *list, unsigned *mask, const char **bad, i
 /* Checks the CIOT_CPU variable; CIOT_E_UNKNOWN when it names an unknown feature. */
 ciot_status ciot_cpu_env_check(const char **bad, int *bad_len);
 
-int ciot_cpu_has_neon(void);
-int ciot_cpu_has_dotprod(void);
-int ciot_cpu_has_i8mm(void);
-int ciot_cpu_has_avx2(void);
-int ciot_cpu_has_fma(void);
-int ciot_cpu_has_avxvnni(void);
-int ciot_cpu_has_avx512vnni(void);
-int ciot_cpu_has_avx512vbmi(void);
+/* ciot_cpu_has_WORD(): whether ciot_cpu_features() has the feature (kernels/isa.def: ciot_cpu_has_dotprod, ...). */
+#define CIOT_CPU_HAS(id, word, suffix, flags, needs, probe, detect) int ciot_cpu_has_##word(void);
+CIOT_ISA(CIOT_CPU_HAS)
+#undef CIOT_CPU_HAS
 
 /* Feature name of one bit ("dotprod"), and a comma list of all bits in mask into buf. */
 const char *ciot_feature_name(unsigned bit);
 const char *ciot_feature_list(unsigned mask, char *buf, int len);
+/* Every CIOT_CPU word, separated by ", ", into buf. */
+const char *ciot_feature_words(char *buf, int len);
+/* The features a kernel file of this suffix ("avx2", "neondot") needs at run time into *needs: 1, or 0 when
+ * no row of kernels/isa.def has that suffix. */
+int ciot_isa_needs(const char *suffix, unsigned *needs);
 /* The CPU's model name (from /proc/cpuinfo, sysctl or cpuid), or "unknown". */
 const char *ciot_cpu_model(char *buf, int len);
 

@@ -49,17 +49,14 @@ typedef struct {
     void (*quantize)(const float *x, void *dst, int batch, int K);
 } ciot_act_format;
 
-/* CPU features a kernel may need (bits). */
-enum {
-    CIOT_F_NEON = 1u << 0,
-    CIOT_F_DOTPROD = 1u << 1,
-    CIOT_F_I8MM = 1u << 2,
-    CIOT_F_AVX2 = 1u << 3,
-    CIOT_F_FMA = 1u << 4,
-    CIOT_F_AVXVNNI = 1u << 5,
-    CIOT_F_AVX512VNNI = 1u << 6,
-    CIOT_F_AVX512VBMI = 1u << 7,
-};
+/* CPU features a kernel may need (bits), one per row of kernels/isa.def. */
+#include "isa.def"
+#define CIOT_ISA_BIT(id, word, suffix, flags, needs, probe, detect) CIOT_FBIT_##id,
+enum { CIOT_ISA(CIOT_ISA_BIT) CIOT_N_FEATURES };
+#undef CIOT_ISA_BIT
+#define CIOT_ISA_F(id, word, suffix, flags, needs, probe, detect) CIOT_F_##id = 1u << CIOT_FBIT_##id,
+enum { CIOT_ISA(CIOT_ISA_F) };
+#undef CIOT_ISA_F
 
 /* What a kernel's inner loop multiplies weights by activations with: the int8 instruction family whose
  * peak is the compute roof of its gemm (the harness's compute probe times each family), or why no such
@@ -67,11 +64,13 @@ enum {
 typedef enum {
     CIOT_MAC_SCALAR = 1,        /* a portable reference: scalar C, no vector roof */
     CIOT_MAC_LOOKUP,            /* table lookups and adds (TL2, TL3 layouts): no weight x activation multiply */
-    CIOT_MAC_AVX2,              /* vpmaddubsw, widened by vpmaddwd (ptq1_0's: vpmaddwd alone) */
-    CIOT_MAC_AVXVNNI,           /* vpdpbusd ymm (VEX) */
-    CIOT_MAC_AVX512VNNI,        /* vpdpbusd zmm (ptq1_0's: vpdpwssd zmm) */
-    CIOT_MAC_NEONDOT,           /* sdot */
-    CIOT_MAC_I8MM,              /* smmla */
+    /* then CIOT_MAC_FAMILY per compute-probe family of kernels/isa.def (AVX2, AVXVNNI, AVX512VNNI, NEONDOT,
+     * I8MM), whose instruction the kernel multiplies with (ptq1_0's AVX2 and AVX-512 VNNI: vpmaddwd, vpdpwssd) */
+#define CIOT_ISA_MAC(id, suffix, family, instruction) CIOT_MAC_##family,
+#define CIOT_ISA_MAC_ROW(id, word, suffix, flags, needs, probe, detect) CIOT_ISA_PROBE(CIOT_ISA_MAC, id, suffix, probe)
+    CIOT_ISA_FAMILY_ORDER(CIOT_ISA_MAC_ROW)
+#undef CIOT_ISA_MAC_ROW
+#undef CIOT_ISA_MAC
 } ciot_mac;
 
 typedef struct ciot_kernel {

@@ -1,20 +1,23 @@
-/* The kernel table: the portable references, then the .def's ISA kernels. Each source format's kernels are
- * listed from the slowest to the fastest across its layouts (so each layout's kernels are too): the last
- * one the CPU can run is the one chosen, per layout and per source. Adding a kernel: its file plus one line
- * in the .def (here for a reference). */
+/* The kernel table: the portable references, then the .def's ISA kernels, each with its rank within its source
+ * format and op and the provenance of that rank (registry.h). Adding a kernel: its file plus one line in the
+ * .def (here for a reference). */
 #include <string.h>
 #include "registry.h"
 
-#define K(name) extern const ciot_kernel ciot_k_##name;
+/* The references rank below every vector kernel (whose ranks start at 10), among themselves as listed here:
+ * that decides only where no vector kernel runs. */
+#define REF CIOT_REFERENCE_PROVENANCE
 #define CIOT_KERNELS_PORTABLE(X) \
-    X(pq2_0_gemv_ref) X(pq2_0_gemm_ref) X(t2x4_gemv_ref) X(t2x4_gemm_ref) X(t2p_gemv_ref) X(t2p_gemm_ref) X(tl2_gemv_ref) X(tl2_gemm_ref) \
-    X(ptq1_0_gemv_ref) X(ptq1_0_gemm_ref) X(tl3_gemv_ref) X(tl3_gemm_ref) \
-    X(tq1_0_gemv_ref) X(tq1_0_gemm_ref) X(tq2_0_gemv_ref) X(tq2_0_gemm_ref) X(t2p_tq2_gemv_ref) X(t2p_tq2_gemm_ref) X(tl3_tq1_gemv_ref) X(tl3_tq1_gemm_ref) \
+    X(pq2_0_gemv_ref, 1, REF) X(pq2_0_gemm_ref, 1, REF) X(t2x4_gemv_ref, 2, REF) X(t2x4_gemm_ref, 2, REF) \
+    X(t2p_gemv_ref, 3, REF) X(t2p_gemm_ref, 3, REF) X(tl2_gemv_ref, 4, REF) X(tl2_gemm_ref, 4, REF) \
+    X(ptq1_0_gemv_ref, 1, REF) X(ptq1_0_gemm_ref, 1, REF) X(tl3_gemv_ref, 2, REF) X(tl3_gemm_ref, 2, REF) \
+    X(tq1_0_gemv_ref, 1, REF) X(tq1_0_gemm_ref, 1, REF) X(tq2_0_gemv_ref, 1, REF) X(tq2_0_gemm_ref, 1, REF) \
+    X(t2p_tq2_gemv_ref, 2, REF) X(t2p_tq2_gemm_ref, 2, REF) X(tl3_tq1_gemv_ref, 2, REF) X(tl3_tq1_gemm_ref, 2, REF) \
     CIOT_KERNELS_TEST(X)
 
 /* The test build's mutant (tests/mutant/): this file compiled once more with CIOT_TEST_MUTANT. */
 #if defined(CIOT_TEST_MUTANT)
-#define CIOT_KERNELS_TEST(X) X(t2p_gemv_mutant_ref)
+#define CIOT_KERNELS_TEST(X) X(t2p_gemv_mutant_ref, 5, REF)
 #else
 #define CIOT_KERNELS_TEST(X)
 #endif
@@ -27,12 +30,19 @@
 #define CIOT_KERNELS_ISA(X)
 #endif
 
+#define K(name, rank, provenance) extern const ciot_kernel ciot_k_##name;
 CIOT_KERNELS_PORTABLE(K)
 CIOT_KERNELS_ISA(K)
 #undef K
 
-#define K(name) &ciot_k_##name,
-static const ciot_kernel *const table[] = {CIOT_KERNELS_PORTABLE(K) CIOT_KERNELS_ISA(K)};
+typedef struct {
+    const ciot_kernel *kernel;
+    int rank;
+    const char *provenance;
+} ranked;
+
+#define K(name, rank, provenance) {&ciot_k_##name, rank, provenance},
+static const ranked table[] = {CIOT_KERNELS_PORTABLE(K) CIOT_KERNELS_ISA(K)};
 #undef K
 
 static const ciot_layout *const layouts[] = {&ciot_layout_pq2_0, &ciot_layout_t2x4,  &ciot_layout_t2p,
@@ -41,28 +51,55 @@ static const ciot_layout *const layouts[] = {&ciot_layout_pq2_0, &ciot_layout_t2
                                              &ciot_layout_tl3_tq1};
 
 int ciot_kernel_count(void) { return (int)(sizeof table / sizeof table[0]); }
-const ciot_kernel *ciot_kernel_at(int i) { return i >= 0 && i < ciot_kernel_count() ? table[i] : NULL; }
+const ciot_kernel *ciot_kernel_at(int i) { return i >= 0 && i < ciot_kernel_count() ? table[i].kernel : NULL; }
 
 const ciot_kernel *ciot_kernel_find(const char *name) {
     for (int i = 0; i < ciot_kernel_count(); i++)
-        if (!strcmp(table[i]->name, name)) return table[i];
+        if (!strcmp(table[i].kernel->name, name)) return table[i].kernel;
     return NULL;
+}
+
+static const ranked *entry_of(const ciot_kernel *k) {
+    for (int i = 0; i < ciot_kernel_count(); i++)
+        if (table[i].kernel == k) return &table[i];
+    return NULL;
+}
+
+int ciot_kernel_rank(const ciot_kernel *k) {
+    const ranked *e = entry_of(k);
+    return e ? e->rank : 0;
+}
+
+const char *ciot_kernel_provenance(const ciot_kernel *k) {
+    const ranked *e = entry_of(k);
+    return e ? e->provenance : "";
 }
 
 unsigned ciot_kernel_missing(const ciot_kernel *k, unsigned cpu) { return k->features & ~cpu; }
 
+/* The highest-ranked kernel of op the CPU can run among those of layout l (or, l NULL, of source f) whose
+ * layout takes rows x K (rows 0: any shape). */
+static const ciot_kernel *best_of(const ciot_layout *l, ciot_format f, ciot_op op, unsigned cpu, int rows, int K) {
+    const ranked *best = NULL;
+    for (int i = 0; i < ciot_kernel_count(); i++) {
+        const ciot_kernel *k = table[i].kernel;
+        if ((l ? k->layout == l : k->layout->source == f) && k->op == op && !ciot_kernel_missing(k, cpu) &&
+            (!rows || ciot_layout_check(k->layout, rows, K) == CIOT_OK) && (!best || table[i].rank > best->rank))
+            best = &table[i];
+    }
+    return best ? best->kernel : NULL;
+}
+
 const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, unsigned cpu) {
-    const ciot_kernel *best = NULL;
-    for (int i = 0; i < ciot_kernel_count(); i++)
-        if (table[i]->layout == l && table[i]->op == op && !ciot_kernel_missing(table[i], cpu)) best = table[i];
-    return best;
+    return best_of(l, 0, op, cpu, 0, 0);
 }
 
 const ciot_kernel *ciot_kernel_best_source(ciot_format f, ciot_op op, unsigned cpu) {
-    const ciot_kernel *best = NULL;
-    for (int i = 0; i < ciot_kernel_count(); i++)
-        if (table[i]->layout->source == f && table[i]->op == op && !ciot_kernel_missing(table[i], cpu)) best = table[i];
-    return best;
+    return best_of(NULL, f, op, cpu, 0, 0);
+}
+
+const ciot_kernel *ciot_kernel_best_shape(ciot_format f, ciot_op op, unsigned cpu, int rows, int K) {
+    return rows > 0 ? best_of(NULL, f, op, cpu, rows, K) : NULL;
 }
 
 int ciot_layout_count(void) { return (int)(sizeof layouts / sizeof layouts[0]); }

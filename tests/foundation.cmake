@@ -9,6 +9,7 @@ ciot_test(test_repack ${CMAKE_CURRENT_LIST_DIR}/test_repack.c)
 ciot_test(test_repack_lut ${CMAKE_CURRENT_LIST_DIR}/test_repack_lut.c)
 ciot_test(test_lut_bytes ${CMAKE_CURRENT_LIST_DIR}/test_lut_bytes.c)
 ciot_test(test_cpu ${CMAKE_CURRENT_LIST_DIR}/test_cpu.c)
+target_compile_definitions(test_cpu PRIVATE CIOT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")  # provenance files
 ciot_test(test_oracle ${CMAKE_CURRENT_LIST_DIR}/test_oracle.c)
 # Under the sanitizers and the emulator, cases up to 1M weights x batch (what check --quick runs): every
 # kernel still meets K 17408 on a few rows and 7 tiles of rows on a short K, every slice and edge pattern,

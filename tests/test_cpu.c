@@ -1,6 +1,7 @@
 /* CPU feature parsing and CIOT_CPU masking: dispatch can be tested without the hardware. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "check.h"
 #include "cpu_mask.h"
 #include "cpu.h"
@@ -8,45 +9,50 @@
 #include "registry.h"
 
 /* The features a kernel's ISA (its name's last token, which is also its file's suffix and so its compile
- * flags) needs at run time: a descriptor that forgets one would run on a CPU without it (SIGILL). */
-static const struct { const char *suffix; unsigned needs; } isa_needs[] = {
-    {"ref", 0},
-    {"avx2", CIOT_F_AVX2 | CIOT_F_FMA},
-    {"avxvnni", CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA},
-    {"avx512vnni", CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA},
-    {"avx512vbmi", CIOT_F_AVX512VBMI | CIOT_F_AVX2 | CIOT_F_FMA},
-    {"neon", CIOT_F_NEON},
-    {"neondot", CIOT_F_NEON | CIOT_F_DOTPROD},
-    {"i8mm", CIOT_F_NEON | CIOT_F_DOTPROD | CIOT_F_I8MM},
-};
-
+ * flags: kernels/isa.def) needs at run time: a descriptor that forgets one would run on a CPU without it
+ * (SIGILL). */
 static void check_declared_features(const ciot_kernel *k) {
     const char *suffix = strrchr(k->name, '_');
-    for (size_t i = 0; suffix && i < sizeof isa_needs / sizeof *isa_needs; i++)
-        if (!strcmp(suffix + 1, isa_needs[i].suffix)) {
-            const unsigned needs = isa_needs[i].needs;
-            /* references need nothing; an ISA kernel needs at least its ISA's features */
-            CHECK(needs ? (k->features & needs) == needs : k->features == 0,
-                  "%s declares features 0x%x, its ISA needs 0x%x", k->name, k->features, needs);
-            return;
-        }
-    CHECK(0, "%s: its name ends in no ISA this test knows (add it to isa_needs)", k->name);
+    unsigned needs = 0;
+    if (suffix && !strcmp(suffix + 1, "ref")) {
+        CHECK(k->features == 0, "%s: a reference declares features 0x%x", k->name, k->features);
+    } else if (suffix && ciot_isa_needs(suffix + 1, &needs)) {
+        CHECK((k->features & needs) == needs, "%s declares features 0x%x, its ISA needs 0x%x", k->name, k->features, needs);
+    } else {
+        CHECK(0, "%s: its name ends in no suffix of kernels/isa.def", k->name);
+    }
+}
+
+/* The ISA table itself: every word parses to its own bit, and a suffix needs its own feature. */
+static void check_isa_table(void) {
+#define ROW(id, word, suffix, flags, needs, probe, detect)                                                       \
+    {                                                                                                           \
+        unsigned m, n = 0;                                                                                      \
+        CHECK(ciot_cpu_parse(#word, &m, NULL, NULL) == CIOT_OK && m == CIOT_F_##id, "%s parses to its bit", #word); \
+        CHECK(!strcmp(ciot_feature_name(CIOT_F_##id), #word), "bit of %s named %s", #word, ciot_feature_name(CIOT_F_##id)); \
+        CHECK(!#suffix[0] || (ciot_isa_needs(#suffix, &n) && (n & CIOT_F_##id) && n == (needs)),                \
+              "suffix '%s' needs its own feature %s (0x%x)", #suffix, #word, n);                                \
+    }
+    CIOT_ISA(ROW)
+#undef ROW
 }
 
 /* The family a kernel says its inner loop multiplies with (kernel.h: what its gemm's compute roof is) fits
  * what it declares it runs on: a reference is scalar, a lookup kernel reads a grouped lookup-table layout,
  * and a multiply family needs its feature. */
 static void check_declared_mac(const ciot_kernel *k) {
-    static const unsigned family_needs[] = {[CIOT_MAC_AVX2] = CIOT_F_AVX2, [CIOT_MAC_AVXVNNI] = CIOT_F_AVXVNNI,
-                                            [CIOT_MAC_AVX512VNNI] = CIOT_F_AVX512VNNI,
-                                            [CIOT_MAC_NEONDOT] = CIOT_F_DOTPROD, [CIOT_MAC_I8MM] = CIOT_F_I8MM};
+#define NEEDS(id, suffix, family, instruction) [CIOT_MAC_##family] = CIOT_F_##id,
+#define NEEDS_ROW(id, word, suffix, flags, needs, probe, detect) CIOT_ISA_PROBE(NEEDS, id, suffix, probe)
+    static const unsigned family_needs[] = {CIOT_ISA(NEEDS_ROW)};
+#undef NEEDS_ROW
+#undef NEEDS
     if (k->features == 0) {
         CHECK(k->mac == CIOT_MAC_SCALAR, "%s: a reference declares mac %d, expected scalar", k->name, (int)k->mac);
     } else if (k->mac == CIOT_MAC_LOOKUP) {
         CHECK(k->layout->group_tiles > 1, "%s: a lookup kernel on %s, not a lookup-table layout", k->name,
               k->layout->name);
     } else {
-        const int known = k->mac > CIOT_MAC_LOOKUP && k->mac <= CIOT_MAC_I8MM;
+        const int known = k->mac > CIOT_MAC_LOOKUP && k->mac < (int)(sizeof family_needs / sizeof *family_needs);
         CHECK(known && (k->features & family_needs[k->mac]) == family_needs[k->mac],
               "%s: mac %d is not a multiply family its features 0x%x have", k->name, (int)k->mac, k->features);
     }
@@ -62,14 +68,70 @@ static void check_declared_twin(const ciot_kernel *k) {
           "activations and op", k->name, t->name);
 }
 
-/* The registry's choice for a source file's gemv (or gemm) under a feature set is the named kernel. */
-static void expect_best_op(ciot_format f, ciot_op op, unsigned features, const char *name, const char *what) {
-    const ciot_kernel *k = ciot_kernel_best_source(f, op, features);
-    CHECK(k && !strcmp(k->name, name), "%s: %s (expected %s)", what, k ? k->name : "none", name);
+/* The ranking (kernels/x86/kernels.def, kernels/arm/kernels.def, the references in kernels/registry.c): every
+ * kernel listed once with a rank, ranks unique within a source file and op, the references below every
+ * vector kernel, and every provenance a reference's or a repository file that exists, then its figure. */
+static int same_group(const ciot_kernel *a, const ciot_kernel *b) {
+    return a->layout->source == b->layout->source && a->op == b->op;
 }
 
-static void expect_best(ciot_format f, unsigned features, const char *name, const char *what) {
-    expect_best_op(f, CIOT_OP_GEMV, features, name, what);
+static void check_provenance(const ciot_kernel *k) {
+    const char *p = ciot_kernel_provenance(k);
+    if (!strcmp(p, CIOT_REFERENCE_PROVENANCE)) {
+        CHECK(k->features == 0, "%s: a vector kernel with a reference's provenance", k->name);
+        return;
+    }
+    const char *colon = strchr(p, ':');
+    char path[512];
+    struct stat st;
+    int found = 0;
+    if (!strncmp(p, "results/", 8) && colon && colon[1] == ' ' && colon[2]) {
+        snprintf(path, sizeof path, "%s/%.*s", CIOT_SOURCE_DIR, (int)(colon - p), p);
+        found = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    }
+    CHECK(found, "%s: provenance '%s' is neither a reference's nor \"results/FILE: figure\" naming a file of the "
+          "repository", k->name, p);
+}
+
+static void check_ranking(void) {
+    for (int i = 0; i < ciot_kernel_count(); i++) {
+        const ciot_kernel *k = ciot_kernel_at(i);
+        CHECK(ciot_kernel_rank(k) > 0, "%s has no rank", k->name);
+        check_provenance(k);
+        for (int j = 0; j < i; j++) {
+            const ciot_kernel *o = ciot_kernel_at(j);
+            CHECK(strcmp(o->name, k->name), "%s is listed twice", k->name);
+            if (!same_group(o, k)) continue;
+            CHECK(ciot_kernel_rank(o) != ciot_kernel_rank(k), "%s and %s share rank %d (source %s)", o->name, k->name,
+                  ciot_kernel_rank(k), ciot_format_name(k->layout->source));
+            if (!o->features != !k->features) {
+                const ciot_kernel *ref = o->features ? k : o, *vec = o->features ? o : k;
+                CHECK(ciot_kernel_rank(ref) < ciot_kernel_rank(vec), "reference %s (rank %d) outranks %s (rank %d)",
+                      ref->name, ciot_kernel_rank(ref), vec->name, ciot_kernel_rank(vec));
+            }
+        }
+        /* every source file and op a kernel exists for has a choice on a CPU with no features */
+        const ciot_kernel *none = ciot_kernel_best_source(k->layout->source, k->op, 0);
+        CHECK(none && none->features == 0, "%s: its source file and op fall back to no reference", k->name);
+    }
+}
+
+/* The choice under cpu is the highest-ranked kernel it can run, per layout (l), per source (l NULL) or, rows
+ * non-zero, per source among the layouts that take rows x K. */
+static void check_choice(const ciot_layout *l, ciot_format f, ciot_op op, unsigned cpu, int rows, int K) {
+    const ciot_kernel *k = l ? ciot_kernel_best(l, op, cpu)
+                             : rows ? ciot_kernel_best_shape(f, op, cpu, rows, K) : ciot_kernel_best_source(f, op, cpu);
+    const ciot_kernel *top = NULL;
+    for (int i = 0; i < ciot_kernel_count(); i++) {
+        const ciot_kernel *c = ciot_kernel_at(i);
+        if ((l ? c->layout == l : c->layout->source == f) && c->op == op && !ciot_kernel_missing(c, cpu) &&
+            (!rows || ciot_layout_check(c->layout, rows, K) == CIOT_OK) &&
+            (!top || ciot_kernel_rank(c) > ciot_kernel_rank(top)))
+            top = c;
+    }
+    CHECK(k == top, "%s %s, features 0x%x, shape %dx%d: chose %s, the highest-ranked is %s",
+          l ? l->name : ciot_format_name(f), op == CIOT_OP_GEMV ? "gemv" : "gemm", cpu, rows, K, k ? k->name : "none",
+          top ? top->name : "none");
 }
 
 int main(void) {
@@ -116,69 +178,23 @@ int main(void) {
 #elif defined(__x86_64__)
     CHECK(!ciot_cpu_has_neon() && !ciot_cpu_has_dotprod(), "no NEON on x86");
 #endif
-    /* the chosen kernel per layout is available and the last available of its layout */
+    /* the chosen kernel per layout is available */
     for (int l = 0; l < ciot_layout_count(); l++) {
         const ciot_kernel *k = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMV, hw);
         CHECK(k && !ciot_kernel_missing(k, hw), "a gemv is chosen for %s", ciot_layout_at(l)->name);
     }
-    /* per source file: the last available kernel of that source in table order (the .def ranking) */
+    /* the choice per layout and per source is the highest-ranked runnable kernel, whatever the features */
     static const unsigned masks[] = {0, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_F_NEON | CIOT_F_DOTPROD, ~0u};
     for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++)
-        for (int l = 0; l < ciot_layout_count(); l++) { /* every source a layout is made from */
-            const ciot_format f = ciot_layout_at(l)->source;
-            const unsigned cpu = hw & masks[mi];
-            const ciot_kernel *k = ciot_kernel_best_source(f, CIOT_OP_GEMV, cpu), *last = NULL;
-            for (int i = 0; i < ciot_kernel_count(); i++) {
-                const ciot_kernel *c = ciot_kernel_at(i);
-                if (c->layout->source == f && c->op == CIOT_OP_GEMV && !ciot_kernel_missing(c, cpu)) last = c;
+        for (int l = 0; l < ciot_layout_count(); l++)
+            for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM; op++) {
+                check_choice(ciot_layout_at(l), 0, (ciot_op)op, masks[mi], 0, 0);
+                check_choice(NULL, ciot_layout_at(l)->source, (ciot_op)op, masks[mi], 0, 0);
+                /* a shape every layout takes, and one the tiled and grouped layouts refuse */
+                check_choice(NULL, ciot_layout_at(l)->source, (ciot_op)op, masks[mi], 4096, 8192);
+                check_choice(NULL, ciot_layout_at(l)->source, (ciot_op)op, masks[mi], 2, 256);
             }
-            CHECK(k && k == last && k->layout->source == f, "source %s, features 0x%x: chose %s, expected %s",
-                  ciot_format_name(f), cpu, k ? k->name : "none", last ? last->name : "none");
-            if (!cpu) CHECK(k && k->features == 0, "source %s falls back to a reference", ciot_format_name(f));
-        }
-#if defined(__x86_64__)
-    /* the measured ranking (results/x86-kernels-notes.md): TL3 beats the PTQ1_0 kernels and TL2 the T2P ones,
-     * with AVX2 only and with VBMI, in cache and from DRAM */
-    /* (the registry's choice is a function of the feature set given: these hold whatever this CPU has) */
-    const unsigned avx2 = CIOT_F_AVX2 | CIOT_F_FMA, x86_all = avx2 | CIOT_F_AVXVNNI | CIOT_F_AVX512VNNI | CIOT_F_AVX512VBMI;
-    {
-        expect_best(CIOT_FMT_PTQ1_0, avx2, "tl3_gemv_avx2", "PTQ1_0 with AVX2 only");
-        expect_best(CIOT_FMT_PQ2_0, avx2, "tl2_gemv_avx2", "PQ2_0 with AVX2 only");
-        expect_best(CIOT_FMT_TQ1_0, avx2, "tl3_tq1_gemv_avx2", "TQ1_0 with AVX2 only");
-        /* the PTQ1_0 file's only gemm is TL3's lookups per activation row */
-        expect_best_op(CIOT_FMT_PTQ1_0, CIOT_OP_GEMM, avx2, "tl3_gemm_avx2", "PTQ1_0 gemm with AVX2 only");
-        expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, avx2, "tl2_gemm_avx2", "PQ2_0 gemm with AVX2 only");
-        expect_best_op(CIOT_FMT_TQ1_0, CIOT_OP_GEMM, avx2, "tl3_tq1_gemm_avx2", "TQ1_0 gemm with AVX2 only");
-    }
-    /* AVX-512 VNNI without VBMI (Cascade Lake): the TL2 dot-product kernel is faster in cache only; from DRAM the
-     * AVX2 lookups are as fast or faster, and the ranking keeps them */
-    {
-        expect_best(CIOT_FMT_PQ2_0, avx2 | CIOT_F_AVX512VNNI, "tl2_gemv_avx2", "PQ2_0 with AVX-512 VNNI, no VBMI");
-        /* the gemm is compute-bound: there the dot-product TL2 kernel is the fastest, VBMI or not */
-        expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, avx2 | CIOT_F_AVX512VNNI, "tl2_gemm_avx512vnni",
-                       "PQ2_0 gemm with AVX-512 VNNI, no VBMI");
-        expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, x86_all, "tl2_gemm_avx512vnni", "PQ2_0 gemm, every feature");
-    }
-    {
-        expect_best(CIOT_FMT_PTQ1_0, x86_all, "tl3_gemv_avx512vbmi", "PTQ1_0 with VBMI");
-        expect_best(CIOT_FMT_PQ2_0, x86_all, "tl2_gemv_avx512vbmi", "PQ2_0 with VBMI");
-        expect_best(CIOT_FMT_TQ1_0, x86_all, "tl3_tq1_gemv_avx512vbmi", "TQ1_0 with VBMI");
-        expect_best_op(CIOT_FMT_PTQ1_0, CIOT_OP_GEMM, x86_all, "tl3_gemm_avx512vbmi", "PTQ1_0 gemm with VBMI");
-        expect_best_op(CIOT_FMT_TQ1_0, CIOT_OP_GEMM, x86_all, "tl3_tq1_gemm_avx512vbmi", "TQ1_0 gemm with VBMI");
-    }
-#elif defined(__aarch64__)
-    /* TQ1_0 through TL3 needs only base Advanced SIMD: chosen on every aarch64 CPU. Without dotprod the
-     * lookup kernels are the only vector path; with it, T2P wins PQ2_0 and TL3 PTQ1_0 (static cost). */
-    const unsigned dot = CIOT_F_NEON | CIOT_F_DOTPROD;
-    expect_best(CIOT_FMT_TQ1_0, CIOT_F_NEON, "tl3_tq1_gemv_neon", "TQ1_0 with NEON only");
-    expect_best(CIOT_FMT_PQ2_0, CIOT_F_NEON, "tl2_gemv_neon", "PQ2_0 with NEON only");
-    expect_best(CIOT_FMT_PTQ1_0, CIOT_F_NEON, "tl3_gemv_neon", "PTQ1_0 with NEON only");
-    expect_best(CIOT_FMT_PQ2_0, dot, "t2p_gemv_neondot", "PQ2_0 with dotprod");
-    expect_best(CIOT_FMT_PTQ1_0, dot, "tl3_gemv_neon", "PTQ1_0 with dotprod");
-    expect_best_op(CIOT_FMT_PTQ1_0, CIOT_OP_GEMM, CIOT_F_NEON, "tl3_gemm_neon", "PTQ1_0 gemm with NEON only");
-    expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, CIOT_F_NEON, "tl2_gemm_neon", "PQ2_0 gemm with NEON only");
-    expect_best_op(CIOT_FMT_TQ1_0, CIOT_OP_GEMM, CIOT_F_NEON, "tl3_tq1_gemm_neon", "TQ1_0 gemm with NEON only");
-    expect_best_op(CIOT_FMT_PQ2_0, CIOT_OP_GEMM, dot, "t2p_gemm_neondot", "PQ2_0 gemm with dotprod");
-#endif
+    check_ranking();
+    check_isa_table();
     return check_summary();
 }
