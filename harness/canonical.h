@@ -1,5 +1,5 @@
 /* Expected outputs computed from values, never through a kernel or a decoder under test: the canonical
- * float order of spec/formats.md (kernels/README-tq.md for TQ1_0 and TQ2_0) from weight codes, scales
+ * float order of kernels/formats.md (kernels/README-tq.md for TQ1_0 and TQ2_0) from weight codes, scales
  * and int8 activations, and an independent reading of source blocks into codes and scales. The oracle's
  * and `ciot check --gguf`'s expected results. */
 #ifndef CIOT_CANONICAL_H
@@ -16,7 +16,7 @@ float ciot_canonical_row(ciot_format f, int K, const uint8_t *codes, const uint1
 
 /* rows x K source weights of format f -> codes[r * K + k] and the fp16 scales (one per block, row-major).
  * Reads each byte and assigns the weights it holds, written from the format tables rather than through
- * the position helpers the quantizers and kernels use; trits by the compare form of spec/formats.md. */
+ * the position helpers the quantizers and kernels use; trits by the compare form of kernels/formats.md. */
 void ciot_source_codes(ciot_format f, const void *src, int rows, int K, uint8_t *codes, uint16_t *scales);
 
 #endif

@@ -20,7 +20,7 @@ enum {
     CIOT_GGML_F16 = 1,
     CIOT_GGML_TQ1_0 = 34,
     CIOT_GGML_TQ2_0 = 35,
-    CIOT_GGML_PQ2_0 = 142,  /* Prism fork: the 128-weight blocks of spec/formats.md */
+    CIOT_GGML_PQ2_0 = 142,  /* Prism fork: the 128-weight blocks of kernels/formats.md */
     CIOT_GGML_PTQ1_0 = 143,
 };
 

@@ -1,4 +1,4 @@
-/* Block formats, byte for byte as in spec/formats.md. Everything little-endian; every size is pinned. */
+/* Block formats, byte for byte as in kernels/formats.md. Everything little-endian; every size is pinned. */
 #ifndef CIOT_FORMATS_H
 #define CIOT_FORMATS_H
 

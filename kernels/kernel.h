@@ -6,7 +6,7 @@
 #include "status.h"
 
 /* File formats of ternary weights: the Prism fork's 128-weight PQ2_0 and PTQ1_0, and mainline ggml's
- * 256-weight TQ1_0 and TQ2_0 (spec/formats.md, kernels/README-tq.md). */
+ * 256-weight TQ1_0 and TQ2_0 (kernels/formats.md, kernels/README-tq.md). */
 typedef enum { CIOT_FMT_PQ2_0, CIOT_FMT_PTQ1_0, CIOT_FMT_TQ1_0, CIOT_FMT_TQ2_0 } ciot_format;
 typedef enum { CIOT_OP_GEMV, CIOT_OP_GEMM } ciot_op;
 

@@ -1,4 +1,4 @@
-/* Reference quantizers (spec/formats.md): every rounding step as the runtime's reference does it. Inputs
+/* Reference quantizers (kernels/formats.md): every rounding step as the runtime's reference does it. Inputs
  * the format cannot represent are defined here (quant.h): a block holding NaN or +-Inf gets a NaN scale
  * and zero codes, and no float is converted to an integer it does not fit (no undefined behaviour). */
 #include <float.h>

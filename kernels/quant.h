@@ -1,4 +1,4 @@
-/* Reference quantizers and dequantizers (spec/formats.md), byte-exact with the runtime's. */
+/* Reference quantizers and dequantizers (kernels/formats.md), byte-exact with the runtime's. */
 #ifndef CIOT_QUANT_H
 #define CIOT_QUANT_H
 

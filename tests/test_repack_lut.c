@@ -100,7 +100,7 @@ static int tq1_trit(const block_tq1_0 *b, int k) {
     return byte_trit(b->qh[(k - 240) % 4], (k - 240) / 4);
 }
 
-/* The canonical byte of five trits (u[0] most significant): ceil(V * 256 / 243), spec/formats.md. */
+/* The canonical byte of five trits (u[0] most significant): ceil(V * 256 / 243), kernels/formats.md. */
 static int canonical5(const int u[5]) {
     int V = 0;
     for (int m = 0; m < 5; m++) V = 3 * V + u[m];

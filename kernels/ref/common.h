@@ -1,4 +1,4 @@
-/* Shared by the scalar references: the canonical float step of spec/formats.md, a gemm as its gemv per
+/* Shared by the scalar references: the canonical float step of kernels/formats.md, a gemm as its gemv per
  * activation row, and the block decoders a layout's reference shares with its TQ twin's (T2P with t2p_tq2,
  * TL3 with tl3_tq1, TQ1_0 with TQ2_0). */
 #ifndef CIOT_REF_COMMON_H

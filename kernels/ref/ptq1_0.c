@@ -1,5 +1,5 @@
 /* The PTQ1_0 references. The gemv: PTQ1_0 rows against Q8_0 activations. Four float lanes, one per 32-weight
- * sub-block, combined as (acc0 + acc1) + (acc2 + acc3) (spec/formats.md). K % 128 == 0. The gemm: the same
+ * sub-block, combined as (acc0 + acc1) + (acc2 + acc3) (kernels/formats.md). K % 128 == 0. The gemm: the same
  * per activation row (ciot_gemm_by_rows_ref), for shapes no repacked layout takes. */
 #include "common.h"
 #include "quant.h"

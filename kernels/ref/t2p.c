@@ -1,5 +1,5 @@
 /* The T2P references, gemv and gemm: T2P bytes read "the other way round" (ciot_t2p_dot_ref, common.h), one
- * float step per 128-block with its own scales (PQ2_0's order, spec/formats.md). */
+ * float step per 128-block with its own scales (PQ2_0's order, kernels/formats.md). */
 #include "common.h"
 #include "tile4x4.h"
 

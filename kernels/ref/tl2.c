@@ -1,7 +1,7 @@
 /* The TL2 references. The gemv: TL2 tiles against Q8_K activations, reading the layout "the other way
  * round": byte qs[j][r] holds row r's weights 4j + n in bits 2n .. 2n + 1 (code - 1 = weight; code 3 is +2);
  * tile t's block i is block ciot_lut_block_index(t, i, ...) of the matrix (group order, formats.h). The PQ2_0
- * float order of spec/formats.md: one fmaf per row and 128-block. K % 256 == 0, rows % 256 == 0. The gemm:
+ * float order of kernels/formats.md: one fmaf per row and 128-block. K % 256 == 0, rows % 256 == 0. The gemm:
  * the gemv per activation row (ciot_gemm_by_rows_ref). */
 #include "common.h"
 

@@ -1,6 +1,6 @@
 /* The TL3 references. The gemv: TL3 tiles against Q8_0 activations, the bytes read "the other way round"
  * (ciot_tl3_subblock_dot_ref, common.h). Tile t's block i is block ciot_lut_block_index(t, i, ...) of the
- * matrix (group / chunk order, formats.h). The PTQ1_0 float order of spec/formats.md: four lanes per row, one
+ * matrix (group / chunk order, formats.h). The PTQ1_0 float order of kernels/formats.md: four lanes per row, one
  * per 32-weight sub-block, then (a0 + a1) + (a2 + a3). K % 128 == 0, rows % 256 == 0. The gemm: the gemv per
  * activation row (ciot_gemm_by_rows_ref). */
 #include "common.h"

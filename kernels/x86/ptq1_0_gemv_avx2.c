@@ -6,7 +6,7 @@
  * mulhi_u16(mullo_16(b, 3^n << 8), 3): the low multiply keeps (b * 3^n) mod 256 in the high byte, the
  * high multiply takes its top third. Eight 16-lane vectors cover weights 0..127 in order (0..79: bytes 0..15
  * at n = 0..4; 80..119: bytes 16..23 at n = 0..4; 120..127: qh[t & 1] at n = t >> 1). Float order of
- * spec/formats.md: four lanes, one per Q8_0 sub-block, then (a0 + a1) + (a2 + a3). Needs K % 128 == 0. */
+ * kernels/formats.md: four lanes, one per Q8_0 sub-block, then (a0 + a1) + (a2 + a3). Needs K % 128 == 0. */
 #include <string.h>
 #include "util_avx2.h"
 #include "formats.h"

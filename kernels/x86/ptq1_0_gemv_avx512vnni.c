@@ -5,7 +5,7 @@
  * Q8_0 sub-block (32 weights). Same decode: trit n of byte b is mulhi_u16(mullo_16(b, 3^n << 8), 3), with
  * per-lane powers: sub-block 0 = bytes 0..15 at n = 0 | 1, sub-block 1 = n = 2 | 3, sub-block 2 = bytes
  * 0..15 at n = 4 | bytes 16..23 at n = 0, 1, sub-block 3 = bytes 16..23 at n = 2, 3, 4 | qh[t & 1] at
- * n = t >> 1. vpdpwssd multiplies w = trit - 1 by the widened activations. Float order of spec/formats.md:
+ * n = t >> 1. vpdpwssd multiplies w = trit - 1 by the widened activations. Float order of kernels/formats.md:
  * four lanes, one per sub-block, then (a0 + a1) + (a2 + a3). K % 128 == 0; F16C converts the scales. */
 #include <string.h>
 #include <immintrin.h>

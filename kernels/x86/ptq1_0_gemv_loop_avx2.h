@@ -1,7 +1,7 @@
 /* The row loop of the x86 PTQ1_0 gemv kernels around their block dot (included by *_avx2.c and
  * *_avx512vnni.c: F16C converts the scales). Per row, four float lanes, one per Q8_0 sub-block:
  * acc_q = fmaf((float) isum_q, fp32(d_y[q]) * fp32(d_w), acc_q) block by block, then (acc0 + acc1) +
- * (acc2 + acc3), the float order of spec/formats.md. K % 128 == 0. */
+ * (acc2 + acc3), the float order of kernels/formats.md. K % 128 == 0. */
 #ifndef CIOT_X86_PTQ1_0_GEMV_LOOP_AVX2_H
 #define CIOT_X86_PTQ1_0_GEMV_LOOP_AVX2_H
 

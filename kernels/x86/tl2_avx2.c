@@ -4,7 +4,7 @@
 /* The gemv: TL2 tiles (256 rows x 128 weights, formats.h) times Q8_K activations by table lookup with
  * vpshufb: each PQ2_0 byte's two nibbles index 16-entry tables of (c0 - 1) a_{4j} + (c1 - 1) a_{4j+1} (and
  * codes 2, 3), kept as byte planes l (0..31) and h (-16..15) with value 32 h + l, as in tl2_gemv_avx512vbmi
- * but 32 rows per vector. Canonical float order of spec/formats.md: per row one fmaf per 128-block.
+ * but 32 rows per vector. Canonical float order of kernels/formats.md: per row one fmaf per 128-block.
  * K % 256 == 0, rows % 256 == 0. */
 #include <immintrin.h>
 #include "formats.h"

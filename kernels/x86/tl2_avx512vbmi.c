@@ -7,7 +7,7 @@
  * (c0 - 1) a_{4j} + (c1 - 1) a_{4j+1} and of the same for codes 2, 3, each as two byte planes l, h with
  * value 32 h + l; vpermb on a table broadcast to 64 bytes looks up 64 rows' low nibbles, and their high
  * nibbles after one 16-bit shift (vpermb reads index bits 0..5, so no masking). 2 KiB of tables per 128-block
- * stay in L1 beside the streamed weights. Canonical float order of spec/formats.md: per row one fmaf per
+ * stay in L1 beside the streamed weights. Canonical float order of kernels/formats.md: per row one fmaf per
  * 128-block. K % 256 == 0, rows % 256 == 0. */
 #include <string.h>
 #include "formats.h"

@@ -9,7 +9,7 @@
  * meets, broadcast: a[16q + 4jj + p] for byte jj, bit pair p (prepared once per block). Four int32 sums per
  * row, one per bit pair, start at -sum(a) (the code offset) and 0 and are joined exactly by arithmetic shifts
  * (every product of pair p is a multiple of 4^p). Then per row the canonical fmaf((float) isum,
- * fp32(d) * d_y, acc) of spec/formats.md, per 128-block in order. K % 256 == 0, rows % 256 == 0. */
+ * fp32(d) * d_y, acc) of kernels/formats.md, per 128-block in order. K % 256 == 0, rows % 256 == 0. */
 #include <immintrin.h>
 #include <stdint.h>
 #include "formats.h"

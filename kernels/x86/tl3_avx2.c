@@ -6,7 +6,7 @@
  * when bit 7 is set (the negated group, so no sign step follows), digit n by two signed compares of
  * V - 128 against 3^(4-n) and 2 * 3^(4-n); pair codes by two 16-entry vpshufb. Trits of one row are paired
  * by unpacking two trit vectors and multiplied with vpmaddubsw by the pair's two activations; u . a - sum a
- * is the sub-block's isum. Float order of spec/formats.md (PTQ1_0). K % 128 == 0, rows % 256 == 0. */
+ * is the sub-block's isum. Float order of kernels/formats.md (PTQ1_0). K % 128 == 0, rows % 256 == 0. */
 #include <immintrin.h>
 #include "formats.h"
 #include "kernel.h"

@@ -6,7 +6,7 @@
  * For each 5-activation group the kernel builds T[m] = sum_n (u_n(m) - 1) a_n, m = 0..127, split as
  * T = 32 h + l (l in 0..31) into two 128-byte planes; one vpermi2b per plane then looks up 64 rows' group
  * codes at once (bit 7 of a code, ignored by the permute, negates: -T = 32 ~h + (l ^ 31) + 1). Pair codes
- * use 16-entry vpshufb tables. Float order of spec/formats.md: per row, four lanes (one per Q8_0 block of
+ * use 16-entry vpshufb tables. Float order of kernels/formats.md: per row, four lanes (one per Q8_0 block of
  * the 128-weight block), then (a0 + a1) + (a2 + a3). K % 128 == 0, rows % 256 == 0. */
 #include "formats.h"
 #include "kernel.h"
