@@ -213,7 +213,7 @@ def fmt(v):
     return f"{v:.3g}" if v < 1000 else f"{v:,.0f}"
 
 
-# How a flagged value is marked in every plot (harness/measure/method.md's flags): a ring around the point or
+# How a flagged value is marked in every plot (results/SCHEMA.md's flags): a ring around the point or
 # above the bar, explained in the legend with the flag's own text.
 FLAG_STYLE = {"ratio_above_1": dict(marker="o", color="red", what="red ring"),
               "above_compute_roof": dict(marker="D", color="purple", what="purple diamond"),

@@ -183,7 +183,7 @@ def _probe(path, probe, name_key, unit):
     return rows
 
 
-# The flags of harness/measure/method.md: wherever a ratio or a figure is shown, so is its flag.
+# The flags of results/SCHEMA.md: wherever a ratio or a figure is shown, so is its flag.
 FLAGS = ("ratio_above_1", "above_compute_roof", "cache_resident")
 FLAG_NAMES = {"ratio_above_1": "ratio above 100%", "above_compute_roof": "above the compute roof",
               "cache_resident": "cache-resident"}
@@ -242,7 +242,7 @@ class Rep:
         self._d = d
 
     def roof(self, case, path, where):
-        """The roof of this repetition (harness/measure/method.md, "Every row against its own roof"), checked against
+        """The roof of this repetition (results/SCHEMA.md, "Every row against its own roof"), checked against
         the repetition's own figures; a schema-2 file has none recorded: a gemv's is its read ratio, a gemm
         gets none."""
         gemm, bw = case.op == "gemm", self.probe_gbs * case.intensity

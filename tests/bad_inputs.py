@@ -34,7 +34,7 @@ TMP_LEFT = re.compile(r"\.tmp\.")
 DEFAULT_LIMIT = 30.0
 FLAGS = ("native", "arch", "cpu", "time", "env", "stdout", "unchanged", "absent", "grep", "size", "redirect", "last",
          "known")
-# bytes per block and where the fp16 scale sits, per source format (kernels/formats.md, kernels/README-tq.md)
+# bytes per block and where the fp16 scale sits, per source format (spec/formats.md, kernels/README-tq.md)
 FORMATS = {"pq2_0": (128, 34, 0), "ptq1_0": (128, 28, 26), "tq1_0": (256, 54, 52), "tq2_0": (256, 66, 64)}
 FP16 = {"nan": 0x7E00, "inf": 0x7C00, "-inf": 0xFC00}
 FLOAT = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes small GGUF files for the tests, with the Python standard library only and independently of ciot's
-C code: the ternary blocks are packed here from the layouts of kernels/formats.md (PQ2_0, PTQ1_0) and of ggml's
+C code: the ternary blocks are packed here from the layouts of spec/formats.md (PQ2_0, PTQ1_0) and of ggml's
 TQ1_0 / TQ2_0 (kernels/README-tq.md), from codes and scales drawn with a fixed seed, so a test can rebuild
 the same model in memory and compute expected outputs from the drawn values.
 

@@ -6,7 +6,7 @@
   check   `ciot check --gguf` ends "N passed, 0 failed" with passes for every ternary type; --tensors filters
   run     `ciot run --gguf` of every kernel this CPU runs, for a tensor of each ternary type, equals bit for bit
           an expected output computed here, in Python, from the generator's codes and scales: the activation
-          quantizers and the canonical float order of kernels/formats.md / kernels/README-tq.md emulated in
+          quantizers and the canonical float order of spec/formats.md / kernels/README-tq.md emulated in
           exact arithmetic, no ciot code involved
   broken  every broken file is refused by `ciot gguf`, `ciot check --gguf` and `ciot run --gguf` with one
           line on stderr and exit 2, and no sanitizer report
@@ -91,7 +91,7 @@ def f32_to_fp16(x):
     return struct.unpack("<H", struct.pack("<e", x))[0]
 
 
-# ---- the activation quantizers of kernels/formats.md ----
+# ---- the activation quantizers of spec/formats.md ----
 
 def q8_K(x):
     """One row -> [(d, qs[256])] per 256-block."""
