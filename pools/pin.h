@@ -2,7 +2,7 @@
 #ifndef CIOT_PIN_H
 #define CIOT_PIN_H
 
-#include "../kernels/status.h"
+#include "status.h"
 
 /* Binds the calling thread to core (i mod cores). */
 ciot_status ciot_pin_self_to_core(int i);

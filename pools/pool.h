@@ -5,7 +5,7 @@
 
 #include <signal.h>
 #include <stdint.h>
-#include "../kernels/status.h"
+#include "status.h"
 
 typedef enum { CIOT_POOL_PERSISTENT, CIOT_POOL_SPAWN } ciot_pool_kind;
 
@@ -51,7 +51,7 @@ uint64_t ciot_now_ns(void);
 
 /* SIGINT, SIGTERM and SIGHUP, the signals that stop a run. Every thread a pool creates runs with them
  * blocked, so they are taken by the threads the program made itself (ciot: the main thread alone, which
- * is what harness/tmpfiles.h needs). */
+ * is what harness/io/tmpfiles.h needs). */
 void ciot_stop_signals(sigset_t *set);
 
 #endif

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <hwloc.h>
-#include "../kernels/status.h"
+#include "status.h"
 
 /* The process-wide topology; CIOT_E_SYS when hwloc could not load it. Never destroyed. */
 ciot_status ciot_topo_get(hwloc_topology_t *out);
@@ -15,5 +15,18 @@ int ciot_topo_cores(void);
 size_t ciot_topo_llc_bytes(int *level);
 /* Where that figure came from, e.g. "hwloc: L3, 1 x 32.0 MiB", or "hwloc reports no cache". */
 const char *ciot_topo_llc_source(char *buf, size_t len);
+
+/* The summary for `ciot info` and run metadata: cores, processing units, and caches from this topology,
+ * plus the OS's memory count. */
+typedef struct {
+    int cores, pus, packages;
+    int ncaches;
+    struct { int level; size_t bytes; int count; const char *type; } caches[8];
+    size_t llc_bytes;           /* the last-level cache, summed over its instances */
+    size_t memory_bytes;        /* physical memory the OS reports */
+} ciot_topology;
+
+/* Fills *t; returns 0 on success (hwloc failure leaves counts of 1 and no caches). */
+int ciot_topology_read(ciot_topology *t);
 
 #endif

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "rules.h"
 #include "split.h"
-#include "topo.h"
 #include "weights.h"
 
 typedef struct {
@@ -74,8 +74,7 @@ void ciot_replay_sizes(const ciot_model *m, int n_ops, const ciot_layout *l, siz
         if (group > biggest) biggest = group;
     }
     full = add_sat(full, align64(group));
-    size_t cold = 4 * ciot_topo_llc_bytes(NULL);
-    if (cold < ((size_t)1 << 30)) cold = (size_t)1 << 30;
+    const size_t cold = ciot_cold_bytes();
     if (full_bytes) *full_bytes = full;
     if (max_group) *max_group = align64(biggest);
     if (ring_bytes) *ring_bytes = add_sat(cold, align64(biggest));

@@ -40,7 +40,7 @@ typedef struct {
 void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op);
 /* The profiler-overhead line of the summary: "within noise" when the pairs' spread contains zero. */
 void ciot_replay_print_overhead(FILE *f, const ciot_replay_report *rep);
-/* Writes the JSON document through ciot_json_create / commit (harness/output.h); why gets the reason of
+/* Writes the JSON document through ciot_json_create / commit (harness/io/output.h); why gets the reason of
  * a failure (CIOT_E_ARG: the path is refused; CIOT_E_IO: writing failed). */
 ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *rep, const ciot_context *ctx, char *why,
                                    size_t why_len);

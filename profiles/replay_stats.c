@@ -6,25 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double ciot_median(double *v, int n) {
-    if (n <= 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 ciot_overhead ciot_overhead_of(const double *pct, int n) {
     ciot_overhead o = {.within_noise = 1};   /* no pairs: nothing to claim */
     double *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
     if (!v) return o;
     o.pairs = n;
     memcpy(v, pct, (size_t)n * sizeof *v);
-    o.median_pct = ciot_median(v, n);
-    o.min_pct = v[0], o.max_pct = v[n - 1];
+    const ciot_spread s = ciot_spread_sort(v, n);
+    o.median_pct = s.median, o.min_pct = s.min, o.max_pct = s.max;
     o.within_noise = o.min_pct <= 0 && 0 <= o.max_pct;
     free(v);
     return o;
@@ -95,15 +84,15 @@ ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *re
         out->ratio[k] = r;
         out->ratio_above_1 |= r > 1;
     }
-    out->ms_median = ciot_median(tmp, tokens);
-    out->ms_min = tmp[0];
-    out->ms_max = tmp[tokens - 1];
+    const ciot_spread ms = ciot_spread_sort(tmp, tokens);
+    out->ms_min = ms.min, out->ms_median = ms.median, out->ms_max = ms.max;
     out->tok_s = out->ms_median > 0 ? 1e3 / out->ms_median : 0;
     out->gbs = gbs_of(weight_bytes, out->ms_median * batch * 1e3);
     memcpy(tmp, out->ratio, (size_t)tokens * sizeof *tmp);
-    out->pct_ceiling = probe_gbs ? 100 * ciot_median(tmp, tokens) : 0;
-    out->ratio_min = probe_gbs ? tmp[0] : 0;
-    out->ratio_max = probe_gbs ? tmp[tokens - 1] : 0;
+    const ciot_spread ratio = ciot_spread_sort(tmp, tokens);
+    out->pct_ceiling = probe_gbs ? 100 * ratio.median : 0;
+    out->ratio_min = probe_gbs ? ratio.min : 0;
+    out->ratio_max = probe_gbs ? ratio.max : 0;
     out->bound_tok_s = weight_bytes ? ceiling_gbs * 1e9 / (double)weight_bytes * batch : 0;
     out->wait_share = time > 0 ? wait / time : 0;
     out->injected_share = time > 0 ? injected / time : 0;

@@ -5,6 +5,7 @@
 #define CIOT_REPLAY_STATS_H
 
 #include "replay.h"
+#include "stats.h"
 
 enum { CIOT_SLOWEST = 5 };
 
@@ -55,9 +56,6 @@ void ciot_kind_stats_free(ciot_kind_stats *k, int n);
 /* How much of the straggler's injected delay the other threads spent waiting: per step, the least
  * wait among the other threads over the injected time; the median over steps (0 without a straggler). */
 double ciot_straggler_wait_ratio(const ciot_run_stats *run, int straggler);
-
-/* Median of n values (sorts v in place); 0 when n is 0. */
-double ciot_median(double *v, int n);
 
 /* The profiler's own cost, from pairs of tokens of one dispatch run side by side, one with the pool's
  * per-thread timing and one without: per pair timed / untimed - 1, so drift between pairs cancels. */

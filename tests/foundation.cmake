@@ -1,16 +1,16 @@
 # Formats, quantizers, repacks, CPU detection, the oracle and the ciot program.
-ciot_test(test_fp16 ${CMAKE_CURRENT_LIST_DIR}/test_fp16.c)
-ciot_test(test_golden ${CMAKE_CURRENT_LIST_DIR}/test_golden.c)
+ciot_test(test_fp16 ${CMAKE_CURRENT_LIST_DIR}/test_fp16.c LINK ciot_kernels)
+ciot_test(test_golden ${CMAKE_CURRENT_LIST_DIR}/test_golden.c LINK ciot_kernels)
 target_compile_definitions(test_golden PRIVATE CIOT_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/tests/data/golden")
-ciot_test(test_canonical ${CMAKE_CURRENT_LIST_DIR}/test_canonical.c)
+ciot_test(test_canonical ${CMAKE_CURRENT_LIST_DIR}/test_canonical.c LINK ciot_check)
 target_compile_definitions(test_canonical PRIVATE CIOT_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/tests/data/golden")
-ciot_test(test_ptq1 ${CMAKE_CURRENT_LIST_DIR}/test_ptq1.c)
-ciot_test(test_repack ${CMAKE_CURRENT_LIST_DIR}/test_repack.c)
-ciot_test(test_repack_lut ${CMAKE_CURRENT_LIST_DIR}/test_repack_lut.c)
-ciot_test(test_lut_bytes ${CMAKE_CURRENT_LIST_DIR}/test_lut_bytes.c)
-ciot_test(test_cpu ${CMAKE_CURRENT_LIST_DIR}/test_cpu.c)
+ciot_test(test_ptq1 ${CMAKE_CURRENT_LIST_DIR}/test_ptq1.c LINK ciot_kernels)
+ciot_test(test_repack ${CMAKE_CURRENT_LIST_DIR}/test_repack.c LINK ciot_kernels)
+ciot_test(test_repack_lut ${CMAKE_CURRENT_LIST_DIR}/test_repack_lut.c LINK ciot_kernels)
+ciot_test(test_lut_bytes ${CMAKE_CURRENT_LIST_DIR}/test_lut_bytes.c LINK ciot_kernels)
+ciot_test(test_cpu ${CMAKE_CURRENT_LIST_DIR}/test_cpu.c LINK ciot_kernels)
 target_compile_definitions(test_cpu PRIVATE CIOT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")  # provenance files
-ciot_test(test_oracle ${CMAKE_CURRENT_LIST_DIR}/test_oracle.c)
+ciot_test(test_oracle ${CMAKE_CURRENT_LIST_DIR}/test_oracle.c LINK ciot_check)
 # Under the sanitizers and the emulator, cases up to 1M weights x batch (what check --quick runs): every
 # kernel still meets K 17408 on a few rows and 7 tiles of rows on a short K, every slice and edge pattern,
 # and the run takes a third of the time; the Release build keeps the full 6M-weight cases.

@@ -21,6 +21,7 @@ foreach(src IN LISTS fuzz_sources)
     add_test(NAME ${target} COMMAND ${target} ${CMAKE_CURRENT_LIST_DIR}/fuzz/corpus/${name})
     set_tests_properties(${target} PROPERTIES TIMEOUT 300)
   endif()
-  target_link_libraries(${target} PRIVATE ciot_harness)
+  target_link_libraries(${target} PRIVATE ciot_cmd)
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_LIST_DIR})   # the tests' shared headers
   set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 endforeach()

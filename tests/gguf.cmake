@@ -10,7 +10,7 @@ set(gguf_dir ${CMAKE_BINARY_DIR}/gguf-files)
 add_test(NAME gguf_files COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/gguf/make_gguf.py --out ${gguf_dir})
 set_tests_properties(gguf_files PROPERTIES FIXTURES_SETUP gguf_files)
 
-ciot_test(test_gguf_reader ${CMAKE_CURRENT_LIST_DIR}/test_gguf_reader.c)
+ciot_test(test_gguf_reader ${CMAKE_CURRENT_LIST_DIR}/test_gguf_reader.c LINK ciot_io)
 set_tests_properties(test_gguf_reader PROPERTIES FIXTURES_REQUIRED gguf_files TIMEOUT 600)
 set_property(TEST test_gguf_reader APPEND PROPERTY ENVIRONMENT "CIOT_GGUF_DIR=${gguf_dir}")
 

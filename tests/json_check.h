@@ -1,7 +1,7 @@
 /* A strict JSON validator for the tests and fuzz targets (RFC 8259): exactly one value with optional
  * whitespace around it, strings of valid UTF-8 with only the legal escapes and no raw control
  * characters, numbers as the grammar spells them, nesting at most JSON_CHECK_DEPTH deep. It is written
- * apart from harness/json.c so a bug in the writer is not repeated in its check. */
+ * apart from harness/io/json.c so a bug in the writer is not repeated in its check. */
 #ifndef CIOT_TEST_JSON_CHECK_H
 #define CIOT_TEST_JSON_CHECK_H
 

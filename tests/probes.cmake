@@ -11,7 +11,7 @@ foreach(bad_args IN ITEMS "bw;--threads;0" "bw;--size;999T" "bw;--kernels;read,b
   set_tests_properties(${test_name} PROPERTIES WILL_FAIL TRUE TIMEOUT 60)
 endforeach()
 
-# The roof of a benchmark row (harness/roof.h) and the compute samples bench pairs with a gemm.
-ciot_test(test_roof ${CMAKE_CURRENT_LIST_DIR}/test_roof.c)
+# The roof of a benchmark row (harness/measure/roof.h) and the compute samples bench pairs with a gemm.
+ciot_test(test_roof ${CMAKE_CURRENT_LIST_DIR}/test_roof.c LINK ciot_measure)
 set_tests_properties(test_roof PROPERTIES TIMEOUT 120)
 ciot_test(test_suite_summary ${CMAKE_CURRENT_LIST_DIR}/test_suite_summary.c)

@@ -29,7 +29,7 @@ static int run(const char *kernel, int rows, int K, int batch, const char *w, co
 static void path(char *out, const char *name) { snprintf(out, 512, "%s/%s", dir, name); }
 
 /* Expected output of any kernel reading `format`, from the format's definition and the canonical float
- * order (harness/canonical.c), never through a kernel: codes and scales read byte by byte from the source
+ * order (harness/check/canonical.c), never through a kernel: codes and scales read byte by byte from the source
  * blocks, activations through the reference quantizer (Q8_Kx4 is four Q8_K rows, so Q8_K stands for it). */
 static void expected(ciot_format format, const void *src, const float *x, int rows, int K, int batch, float *y) {
     const int per_block = format == CIOT_FMT_PTQ1_0 ? CIOT_QK8_0 : CIOT_QK_K;   /* values per activation scale */

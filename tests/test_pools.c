@@ -332,7 +332,7 @@ static void mask_task(void *arg, int t, int n) {
     ((int *)arg)[t] = all;
 }
 
-/* The stop signals reach the caller only (harness/tmpfiles.h): every pool thread has them blocked, and
+/* The stop signals reach the caller only (harness/io/tmpfiles.h): every pool thread has them blocked, and
  * neither creating the pool nor running a job leaves them blocked in the caller. */
 static void test_stop_signals(ciot_pool_kind kind) {
     char what[160];

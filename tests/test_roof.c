@@ -1,4 +1,4 @@
-/* The roof a benchmark row is judged against (harness/roof.h): the intensity, the min of the two roofs and
+/* The roof a benchmark row is judged against (harness/measure/roof.h): the intensity, the min of the two roofs and
  * which one bounds, a gemv keeping its read ratio, no roof for lookup and scalar gemms, the family of every
  * registered kernel, and the compute probe's sizing and single samples that bench pairs with a gemm. */
 #include <math.h>

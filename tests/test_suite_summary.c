@@ -1,4 +1,4 @@
-/* The suite's summary (harness/suite_summary.h) on made-up rows: a gemv row shows its paired read ratio, a
+/* The suite's summary (harness/cmd/suite_summary.h) on made-up rows: a gemv row shows its paired read ratio, a
  * gemm row its ratio to the roofline bound and which roof bounds it, a lookup or scalar gemm no ratio at all,
  * and no gemm row shows its read ratio; each flag gets its footnote, and only when it appears. */
 #include <stdio.h>

@@ -1,5 +1,5 @@
-/* Fuzz target: the number, size, list, shape and decimal parsers of the command line (harness/cli.c) against reference
- * parsers written here from their contracts in cli.h: the same strings accepted, the same values,
+/* Fuzz target: the number, size, list, shape and decimal parsers of the command line (harness/cmd/cli.c)
+ * against reference parsers written here from their contracts in cli.h: the same strings accepted, the same values,
  * whatever the bytes (overflow, signs, spaces, junk after the number, NaN and Inf spelled out).
  * ciot-fuzz-seconds: 15 */
 #include <ctype.h>

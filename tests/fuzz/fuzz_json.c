@@ -1,11 +1,11 @@
-/* Fuzz target: the JSON writer (harness/json.c). The input is a program of writer calls with odd
+/* Fuzz target: the JSON writer (harness/io/json.c). The input is a program of writer calls with odd
  * strings (any bytes: invalid UTF-8, controls, quotes), keys, numbers (any double: NaN, Inf,
  * subnormals, huge) and nesting. A shadow of the grammar here predicts whether each call is legal: the
  * writer must report misuse exactly when the program misuses it, and whenever it reports success its
  * output must be one valid JSON document (tests/json_check.h).
  * ciot-fuzz-seconds: 20 */
 #include <stdint.h>
-#include "../json_check.h"
+#include "json_check.h"
 #include "fuzz.h"
 #include "json.h"
 

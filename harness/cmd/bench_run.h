@@ -1,0 +1,99 @@
+// The state of one `ciot bench` run, shared by the runner (bench.cc) and its report (bench_report.cc).
+#ifndef CIOT_BENCH_RUN_H
+#define CIOT_BENCH_RUN_H
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "context.h"
+#include "kernel.h"
+#include "measure.h"
+#include "opts.h"
+#include "pool.h"
+#include "prefetch.h"
+#include "roof.h"
+#include "weights.h"
+}
+
+namespace ciot_bench {
+
+struct Options {
+    ciot_shape gemv{32768, 8192}, gemm{17408, 5120};
+    ciot_int_list batches{}, threads{};
+    std::vector<std::string> kernels;   // substrings; empty = every available kernel
+    int refs = 1;                       // 0 none, 1 gemv references only, 2 all
+    bool spawn = true, pin = true, huge = true;
+    size_t prefetch = CIOT_PREFETCH_DEFAULT;
+    size_t working_set = 0;             // weight region; 0 = ciot_cold_bytes()
+    size_t ceiling_bytes = 0;           // probe buffer; 0 = ciot_cold_bytes()
+    int reps = 5;
+    double rep_seconds = 0.1;           // a kernel repetition lasts at least this long
+    double probe_seconds = CIOT_PROBE_SECONDS;  // a probe sample lasts at least this long (whole passes)
+    double compute_seconds = 0.02;      // a compute sample: the faster of two jobs of about this long
+    std::string json;
+    std::string gguf, tensors;          // --gguf FILE: real tensors (matching --tensors REGEX) instead of drawn bytes
+};
+
+// One repetition: the kernel's timed calls, the probe samples paired with them (read; compute for a gemm
+// with a multiply family) and the roof they give (roof.h).
+struct Rep {
+    double seconds, gweights, kernel_gbs, probe_gbs, ratio;
+    bool probe_first;
+    double compute_gmacs;               // 0: no compute roof
+    ciot_roof roof;
+};
+
+struct Case {
+    const ciot_kernel *k;
+    int rows, K, batch, threads;
+    ciot_pool_kind kind;
+    std::string name;
+    long iterations = 1;                // calls per repetition, sized in the warm-up
+    double warmup_seconds = 0;          // the timed warm-up call
+    const ciot_weight_ring *ring = nullptr;
+    std::string tensor;                 // --gguf: the tensor whose bytes the weights are; empty: drawn bytes
+    const std::vector<unsigned char> *packed = nullptr;   // --gguf: the tensor packed in the kernel's layout
+    const void *x = nullptr;
+    std::vector<float> y;
+    std::string pinning, priority;
+    double intensity = 0;               // MACs per byte of weights (roof.h)
+    bool has_family = false;            // a gemm whose roof includes a compute family
+    ciot_compute_family family{};
+    const char *no_family = nullptr;    // why not (roof.h), when !has_family
+    uint64_t compute_iters = 0;         // per thread per compute sample, sized in the warm-up
+    std::vector<Rep> reps;
+};
+
+// The cost of one pooled call with no work (per pool kind and thread count), microseconds per repetition.
+struct Overhead {
+    int threads;
+    ciot_pool_kind kind;
+    std::string name;
+    std::vector<double> us;
+};
+
+struct Summary {
+    ciot_spread gw, gbs, gmacs, probe, ratio;
+    bool ratio_above_1;
+    ciot_spread compute, bw_roof, roof_ratio;   // roof_ratio: over the repetitions that have a bound
+    ciot_roof_kind bound;               // the lower roof at the medians (none: no compute roof for a gemm)
+    bool bound_mixed;                   // repetitions disagree on which roof bounds them (near the ridge)
+    bool above_compute_roof;            // some compute-bound repetition above its compute sample: flagged
+};
+Summary summarize(const Case &c);
+
+inline const char *pool_name(ciot_pool_kind k) { return k == CIOT_POOL_PERSISTENT ? "persistent" : "spawn"; }
+
+// The table of every case (median (min - max) Gweights/s, GB/s, paired probe, ratio, flags) on f.
+void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, const ciot_ruler &ruler,
+                   const ciot_weight_region &region);
+// The JSON document: context, protocol, every case with every repetition's pair (the caller commits it).
+void write_json(ciot_json *j, const Options &o, const std::vector<Case> &cases,
+                       const std::vector<Overhead> &overheads, ciot_context *ctx, const ciot_ruler &ruler,
+                       const ciot_weight_region &region);
+
+}  // namespace ciot_bench
+
+#endif

@@ -1,0 +1,63 @@
+/* ciot info: what this machine is and which kernel each source file and each layout gets on it. */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+#include "cpu.h"
+#include "opts.h"
+#include "registry.h"
+#include "topo.h"
+
+/* The kernel chosen per source file and op, each source once in layout order; with_why adds its rank and
+ * provenance (kernels/registry.h). */
+static void print_source_choices(unsigned cpu, int with_why) {
+    for (int i = 0; i < ciot_layout_count(); i++) {
+        const ciot_format f = ciot_layout_at(i)->source;
+        int seen = 0;
+        for (int j = 0; j < i; j++) seen |= ciot_layout_at(j)->source == f;
+        for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM && !seen; op++) {
+            const ciot_kernel *k = ciot_kernel_best_source(f, (ciot_op)op, cpu);
+            if (!k) continue;
+            printf("  %-7s %s  %s", ciot_format_name(f), op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name);
+            if (with_why) printf("  rank %d: %s\n", ciot_kernel_rank(k), ciot_kernel_provenance(k));
+            else printf(" (layout %s)\n", k->layout->name);
+        }
+    }
+}
+
+int ciot_cmd_info(int argc, char **argv) {
+    const ciot_cmdline c = {"info", "", "CPU model, detected features, cores and caches (hwloc), the kernels this CPU\n"
+                            "can run, the one chosen per source file and per layout, and why: its rank and\n"
+                            "where that was measured.", NULL, 0, NULL, 0};
+    const int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
+    if (rc >= 0) return rc;
+    char buf[256];
+    const unsigned cpu = ciot_cpu_features(), hw = ciot_cpu_detect();
+    printf("cpu          %s\n", ciot_cpu_model(buf, sizeof buf));
+    printf("features     %s", ciot_feature_list(cpu, buf, sizeof buf));
+    if (cpu != hw) printf("   (masked by CIOT_CPU; detected %s)", ciot_feature_list(hw, buf, sizeof buf));
+    printf("\n");
+    ciot_topology t;
+    if (ciot_topology_read(&t) != 0) printf("topology     hwloc could not read the topology\n");
+    printf("cores        %d (%d processing units, %d package%s)\n", t.cores, t.pus, t.packages, t.packages > 1 ? "s" : "");
+    for (int i = 0; i < t.ncaches; i++)
+        printf("cache L%d     %zu KiB %s x %d\n", t.caches[i].level, t.caches[i].bytes >> 10, t.caches[i].type, t.caches[i].count);
+    printf("memory       %.1f GiB\n", (double)t.memory_bytes / (1u << 30));
+    printf("\nkernels this CPU can run:\n");
+    for (int i = 0; i < ciot_kernel_count(); i++) {
+        const ciot_kernel *k = ciot_kernel_at(i);
+        if (!ciot_kernel_missing(k, cpu)) printf("  %s\n", k->name);
+    }
+    printf("\nchosen per source file (fastest of its layouts):\n");
+    print_source_choices(cpu, 0);
+    printf("\nchosen per layout:\n");
+    for (int i = 0; i < ciot_layout_count(); i++) {
+        const ciot_layout *l = ciot_layout_at(i);
+        for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM; op++) {
+            const ciot_kernel *k = ciot_kernel_best(l, (ciot_op)op, cpu);
+            if (k) printf("  %-7s %s  %s\n", l->name, op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name);
+        }
+    }
+    printf("\nwhy: the chosen kernel's rank within its source file and op, and where that was measured:\n");
+    print_source_choices(cpu, 1);
+    return 0;
+}

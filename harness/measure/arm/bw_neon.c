@@ -1,0 +1,60 @@
+/* DRAM probe inner loops with NEON (baseline on aarch64): 128-bit loads into eight independent
+ * accumulators (read), 128-bit stores (write) and load/store pairs (copy), 256 bytes per iteration.
+ * Preconditions: see bw_loops.h (64-byte aligned, bytes a multiple of CIOT_BW_BLOCK). */
+#if !defined(__ARM_NEON)
+#error "bw_neon.c needs NEON (baseline on aarch64)"
+#endif
+#include <arm_neon.h>
+#include "bw_loops.h"
+
+uint64_t ciot_bw_read_neon(const void *src, size_t bytes, size_t ahead) {
+    const uint64_t *p = src, *end = (const uint64_t *)((const char *)src + bytes);
+    /* Eight accumulators, each fed by a 32-byte pair load: the adds never pace the loads. */
+    uint64x2_t a0 = vdupq_n_u64(0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    for (; p < end; p += 32) {
+        ciot_prefetch(p, 256, ahead); /* the kernels' policy (kernels/prefetch.h), on this iteration's 4 lines */
+        uint64x2x2_t v0 = vld1q_u64_x2(p + 0), v1 = vld1q_u64_x2(p + 4);
+        uint64x2x2_t v2 = vld1q_u64_x2(p + 8), v3 = vld1q_u64_x2(p + 12);
+        uint64x2x2_t v4 = vld1q_u64_x2(p + 16), v5 = vld1q_u64_x2(p + 20);
+        uint64x2x2_t v6 = vld1q_u64_x2(p + 24), v7 = vld1q_u64_x2(p + 28);
+        a0 = vaddq_u64(a0, vaddq_u64(v0.val[0], v0.val[1]));
+        a1 = vaddq_u64(a1, vaddq_u64(v1.val[0], v1.val[1]));
+        a2 = vaddq_u64(a2, vaddq_u64(v2.val[0], v2.val[1]));
+        a3 = vaddq_u64(a3, vaddq_u64(v3.val[0], v3.val[1]));
+        a4 = vaddq_u64(a4, vaddq_u64(v4.val[0], v4.val[1]));
+        a5 = vaddq_u64(a5, vaddq_u64(v5.val[0], v5.val[1]));
+        a6 = vaddq_u64(a6, vaddq_u64(v6.val[0], v6.val[1]));
+        a7 = vaddq_u64(a7, vaddq_u64(v7.val[0], v7.val[1]));
+    }
+    uint64x2_t s = vaddq_u64(vaddq_u64(vaddq_u64(a0, a1), vaddq_u64(a2, a3)),
+                             vaddq_u64(vaddq_u64(a4, a5), vaddq_u64(a6, a7)));
+    return vgetq_lane_u64(s, 0) + vgetq_lane_u64(s, 1);
+}
+
+void ciot_bw_write_neon(void *dst, size_t bytes, uint64_t value) {
+    uint64_t *p = dst, *end = (uint64_t *)((char *)dst + bytes);
+    uint64x2x2_t v = {{vdupq_n_u64(value), vdupq_n_u64(value)}};
+    for (; p < end; p += 32) {
+        vst1q_u64_x2(p + 0, v);
+        vst1q_u64_x2(p + 4, v);
+        vst1q_u64_x2(p + 8, v);
+        vst1q_u64_x2(p + 12, v);
+        vst1q_u64_x2(p + 16, v);
+        vst1q_u64_x2(p + 20, v);
+        vst1q_u64_x2(p + 24, v);
+        vst1q_u64_x2(p + 28, v);
+    }
+}
+
+void ciot_bw_copy_neon(void *dst, const void *src, size_t bytes) {
+    const uint64_t *s = src, *end = (const uint64_t *)((const char *)src + bytes);
+    uint64_t *d = dst;
+    for (; s < end; s += 32, d += 32) {
+        uint64x2x4_t v0 = vld1q_u64_x4(s + 0), v1 = vld1q_u64_x4(s + 8);
+        uint64x2x4_t v2 = vld1q_u64_x4(s + 16), v3 = vld1q_u64_x4(s + 24);
+        vst1q_u64_x4(d + 0, v0);
+        vst1q_u64_x4(d + 8, v1);
+        vst1q_u64_x4(d + 16, v2);
+        vst1q_u64_x4(d + 24, v3);
+    }
+}

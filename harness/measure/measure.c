@@ -1,0 +1,35 @@
+/* The paired-measurement protocol (measure.h): the ruler; its buffer rule is rules.c, its spreads stats.c. */
+#include "measure.h"
+
+#include <stdio.h>
+#include <string.h>
+#include "bigbuf.h"
+#include "probe_bw.h"
+
+ciot_status ciot_ruler_init(ciot_ruler *r, ciot_pool *p, size_t bytes, int huge, size_t prefetch, double min_seconds,
+                            int allow_small) {
+    memset(r, 0, sizeof *r);
+    if (!p || !(min_seconds >= 0) || (!allow_small && bytes < ciot_cold_bytes())) return CIOT_E_ARG;
+    ciot_status st = ciot_bw_buffer_alloc(p, bytes, huge, &r->buf);
+    if (st != CIOT_OK) return st;
+    *r = (ciot_ruler){r->buf, bytes, huge, ciot_bigbuf_huge_fraction(r->buf), prefetch, min_seconds};
+    return CIOT_OK;
+}
+
+ciot_status ciot_ruler_sample(const ciot_ruler *r, ciot_pool *p, double *gbs) {
+    return ciot_bw_sample(p, r->buf, r->bytes, r->min_seconds, r->prefetch, gbs, NULL);
+}
+
+void ciot_ruler_free(ciot_ruler *r) {
+    if (r->buf) ciot_bw_buffer_free(r->buf, r->bytes);
+    memset(r, 0, sizeof *r);
+}
+
+const char *ciot_loadavg(char *buf, size_t len) {
+    double a, b, c;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f && fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3) snprintf(buf, len, "%.2f %.2f %.2f", a, b, c);
+    else snprintf(buf, len, "unknown");
+    if (f) fclose(f);
+    return buf;
+}

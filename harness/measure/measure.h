@@ -1,0 +1,52 @@
+/* The measurement protocol behind every ratio to the read ceiling (bench, replay, suite). A measurement is
+ * R repetitions; each repetition is one read-probe sample and one kernel sample, side by side on the same
+ * pool at the same thread count, with the same page policy, prefetch policy (the probe also reads without
+ * prefetch, and the faster read counts) and buffer rule (both buffers
+ * at least max(4 x LLC, 1 GiB), both first touched by the pool in its static split), alternating which goes
+ * first. The ratio is taken per repetition; a ratio above 1 is a finding (the ruler broke), not a result. */
+#ifndef CIOT_MEASURE_H
+#define CIOT_MEASURE_H
+
+#include <stddef.h>
+#include "pool.h"
+#include "rules.h"
+#include "stats.h"
+#include "status.h"
+
+#define CIOT_RATIO_FLAG "probe slower than the kernel: foreign load, or data in cache"
+
+/* The probe side of the pairs: a read buffer and how it is read. */
+typedef struct {
+    void *buf;
+    size_t bytes;
+    int huge;                   /* huge pages requested (the page policy, the same as the weights') */
+    double huge_fraction;       /* share of the buffer backed by huge pages after first touch; -1 unknown */
+    size_t prefetch;            /* software prefetch distance of the probe's loads = the kernels' policy */
+    double min_seconds;         /* the shortest sample (whole passes) */
+} ciot_ruler;
+
+/* Allocates bytes (refused with CIOT_E_ARG below ciot_cold_bytes() unless allow_small) and has pool p
+ * first-touch it in the probe's static split. */
+ciot_status ciot_ruler_init(ciot_ruler *r, ciot_pool *p, size_t bytes, int huge, size_t prefetch, double min_seconds,
+                            int allow_small);
+/* One probe sample on pool p (any pool at any thread count: the pool the kernel runs on): GB/s. With the
+ * prefetch policy on, the buffer is read twice, with the kernels' prefetch and without software prefetch,
+ * and the faster read is the sample: the ceiling is what the bus delivers to the better of the two. */
+ciot_status ciot_ruler_sample(const ciot_ruler *r, ciot_pool *p, double *gbs);
+void ciot_ruler_free(ciot_ruler *r);
+
+/* One repetition's pair. */
+typedef struct {
+    double kernel_gbs, probe_gbs, ratio;
+    int probe_first;
+} ciot_pair;
+/* The order of repetition rep: the probe goes first on even repetitions. */
+static inline int ciot_probe_first(int rep) { return rep % 2 == 0; }
+static inline ciot_pair ciot_pair_of(double kernel_gbs, double probe_gbs, int probe_first) {
+    return (ciot_pair){kernel_gbs, probe_gbs, probe_gbs > 0 ? kernel_gbs / probe_gbs : 0, probe_first};
+}
+
+/* /proc/loadavg's three averages into buf ("0.52 0.58 0.59"), "unknown" when unreadable. */
+const char *ciot_loadavg(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,258 @@
+/* The DRAM bandwidth probe: the portable inner loops, the choice of loop for this CPU, the per-thread
+ * task on the pool, and the timing of repetitions into min / median / max rates. */
+#include "probe_bw.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bigbuf.h"
+#include "bw_loops.h"
+#include "cpu.h"
+#include "split.h"
+#include "stats.h"
+
+enum { PAGE = 4096 };                           /* the unit threads split the buffer by */
+static const double DEFAULT_MIN_REP_SECONDS = 0.05;
+
+/* ---- portable loops (the _generic twins of the ISA loops) ---- */
+
+/* An empty asm that claims to read memory: keeps the compiler from turning the loops into
+ * memset / memcpy, whose large-size paths use non-temporal stores and so change the traffic. */
+#if defined(__GNUC__)
+#define OPAQUE(p) __asm__ __volatile__("" : : "r"(p) : "memory")
+#else
+#define OPAQUE(p) ((void)(p))
+#endif
+
+uint64_t ciot_bw_read_generic(const void *src, size_t bytes, size_t ahead) {
+    const uint64_t *p = src;
+    size_t n = bytes / sizeof *p;
+    uint64_t a[8] = {0};
+    for (size_t i = 0; i < n; i += 8) {
+        ciot_prefetch(p + i, 64, ahead); /* the kernels' policy (kernels/prefetch.h), one line per step */
+        for (int k = 0; k < 8; k++) a[k] += p[i + k];
+    }
+    return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
+}
+
+void ciot_bw_write_generic(void *dst, size_t bytes, uint64_t value) {
+    uint64_t *p = dst;
+    for (size_t i = 0; i < bytes / sizeof *p; i += CIOT_BW_BLOCK / sizeof *p) {
+        for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *p; k++) p[i + k] = value;
+        OPAQUE(p + i);
+    }
+}
+
+void ciot_bw_copy_generic(void *dst, const void *src, size_t bytes) {
+    uint64_t *d = dst;
+    const uint64_t *s = src;
+    for (size_t i = 0; i < bytes / sizeof *d; i += CIOT_BW_BLOCK / sizeof *d) {
+        for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *d; k++) d[i + k] = s[i + k];
+        OPAQUE(d + i);
+    }
+}
+
+/* ---- which loop this CPU runs ---- */
+
+typedef struct {
+    const char *name;
+    int (*available)(void);
+    ciot_bw_read_fn read;
+    ciot_bw_write_fn write;
+    ciot_bw_copy_fn copy;
+} bw_impl;
+
+static int always(void) { return 1; }
+
+/* Best first; the first one the CPU has is used. */
+static const bw_impl impls[] = {
+#if defined(__x86_64__)
+    {"avx2", ciot_cpu_has_avx2, ciot_bw_read_avx2, ciot_bw_write_avx2, ciot_bw_copy_avx2},
+#endif
+#if defined(__aarch64__)
+    {"neon", ciot_cpu_has_neon, ciot_bw_read_neon, ciot_bw_write_neon, ciot_bw_copy_neon},
+#endif
+    {"generic", always, ciot_bw_read_generic, ciot_bw_write_generic, ciot_bw_copy_generic},
+};
+
+static const bw_impl *pick_impl(void) {
+    for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
+        if (impls[i].available()) return &impls[i];
+    return &impls[sizeof impls / sizeof impls[0] - 1];
+}
+
+const char *ciot_bw_impl_name(void) { return pick_impl()->name; }
+
+/* ---- names ---- */
+
+static const char *const kind_names[CIOT_BW_N_KINDS] = {"read", "write", "copy"};
+static const char *const traffic_labels[CIOT_BW_N_KINDS] = {
+    "read (loads only)",
+    "write (stores; + write-allocate reads not counted)",
+    "copy (loads + stores; + write-allocate reads not counted)",
+};
+
+const char *ciot_bw_kind_name(ciot_bw_kind kind) {
+    return (unsigned)kind < CIOT_BW_N_KINDS ? kind_names[kind] : "unknown";
+}
+
+const char *ciot_bw_traffic(ciot_bw_kind kind) {
+    return (unsigned)kind < CIOT_BW_N_KINDS ? traffic_labels[kind] : "unknown";
+}
+
+ciot_status ciot_bw_kind_parse(const char *name, ciot_bw_kind *out) {
+    for (int k = 0; k < CIOT_BW_N_KINDS; k++)
+        if (name && !strcmp(name, kind_names[k])) {
+            *out = (ciot_bw_kind)k;
+            return CIOT_OK;
+        }
+    return CIOT_E_UNKNOWN;
+}
+
+/* ---- the task every thread runs ---- */
+
+typedef struct {
+    _Alignas(64) uint64_t value;    /* one reduced value per thread, on its own line */
+} padded_sink;
+
+typedef struct {
+    const bw_impl *impl;
+    ciot_bw_kind kind;
+    char *src, *dst;                /* dst only for copy */
+    int pages;                      /* pages split among the threads */
+    int passes;
+    size_t prefetch;                /* read: software prefetch distance (0: none) */
+    padded_sink *sink;
+} bw_job;
+
+static void bw_task(void *arg, int t, int n) {
+    bw_job *j = arg;
+    int first, count;
+    ciot_split_static(j->pages, t, n, &first, &count);
+    size_t off = (size_t)first * PAGE, len = (size_t)count * PAGE;
+    uint64_t acc = 0;
+    if (len == 0) return;
+    for (int pass = 0; pass < j->passes; pass++) {
+        switch (j->kind) {
+        case CIOT_BW_READ: acc += j->impl->read(j->src + off, len, j->prefetch); break;
+        case CIOT_BW_WRITE: j->impl->write(j->src + off, len, (uint64_t)pass); break;
+        case CIOT_BW_COPY: j->impl->copy(j->dst + off, j->src + off, len); break;
+        }
+    }
+    j->sink[t].value = acc;
+}
+
+static void touch_task(void *arg, int t, int n) {
+    bw_job *j = arg;
+    int first, count;
+    ciot_split_static(j->pages, t, n, &first, &count);
+    for (int i = first; i < first + count; i++) j->src[(size_t)i * PAGE] = 0;
+}
+
+ciot_status ciot_bw_buffer_alloc(ciot_pool *p, size_t bytes, int huge, void **out) {
+    if (!p || !out || bytes < PAGE) return CIOT_E_ARG;
+    *out = ciot_bigbuf_alloc(bytes, huge);
+    if (!*out) return CIOT_E_NOMEM;
+    bw_job j = {.src = *out, .pages = (int)(bytes / PAGE)};
+    ciot_pool_run(p, touch_task, &j);
+    return CIOT_OK;
+}
+
+void ciot_bw_buffer_free(void *buf, size_t bytes) { ciot_bigbuf_free(buf, bytes); }
+
+/* The job for `passes` passes of kind over the first bytes of buf (rounded down to whole pages per
+ * half for copy) and the traffic one pass declares; CIOT_E_ARG when not even one page fits. */
+static ciot_status make_job(ciot_bw_kind kind, void *buf, size_t bytes, size_t prefetch, padded_sink *sink,
+                            bw_job *j, size_t *per_pass) {
+    size_t span = kind == CIOT_BW_COPY ? bytes / 2 : bytes;
+    size_t pages = span / PAGE;
+    if (pages < 1 || pages > (size_t)INT32_MAX) return CIOT_E_ARG;
+    *j = (bw_job){.impl = pick_impl(), .kind = kind, .src = buf, .dst = (char *)buf + pages * PAGE,
+                  .pages = (int)pages, .passes = 1, .prefetch = kind == CIOT_BW_READ ? prefetch : 0, .sink = sink};
+    /* Declared traffic per pass: copy moves its bytes twice (read + store); write-allocate not counted. */
+    *per_pass = pages * PAGE * (kind == CIOT_BW_COPY ? 2 : 1);
+    return CIOT_OK;
+}
+
+static uint64_t timed_run(ciot_pool *p, bw_job *j) {
+    const uint64_t t0 = ciot_now_ns();
+    ciot_pool_run(p, bw_task, j);
+    const uint64_t dt = ciot_now_ns() - t0;
+    return dt ? dt : 1;
+}
+
+/* GB/s of job j: its passes timed as one run, repeated (whole runs) until they last min_seconds; the runs
+ * into *runs. */
+static double read_rate(ciot_pool *p, bw_job *j, size_t per_pass, double min_seconds, int *runs) {
+    uint64_t ns = 0;
+    int n = 0;
+    do ns += timed_run(p, j), n++;
+    while ((double)ns < min_seconds * 1e9 && n < (1 << 20));
+    if (runs) *runs = n;
+    return (double)per_pass * j->passes * n / (double)ns; /* B/ns = GB/s */
+}
+
+/* The rate under the policy: a read with a prefetch distance is read again without software prefetch and
+ * the faster read counts (its runs into *runs), so a prefetch that slows a pure stream (x86 prefetcht2:
+ * 28 against 32 GB/s at 1 thread) never lowers the ceiling kernels are compared with. */
+static double policy_rate(ciot_pool *p, const bw_job *j, size_t per_pass, double min_seconds, int *runs) {
+    bw_job run = *j;
+    double gbs = read_rate(p, &run, per_pass, min_seconds, runs);
+    if (run.prefetch) {
+        int runs_plain;
+        run.prefetch = 0;
+        const double plain = read_rate(p, &run, per_pass, min_seconds, &runs_plain);
+        if (plain > gbs) {
+            gbs = plain;
+            if (runs) *runs = runs_plain;
+        }
+    }
+    return gbs;
+}
+
+ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
+                            ciot_bw_result *out) {
+    return ciot_bw_measure_for(p, kind, buf, bytes, reps, DEFAULT_MIN_REP_SECONDS, 0, out);
+}
+
+ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
+                                double min_rep_seconds, size_t prefetch, ciot_bw_result *out) {
+    if (!p || !buf || !out || reps < 1 || (unsigned)kind >= CIOT_BW_N_KINDS || !(min_rep_seconds >= 0))
+        return CIOT_E_ARG;
+    const int n = ciot_pool_threads(p);
+    padded_sink *sink = aligned_alloc(64, (size_t)n * sizeof *sink);
+    double *rates = malloc((size_t)reps * sizeof *rates);
+    bw_job j;
+    size_t per_pass;
+    ciot_status st = sink && rates ? make_job(kind, buf, bytes, prefetch, sink, &j, &per_pass) : CIOT_E_NOMEM;
+    if (st != CIOT_OK) {
+        free(sink);
+        free(rates);
+        return st;
+    }
+    /* Warm-up pass (faults pages in, wakes the workers), which also sizes a repetition. */
+    const double passes = ceil(min_rep_seconds * 1e9 / (double)timed_run(p, &j));
+    j.passes = passes < 1 ? 1 : passes > (1 << 20) ? 1 << 20 : (int)passes;
+    for (int r = 0; r < reps; r++) rates[r] = policy_rate(p, &j, per_pass, 0, NULL); /* one run of j.passes */
+    const ciot_spread s = ciot_spread_sort(rates, reps);
+    *out = (ciot_bw_result){
+        .kind = kind, .threads = n, .reps = reps, .passes = j.passes, .bytes_per_pass = per_pass,
+        .min_gbs = s.min, .median_gbs = s.median, .max_gbs = s.max,
+        .impl = j.impl->name, .traffic = ciot_bw_traffic(kind), .prefetch = j.prefetch,
+    };
+    free(sink);
+    free(rates);
+    return CIOT_OK;
+}
+
+ciot_status ciot_bw_sample(ciot_pool *p, void *buf, size_t bytes, double min_seconds, size_t prefetch,
+                           double *gbs, int *passes) {
+    if (!p || !buf || !gbs || !(min_seconds >= 0)) return CIOT_E_ARG;
+    padded_sink *sink = aligned_alloc(64, (size_t)ciot_pool_threads(p) * sizeof *sink);
+    bw_job j;
+    size_t per_pass;
+    ciot_status st = sink ? make_job(CIOT_BW_READ, buf, bytes, prefetch, sink, &j, &per_pass) : CIOT_E_NOMEM;
+    if (st == CIOT_OK) *gbs = policy_rate(p, &j, per_pass, min_seconds, passes); /* j.passes is 1 */
+    free(sink);
+    return st;
+}

@@ -1,0 +1,63 @@
+/* DRAM probe inner loops with AVX2: 256-bit aligned loads into eight independent accumulators (read),
+ * 256-bit stores (write) and load/store pairs (copy), 256 bytes per iteration.
+ * Preconditions: see bw_loops.h (64-byte aligned, bytes a multiple of CIOT_BW_BLOCK). */
+#if !defined(__AVX2__)
+#error "bw_avx2.c must be compiled with -mavx2 (cmake/isa.cmake gives *_avx2.c files these flags)"
+#endif
+#include <immintrin.h>
+#include "bw_loops.h"
+
+uint64_t ciot_bw_read_avx2(const void *src, size_t bytes, size_t ahead) {
+    const __m256i *p = src, *end = (const __m256i *)((const char *)src + bytes);
+    /* Eight accumulators: the adds never form a chain long enough to pace the loads. */
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    for (; p < end; p += 8) {
+        ciot_prefetch(p, 256, ahead); /* the kernels' policy (kernels/prefetch.h), on this iteration's 4 lines */
+        a0 = _mm256_add_epi64(a0, _mm256_load_si256(p + 0));
+        a1 = _mm256_add_epi64(a1, _mm256_load_si256(p + 1));
+        a2 = _mm256_add_epi64(a2, _mm256_load_si256(p + 2));
+        a3 = _mm256_add_epi64(a3, _mm256_load_si256(p + 3));
+        a4 = _mm256_add_epi64(a4, _mm256_load_si256(p + 4));
+        a5 = _mm256_add_epi64(a5, _mm256_load_si256(p + 5));
+        a6 = _mm256_add_epi64(a6, _mm256_load_si256(p + 6));
+        a7 = _mm256_add_epi64(a7, _mm256_load_si256(p + 7));
+    }
+    __m256i s = _mm256_add_epi64(_mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3)),
+                                 _mm256_add_epi64(_mm256_add_epi64(a4, a5), _mm256_add_epi64(a6, a7)));
+    __m128i h = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+    return (uint64_t)_mm_cvtsi128_si64(h) + (uint64_t)_mm_extract_epi64(h, 1);
+}
+
+void ciot_bw_write_avx2(void *dst, size_t bytes, uint64_t value) {
+    __m256i *p = dst, *end = (__m256i *)((char *)dst + bytes);
+    __m256i v = _mm256_set1_epi64x((long long)value);
+    for (; p < end; p += 8) {
+        _mm256_store_si256(p + 0, v);
+        _mm256_store_si256(p + 1, v);
+        _mm256_store_si256(p + 2, v);
+        _mm256_store_si256(p + 3, v);
+        _mm256_store_si256(p + 4, v);
+        _mm256_store_si256(p + 5, v);
+        _mm256_store_si256(p + 6, v);
+        _mm256_store_si256(p + 7, v);
+    }
+}
+
+void ciot_bw_copy_avx2(void *dst, const void *src, size_t bytes) {
+    const __m256i *s = src, *end = (const __m256i *)((const char *)src + bytes);
+    __m256i *d = dst;
+    for (; s < end; s += 8, d += 8) {
+        __m256i v0 = _mm256_load_si256(s + 0), v1 = _mm256_load_si256(s + 1);
+        __m256i v2 = _mm256_load_si256(s + 2), v3 = _mm256_load_si256(s + 3);
+        __m256i v4 = _mm256_load_si256(s + 4), v5 = _mm256_load_si256(s + 5);
+        __m256i v6 = _mm256_load_si256(s + 6), v7 = _mm256_load_si256(s + 7);
+        _mm256_store_si256(d + 0, v0);
+        _mm256_store_si256(d + 1, v1);
+        _mm256_store_si256(d + 2, v2);
+        _mm256_store_si256(d + 3, v3);
+        _mm256_store_si256(d + 4, v4);
+        _mm256_store_si256(d + 5, v5);
+        _mm256_store_si256(d + 6, v6);
+        _mm256_store_si256(d + 7, v7);
+    }
+}
