@@ -192,11 +192,11 @@ REP_FIELDS = REP_RATES + ("ratio",)
 MAX_DIM = 1 << 30
 MAX_RATIO = 1e6                # a ratio that large is no measurement either
 MAX_BYTES = 1 << 62
-BENCH_SCHEMA = 3               # 3 adds each row's roof (harness/roof.h); 2, before it, is still read
+BENCH_SCHEMA = 3               # 3 adds each row's roof (harness/measure/roof.h); 2, before it, is still read
 BENCH_SCHEMAS = (2, 3)
 ROOF_SLACK = 2e-3              # relative: a roof or a ratio recomputed from values written to 3-4 decimals
 NO_ROOF_SCHEMA_2 = "schema 2: no compute roof recorded"
-# ciot writes every digit (harness/bench_report.cc); the slack allowed when a written value is checked
+# ciot writes every digit (harness/cmd/bench_report.cc); the slack allowed when a written value is checked
 # against the written values it was computed from covers files rounded to 3 decimals (rates) and 4 (ratios).
 HALF_UNIT = {"gweights_s": 0.0005, "kernel_gbs": 0.0005, "probe_gbs": 0.0005, "ratio": 0.00005}
 
@@ -385,7 +385,7 @@ class BenchCase:
     @property
     def bound(self):
         """The row's roof: a gemv's is bw; a gemm's the lower roof at the medians of its repetitions, None
-        without a compute roof (the rule of harness/bench_report.cc)."""
+        without a compute roof (the rule of harness/cmd/bench_report.cc)."""
         if self.op == "gemv":
             return "bw"
         comp = [r.compute_gmacs for r in self.reps if r.compute_gmacs is not None]

@@ -1,9 +1,5 @@
-/* The measurement protocol behind every ratio to the read ceiling (bench, replay, suite). A measurement is
- * R repetitions; each repetition is one read-probe sample and one kernel sample, side by side on the same
- * pool at the same thread count, with the same page policy, prefetch policy (the probe also reads without
- * prefetch, and the faster read counts) and buffer rule (both buffers
- * at least max(4 x LLC, 1 GiB), both first touched by the pool in its static split), alternating which goes
- * first. The ratio is taken per repetition; a ratio above 1 is a finding (the ruler broke), not a result. */
+/* The paired ruler behind every ratio to the read ceiling (bench, replay, suite): one probe sample and one
+ * kernel sample per repetition, side by side; its protocol is harness/measure/method.md. */
 #ifndef CIOT_MEASURE_H
 #define CIOT_MEASURE_H
 

@@ -121,7 +121,7 @@ def summary(reps, op, cache, family):
 
 
 def roof_of(op, family, bw, compute, gw, ratio):
-    """The repetition's bound kind, bound and ratio to it (harness/roof.c)."""
+    """The repetition's bound kind, bound and ratio to it (harness/measure/roof.c)."""
     if op == "gemm" and family is None:
         return None, None, None
     if op == "gemm" and compute < bw:
