@@ -237,17 +237,8 @@ int ciot_cmd_bw(int argc, char **argv) {
         rc = measure_sweep(&o, res, infos, &huge_fraction);
     }
     if (rc == 0) print_table(&o, res, infos, n_res, ctx.llc_bytes, huge_fraction);
-    if (json) {
-        if (rc == 0) {
-            write_json(json, &o, res, n_res, infos, &ctx, huge_fraction);
-            if (ciot_json_commit(json, why, sizeof why) != CIOT_OK) {
-                fprintf(stderr, "ciot bw: --json %s\n", why);
-                rc = 1;
-            }
-        } else {
-            ciot_json_discard(json);
-        }
-    }
+    if (json && rc == 0) write_json(json, &o, res, n_res, infos, &ctx, huge_fraction);
+    rc = ciot_sweep_json_end("bw", json, rc);
     free(res);
     free(infos);
     return rc;

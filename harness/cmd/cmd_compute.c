@@ -186,17 +186,8 @@ int ciot_cmd_compute(int argc, char **argv) {
         rc = measure_sweep(&o, res, infos);
     }
     if (rc == 0) print_table(&o, res, infos, n_res);
-    if (json) {
-        if (rc == 0) {
-            write_json(json, &o, res, n_res, infos, &ctx);
-            if (ciot_json_commit(json, why, sizeof why) != CIOT_OK) {
-                fprintf(stderr, "ciot compute: --json %s\n", why);
-                rc = 1;
-            }
-        } else {
-            ciot_json_discard(json);
-        }
-    }
+    if (json && rc == 0) write_json(json, &o, res, n_res, infos, &ctx);
+    rc = ciot_sweep_json_end("compute", json, rc);
     free(res);
     free(infos);
     return rc;

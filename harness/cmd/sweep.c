@@ -48,3 +48,15 @@ void ciot_sweep_json_results(ciot_json *j, ciot_context *ctx) {
 void ciot_sweep_default_threads(ciot_int_list *threads) {
     for (int t = 1; t <= ciot_topo_cores() && t <= CIOT_INT_LIST_MAX; t++) threads->v[threads->n++] = t;
 }
+
+int ciot_sweep_json_end(const char *command, ciot_json *json, int rc) {
+    if (!json) return rc;
+    if (rc != 0) {
+        ciot_json_discard(json);
+        return rc;
+    }
+    char why[CIOT_WHY_MAX];
+    if (ciot_json_commit(json, why, sizeof why) == CIOT_OK) return 0;
+    fprintf(stderr, "ciot %s: --json %s\n", command, why);
+    return 1;
+}

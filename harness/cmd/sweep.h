@@ -30,6 +30,11 @@ int ciot_sweep_run(const ciot_sweep *s);
  * "results" array, one object per step to follow. */
 void ciot_sweep_json_results(ciot_json *j, ciot_context *ctx);
 
+/* The end of a sweep command's JSON: committed when the sweep succeeded (rc 0, the results written), else
+ * discarded, so a failed run leaves no file. Returns the exit code: rc, or 1 when the commit failed (after
+ * "ciot COMMAND: --json WHY"). json may be NULL (no --json). */
+int ciot_sweep_json_end(const char *command, ciot_json *json, int rc);
+
 /* The default sweep when --threads is not given: 1 up to the physical cores. */
 void ciot_sweep_default_threads(ciot_int_list *threads);
 
