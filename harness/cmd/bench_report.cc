@@ -280,7 +280,7 @@ void write_json(ciot_json *j, const Options &o, const std::vector<Case> &cases,
         ciot_json_begin_object(j);
         ciot_json_kv_int(j, "threads", ov.threads);
         ciot_json_kv_string(j, "pool", pool_name(ov.kind));
-        spread(j, "us_per_call", ciot_spread_of(ov.us.data(), int(ov.us.size())));
+        spread(j, "us_per_call", spread_of(ov.us));
         ciot_json_end_object(j);
     }
     ciot_json_end_array(j);

@@ -9,13 +9,9 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-void ciot_sort_doubles(double *v, int n) {
-    if (n > 1) qsort(v, (size_t)n, sizeof *v, cmp_double);
-}
-
 ciot_spread ciot_spread_sort(double *v, int n) {
     if (n <= 0) return (ciot_spread){0, 0, 0};
-    ciot_sort_doubles(v, n);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
     return (ciot_spread){v[0], n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), v[n - 1]};
 }
 

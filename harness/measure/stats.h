@@ -8,8 +8,6 @@ typedef struct {
     double min, median, max;
 } ciot_spread;
 
-/* Sorts v ascending, in place. */
-void ciot_sort_doubles(double *v, int n);
 /* The spread of n values, sorting v in place; all 0 when n is 0. */
 ciot_spread ciot_spread_sort(double *v, int n);
 /* The spread of n values (v is not changed); all 0 when n is 0 (or out of memory). */

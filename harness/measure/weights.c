@@ -4,6 +4,7 @@
 #include <string.h>
 #include "bigbuf.h"
 #include "rules.h"
+#include "splitmix64.h"
 #include "split.h"
 #include "weights.h"
 
@@ -12,10 +13,7 @@ enum { PAGE = 4096 };
 /* Eight bytes of word i: a hash of i (so any split fills the same values), 5 bits of each byte (0..31),
  * plus 0x20, with 0x3c..0x3f folded down by 4. */
 static uint64_t word(uint64_t i) {
-    uint64_t z = i * 0x9e3779b97f4a7c15ull + 0x5eed;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
+    const uint64_t z = ciot_splitmix64_at(0x5eed, i);
     uint64_t v = ((z >> 3) & 0x1f1f1f1f1f1f1f1full) + 0x2020202020202020ull;
     return v - (((v + 0x0404040404040404ull) & 0x4040404040404040ull) >> 4);
 }
