@@ -1,0 +1,123 @@
+#if !defined(__ARM_FEATURE_SVE)
+#error "t2p_dot_sve.h needs -march=armv8.2-a+sve (include it from *_sve.c only)"
+#endif
+/* The T2P block loop of the SVE SDOT gemvs (t2p_gemv_sve, t2p_tq2_gemv_sve), vector-length agnostic: one
+ * 4-row tile against one activation row prepared by act_t2p_sve.h, continuing the canonical float order
+ * from `acc` (lane r = weight row r). A pair's 64 bytes are read in runs of svcntb() bytes (the last one
+ * predicated: at 384 bits a pair is 48 + 16 bytes), each against the same run of the slot images; every
+ * 16-byte word of a run has its rows where t2p_gemv_neondot has them, so SDOT lanes 4m, 4m + 1 of a
+ * granule sum row 2p and lanes 4m + 2, 4m + 3 row 2p + 1, whatever the length. Per run: three ANDs, one
+ * shift and four SDOTs per pair, four image loads shared by the two pairs. The accumulators run on over
+ * the blocks (as in t2p_dot_neondot.h) and a block's row sums are the differences of predicated SADDVs. */
+#ifndef CIOT_ARM_T2P_DOT_SVE_H
+#define CIOT_ARM_T2P_DOT_SVE_H
+
+#include <stddef.h>
+#include "act_t2p_sve.h"
+#include "kernel.h"
+#include "prefetch.h"
+
+_Static_assert(offsetof(block_t2p, qs) == 8 && sizeof(block_t2p) == 136, "T2P: d[4], then qs");
+
+/* Running sums of pair p over the blocks so far: c1 of u (slots 0 and 3), c4 of 4u (slot 1), c16 of 16u
+ * (slot 2), u = code = weight + 1. int32 safe: per block a lane adds at most 4 runs x 4 products x 48 x 127
+ * (c16 at 128 bits; fewer runs at longer lengths), 97536, and callers pass chunks of at most 64 blocks. */
+#define CIOT_T2P_SDOT_PAIR_SVE(c1, c4, c16, b, y0, y1, y2, y3)                              \
+    do {                                                                                     \
+        c1 = svdot_s32(c1, svreinterpret_s8_u8(svand_n_u8_x(all, b, 0x03)), y0);             \
+        c4 = svdot_s32(c4, svreinterpret_s8_u8(svand_n_u8_x(all, b, 0x0c)), y1);             \
+        c16 = svdot_s32(c16, svreinterpret_s8_u8(svand_n_u8_x(all, b, 0x30)), y2);           \
+        c1 = svdot_s32(c1, svreinterpret_s8_u8(svlsr_n_u8_x(all, b, 6)), y3);                \
+    } while (0)
+
+/* u . y of the four rows over the blocks so far, from the six running sums: c1 + c4 / 4 + c16 / 16 per lane
+ * (exact: c4 and c16 sum multiples of 4 and 16), then the lanes of each row. */
+static inline __attribute__((always_inline)) int32x4_t ciot_t2p_rows_sve(svint32_t c1_0, svint32_t c4_0, svint32_t c16_0,
+                                                                         svint32_t c1_1, svint32_t c4_1, svint32_t c16_1,
+                                                                         svbool_t lo, svbool_t hi) {
+    const svbool_t all = svptrue_b32();
+    const svint32_t t0 = svadd_s32_x(all, svadd_s32_x(all, c1_0, svasr_n_s32_x(all, c4_0, 2)), svasr_n_s32_x(all, c16_0, 4));
+    const svint32_t t1 = svadd_s32_x(all, svadd_s32_x(all, c1_1, svasr_n_s32_x(all, c4_1, 2)), svasr_n_s32_x(all, c16_1, 4));
+    const int32x4_t r = {(int32_t)svaddv_s32(lo, t0), (int32_t)svaddv_s32(hi, t0), (int32_t)svaddv_s32(lo, t1),
+                         (int32_t)svaddv_s32(hi, t1)};
+    return r;
+}
+
+/* Blocks 0 .. 2n - 1 of tile w against the prepared Q8_K blocks a[0 .. n - 1], prefetching `prefetch` bytes
+ * ahead. halves 1: a float step per 128-block (PQ2_0's order); halves 2: the pair is one TQ2_0 256-block
+ * whose scale both halves carry, one step on the pair's joined integer sum (kernels/README-tq.md). */
+static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop_sve(const block_t2p *w,
+                                                                                  const ciot_t2p_act2_sve *a, int n,
+                                                                                  float32x4_t acc, size_t prefetch,
+                                                                                  const int halves) {
+    const svbool_t all = svptrue_b8(), lo = ciot_granule_half_sve(0), hi = ciot_granule_half_sve(1);
+    const int vb = (int)svcntb();
+    svint32_t c1_0 = svdup_n_s32(0), c4_0 = c1_0, c16_0 = c1_0, c1_1 = c1_0, c4_1 = c1_0, c16_1 = c1_0;
+    int32x4_t prev = vdupq_n_s32(0); /* w . y over the blocks before this one: u . y - ycum */
+    for (int k = 0; k < n; k++, a++) {
+        ciot_prefetch(w, 2 * sizeof *w, prefetch);
+        const float32x4_t dy = vld1q_f32(a->d), dw0 = ciot_fp16x4_neon(w->d);
+        for (int h = 0; h < 2; h++, w++) {
+            const float32x4_t dw = ciot_fp16x4_neon(w->d);
+            for (int o = 0; o < 64; o += vb) {
+                const svbool_t pg = svwhilelt_b8(o, 64);
+                const svint8_t y0 = svld1_s8(pg, a->y[h][0] + o), y1 = svld1_s8(pg, a->y[h][1] + o);
+                const svint8_t y2 = svld1_s8(pg, a->y[h][2] + o), y3 = svld1_s8(pg, a->y[h][3] + o);
+                const svuint8_t b0 = svld1_u8(pg, w->qs + o), b1 = svld1_u8(pg, w->qs + 64 + o);
+                CIOT_T2P_SDOT_PAIR_SVE(c1_0, c4_0, c16_0, b0, y0, y1, y2, y3);
+                CIOT_T2P_SDOT_PAIR_SVE(c1_1, c4_1, c16_1, b1, y0, y1, y2, y3);
+            }
+            if (halves == 2 && h == 0) continue; /* the 256-block's isum is taken after its second half */
+            /* w . y through block b = u . y - ycum; a block's isum is the step from the block before */
+            const int32x4_t wy = vsubq_s32(ciot_t2p_rows_sve(c1_0, c4_0, c16_0, c1_1, c4_1, c16_1, lo, hi),
+                                           vld1q_s32(a->ycum[h]));
+            const int32x4_t isum = vsubq_s32(wy, prev);
+            prev = wy;
+            /* fmaf((float) isum, fp32(d[r]) * d_y, acc), for TQ2_0 with block 2q's d[r] */
+            acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_f32(halves == 2 ? dw0 : dw, dy));
+        }
+    }
+    return acc;
+}
+
+/* The loop above, compiled once with the prefetch and once without, so that no block tests the policy. */
+static inline float32x4_t ciot_t2p_blocks_sve(const block_t2p *w, const ciot_t2p_act2_sve *a, int n, float32x4_t acc,
+                                              size_t prefetch) {
+    return prefetch ? ciot_t2p_blocks_loop_sve(w, a, n, acc, prefetch, 1) : ciot_t2p_blocks_loop_sve(w, a, n, acc, 0, 1);
+}
+
+/* The same for T2P made from TQ2_0: one float step per 256-block (halves 2). */
+static inline float32x4_t ciot_t2p_tq2_blocks_sve(const block_t2p *w, const ciot_t2p_act2_sve *a, int n,
+                                                  float32x4_t acc, size_t prefetch) {
+    return prefetch ? ciot_t2p_blocks_loop_sve(w, a, n, acc, prefetch, 2) : ciot_t2p_blocks_loop_sve(w, a, n, acc, 0, 2);
+}
+
+typedef float32x4_t (*ciot_t2p_loop_sve_fn)(const block_t2p *w, const ciot_t2p_act2_sve *a, int n, float32x4_t acc,
+                                            size_t prefetch);
+
+enum {
+    CIOT_T2P_SVE_QK = 32,    /* Q8_K blocks prepared at a time (8192 activations, 17.5 KiB of stack) */
+    CIOT_T2P_SVE_TILES = 32, /* tiles that share one preparation (float accumulators kept meanwhile) */
+};
+
+/* The gemv: activations prepared once per slice and chunk of K, shared by groups of tiles (as
+ * ciot_t2p_gemv_loop_neondot). */
+static inline __attribute__((always_inline)) void ciot_t2p_gemv_loop_sve(const ciot_mm *mm, int first, int count,
+                                                                         ciot_t2p_loop_sve_fn loop) {
+    const int nb = mm->K / CIOT_QK, nk = mm->K / CIOT_QK_K;
+    ciot_t2p_act2_sve act[CIOT_T2P_SVE_QK];
+    float32x4_t acc[CIOT_T2P_SVE_TILES];
+    for (int t0 = first; t0 < first + count; t0 += CIOT_T2P_SVE_TILES) {
+        const int nt = first + count - t0 < CIOT_T2P_SVE_TILES ? first + count - t0 : CIOT_T2P_SVE_TILES;
+        for (int t = 0; t < nt; t++) acc[t] = vdupq_n_f32(0.0f);
+        for (int j0 = 0; j0 < nk; j0 += CIOT_T2P_SVE_QK) {
+            const int n = nk - j0 < CIOT_T2P_SVE_QK ? nk - j0 : CIOT_T2P_SVE_QK;
+            ciot_t2p_act_prepare_sve(mm->x, j0, n, act);
+            for (int t = 0; t < nt; t++)
+                acc[t] = loop((const block_t2p *)mm->w + (size_t)(t0 + t) * nb + 2 * j0, act, n, acc[t], mm->prefetch);
+        }
+        for (int t = 0; t < nt; t++) vst1q_f32(mm->y + 4 * (t0 + t), acc[t]);
+    }
+}
+
+#endif

@@ -1,0 +1,20 @@
+#if !defined(__ARM_FEATURE_SVE)
+#error "util_sve.h needs SVE (include it from the *_sve*.c kernel files only)"
+#endif
+/* Small SVE helpers the vector-length-agnostic kernels share. Nothing here assumes a length: a loop over
+ * the 64 bytes of a T2P pair (or any short run) steps by svcntb() with a svwhilelt predicate, so 128, 384
+ * or 2048 bits run the same code; the lengths the kernels meet are any multiple of 16 bytes. */
+#ifndef CIOT_ARM_UTIL_SVE_H
+#define CIOT_ARM_UTIL_SVE_H
+
+#include <arm_sve.h>
+#include "util_neon.h"
+
+/* The int32 lanes 4m + 0, 4m + 1 (lo) and 4m + 2, 4m + 3 (hi) of every 128-bit granule: SDOT's lanes of the
+ * two rows a 16-byte T2P word holds (bytes 0..7 one row, 8..15 the other). */
+static inline svbool_t ciot_granule_half_sve(int hi) {
+    const svuint32_t i = svindex_u32(0, 1);
+    return svcmpeq_n_u32(svptrue_b32(), svand_n_u32_x(svptrue_b32(), i, 2), hi ? 2u : 0u);
+}
+
+#endif
