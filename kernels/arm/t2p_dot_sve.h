@@ -24,10 +24,10 @@ _Static_assert(offsetof(block_t2p, qs) == 8 && sizeof(block_t2p) == 136, "T2P: d
  * (c16 at 128 bits; fewer runs at longer lengths), 97536, and callers pass chunks of at most 64 blocks. */
 #define CIOT_T2P_SDOT_PAIR_SVE(c1, c4, c16, b, y0, y1, y2, y3)                              \
     do {                                                                                     \
-        c1 = svdot_s32(c1, svreinterpret_s8_u8(svand_n_u8_x(all, b, 0x03)), y0);             \
-        c4 = svdot_s32(c4, svreinterpret_s8_u8(svand_n_u8_x(all, b, 0x0c)), y1);             \
-        c16 = svdot_s32(c16, svreinterpret_s8_u8(svand_n_u8_x(all, b, 0x30)), y2);           \
-        c1 = svdot_s32(c1, svreinterpret_s8_u8(svlsr_n_u8_x(all, b, 6)), y3);                \
+        c1 = svdot_s32(c1, svreinterpret_s8_u8(ciot_and_sve(b, m03)), y0);                \
+        c4 = svdot_s32(c4, svreinterpret_s8_u8(ciot_and_sve(b, m0c)), y1);                \
+        c16 = svdot_s32(c16, svreinterpret_s8_u8(ciot_and_sve(b, m30)), y2);              \
+        c1 = svdot_s32(c1, svreinterpret_s8_u8(CIOT_LSR_U8_SVE(b, 6)), y3);                \
     } while (0)
 
 /* u . y of the four rows over the blocks so far, from the six running sums: c1 + c4 / 4 + c16 / 16 per lane
@@ -35,9 +35,8 @@ _Static_assert(offsetof(block_t2p, qs) == 8 && sizeof(block_t2p) == 136, "T2P: d
 static inline __attribute__((always_inline)) int32x4_t ciot_t2p_rows_sve(svint32_t c1_0, svint32_t c4_0, svint32_t c16_0,
                                                                          svint32_t c1_1, svint32_t c4_1, svint32_t c16_1,
                                                                          svbool_t lo, svbool_t hi) {
-    const svbool_t all = svptrue_b32();
-    const svint32_t t0 = svadd_s32_x(all, svadd_s32_x(all, c1_0, svasr_n_s32_x(all, c4_0, 2)), svasr_n_s32_x(all, c16_0, 4));
-    const svint32_t t1 = svadd_s32_x(all, svadd_s32_x(all, c1_1, svasr_n_s32_x(all, c4_1, 2)), svasr_n_s32_x(all, c16_1, 4));
+    const svint32_t t0 = ciot_add_s32_sve(ciot_add_s32_sve(c1_0, CIOT_ASR_S32_SVE(c4_0, 2)), CIOT_ASR_S32_SVE(c16_0, 4));
+    const svint32_t t1 = ciot_add_s32_sve(ciot_add_s32_sve(c1_1, CIOT_ASR_S32_SVE(c4_1, 2)), CIOT_ASR_S32_SVE(c16_1, 4));
     const int32x4_t r = {(int32_t)svaddv_s32(lo, t0), (int32_t)svaddv_s32(hi, t0), (int32_t)svaddv_s32(lo, t1),
                          (int32_t)svaddv_s32(hi, t1)};
     return r;
@@ -50,8 +49,12 @@ static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop_sv
                                                                                   const ciot_t2p_act2_sve *a, int n,
                                                                                   float32x4_t acc, size_t prefetch,
                                                                                   const int halves) {
-    const svbool_t all = svptrue_b8(), lo = ciot_granule_half_sve(0), hi = ciot_granule_half_sve(1);
+    const svbool_t lo = ciot_granule_half_sve(0), hi = ciot_granule_half_sve(1);
     const int vb = (int)svcntb();
+    /* The masks stay in registers (the empty asm hides their value): AND of two vectors has a separate
+     * destination, AND with an immediate overwrites its source and would need a copy of every word. */
+    svuint8_t m03 = svdup_n_u8(0x03), m0c = svdup_n_u8(0x0c), m30 = svdup_n_u8(0x30);
+    __asm__("" : "+w"(m03), "+w"(m0c), "+w"(m30));
     svint32_t c1_0 = svdup_n_s32(0), c4_0 = c1_0, c16_0 = c1_0, c1_1 = c1_0, c4_1 = c1_0, c16_1 = c1_0;
     int32x4_t prev = vdupq_n_s32(0); /* w . y over the blocks before this one: u . y - ycum */
     for (int k = 0; k < n; k++, a++) {

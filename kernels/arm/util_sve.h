@@ -17,4 +17,26 @@ static inline svbool_t ciot_granule_half_sve(int hi) {
     return svcmpeq_n_u32(svptrue_b32(), svand_n_u32_x(svptrue_b32(), i, 2), hi ? 2u : 0u);
 }
 
+/* Unpredicated AND of two vectors, ADD, and shifts by an immediate, each with its own destination. clang 14
+ * compiles svand_u8_x, svlsr_n_u8_x and the like, even under an all-true predicate, to the predicated
+ * forms, which overwrite their first source: every decoded slot then costs a MOV as well. */
+static inline svuint8_t ciot_and_sve(svuint8_t a, svuint8_t b) {
+    svuint8_t r;
+    __asm__("and %0.d, %1.d, %2.d" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+static inline svint32_t ciot_add_s32_sve(svint32_t a, svint32_t b) {
+    svint32_t r;
+    __asm__("add %0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+#define CIOT_SHIFT_SVE(op, type, lanes, a, n)                                \
+    __extension__({                                                          \
+        type r_;                                                             \
+        __asm__(op " %0." lanes ", %1." lanes ", #" #n : "=w"(r_) : "w"(a)); \
+        r_;                                                                  \
+    })
+#define CIOT_LSR_U8_SVE(a, n) CIOT_SHIFT_SVE("lsr", svuint8_t, "b", a, n)
+#define CIOT_ASR_S32_SVE(a, n) CIOT_SHIFT_SVE("asr", svint32_t, "s", a, n)
+
 #endif
