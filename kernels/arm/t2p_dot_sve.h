@@ -8,7 +8,8 @@
  * 16-byte word of a run has its rows where t2p_gemv_neondot has them, so SDOT lanes 4m, 4m + 1 of a
  * granule sum row 2p and lanes 4m + 2, 4m + 3 row 2p + 1, whatever the length. Per run: three ANDs, one
  * shift and four SDOTs per pair, four image loads shared by the two pairs. The accumulators run on over
- * the blocks (as in t2p_dot_neondot.h) and a block's row sums are the differences of predicated SADDVs. */
+ * the blocks (as in t2p_dot_neondot.h); a block's row sums are the step between two transposed and
+ * granule-folded totals (ciot_t2p_rows_sve). */
 #ifndef CIOT_ARM_T2P_DOT_SVE_H
 #define CIOT_ARM_T2P_DOT_SVE_H
 
@@ -30,38 +31,54 @@ _Static_assert(offsetof(block_t2p, qs) == 8 && sizeof(block_t2p) == 136, "T2P: d
         c1 = svdot_s32(c1, svreinterpret_s8_u8(CIOT_LSR_U8_SVE(b, 6)), y3);                \
     } while (0)
 
-/* u . y of the four rows over the blocks so far, from the six running sums: c1 + c4 / 4 + c16 / 16 per lane
- * (exact: c4 and c16 sum multiples of 4 and 16), then the lanes of each row. */
-static inline __attribute__((always_inline)) int32x4_t ciot_t2p_rows_sve(svint32_t c1_0, svint32_t c4_0, svint32_t c16_0,
+/* u . y of the four rows over the blocks so far, from the six running sums, in lanes 0..3 (rows 0..3).
+ * Per lane c1 + c4 / 4 + c16 / 16 (exact: c4 and c16 sum multiples of 4 and 16); then within each 128-bit
+ * granule pair 0's [r0 r0 r1 r1] and pair 1's [r2 r2 r3 r3] are transposed to two [r0 r1 r2 r3] and added
+ * (TRN on 64-bit, then 32-bit lanes); then granules g and g + s are added for s = 1, 2, 4, 8 while the vector
+ * has more than s of them (EXT pulls in zeros from above), which leaves the sum of all of them in granule 0
+ * whatever their number. */
+static inline __attribute__((always_inline)) svint32_t ciot_t2p_rows_sve(svint32_t c1_0, svint32_t c4_0, svint32_t c16_0,
                                                                          svint32_t c1_1, svint32_t c4_1, svint32_t c16_1,
-                                                                         svbool_t lo, svbool_t hi) {
+                                                                         int vb) {
     const svint32_t t0 = ciot_add_s32_sve(ciot_add_s32_sve(c1_0, CIOT_ASR_S32_SVE(c4_0, 2)), CIOT_ASR_S32_SVE(c16_0, 4));
     const svint32_t t1 = ciot_add_s32_sve(ciot_add_s32_sve(c1_1, CIOT_ASR_S32_SVE(c4_1, 2)), CIOT_ASR_S32_SVE(c16_1, 4));
-    const int32x4_t r = {(int32_t)svaddv_s32(lo, t0), (int32_t)svaddv_s32(hi, t0), (int32_t)svaddv_s32(lo, t1),
-                         (int32_t)svaddv_s32(hi, t1)};
+    const svint32_t e = svreinterpret_s32_s64(svtrn1_s64(svreinterpret_s64_s32(t0), svreinterpret_s64_s32(t1)));
+    const svint32_t o = svreinterpret_s32_s64(svtrn2_s64(svreinterpret_s64_s32(t0), svreinterpret_s64_s32(t1)));
+    svint32_t r = ciot_add_s32_sve(svtrn1_s32(e, o), svtrn2_s32(e, o));
+    const svint32_t zero = svdup_n_s32(0);
+    if (vb > 16) r = ciot_add_s32_sve(r, svext_s32(r, zero, 4));
+    if (vb > 32) r = ciot_add_s32_sve(r, svext_s32(r, zero, 8));
+    if (vb > 64) r = ciot_add_s32_sve(r, svext_s32(r, zero, 16));
+    if (vb > 128) r = ciot_add_s32_sve(r, svext_s32(r, zero, 32));
     return r;
 }
 
 /* Blocks 0 .. 2n - 1 of tile w against the prepared Q8_K blocks a[0 .. n - 1], prefetching `prefetch` bytes
  * ahead. halves 1: a float step per 128-block (PQ2_0's order); halves 2: the pair is one TQ2_0 256-block
- * whose scale both halves carry, one step on the pair's joined integer sum (kernels/README-tq.md). */
+ * whose scale both halves carry, one step on the pair's joined integer sum (kernels/README-tq.md). The float
+ * state is lanes 0..3 of an SVE vector (the other lanes compute nothing that is kept). */
 static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop_sve(const block_t2p *w,
                                                                                   const ciot_t2p_act2_sve *a, int n,
-                                                                                  float32x4_t acc, size_t prefetch,
+                                                                                  float32x4_t acc_in, size_t prefetch,
                                                                                   const int halves) {
-    const svbool_t lo = ciot_granule_half_sve(0), hi = ciot_granule_half_sve(1);
+    const svbool_t p4 = svptrue_pat_b32(SV_VL4);
     const int vb = (int)svcntb();
     /* The masks stay in registers (the empty asm hides their value): AND of two vectors has a separate
      * destination, AND with an immediate overwrites its source and would need a copy of every word. */
     svuint8_t m03 = svdup_n_u8(0x03), m0c = svdup_n_u8(0x0c), m30 = svdup_n_u8(0x30);
     __asm__("" : "+w"(m03), "+w"(m0c), "+w"(m30));
     svint32_t c1_0 = svdup_n_s32(0), c4_0 = c1_0, c16_0 = c1_0, c1_1 = c1_0, c4_1 = c1_0, c16_1 = c1_0;
-    int32x4_t prev = vdupq_n_s32(0); /* w . y over the blocks before this one: u . y - ycum */
+    svint32_t prev = c1_0; /* w . y over the blocks before this one: u . y - ycum */
+    float acc4[4];
+    vst1q_f32(acc4, acc_in);
+    svfloat32_t acc = svld1_f32(p4, acc4);
     for (int k = 0; k < n; k++, a++) {
         ciot_prefetch(w, 2 * sizeof *w, prefetch);
-        const float32x4_t dy = vld1q_f32(a->d), dw0 = ciot_fp16x4_neon(w->d);
+        const svfloat32_t dy = svld1_f32(p4, a->d);
+        /* fp32(d[r]) of the block (FCVT widens exactly); for TQ2_0 block 2q's, which block 2q + 1 repeats */
+        svfloat32_t dw = svcvt_f32_f16_x(p4, svreinterpret_f16_u32(svld1uh_u32(p4, w->d)));
         for (int h = 0; h < 2; h++, w++) {
-            const float32x4_t dw = ciot_fp16x4_neon(w->d);
+#pragma clang loop unroll(full)
             for (int o = 0; o < 64; o += vb) {
                 const svbool_t pg = svwhilelt_b8(o, 64);
                 const svint8_t y0 = svld1_s8(pg, a->y[h][0] + o), y1 = svld1_s8(pg, a->y[h][1] + o);
@@ -71,16 +88,18 @@ static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop_sv
                 CIOT_T2P_SDOT_PAIR_SVE(c1_1, c4_1, c16_1, b1, y0, y1, y2, y3);
             }
             if (halves == 2 && h == 0) continue; /* the 256-block's isum is taken after its second half */
+            if (halves == 1 && h == 1) dw = svcvt_f32_f16_x(p4, svreinterpret_f16_u32(svld1uh_u32(p4, w->d)));
             /* w . y through block b = u . y - ycum; a block's isum is the step from the block before */
-            const int32x4_t wy = vsubq_s32(ciot_t2p_rows_sve(c1_0, c4_0, c16_0, c1_1, c4_1, c16_1, lo, hi),
-                                           vld1q_s32(a->ycum[h]));
-            const int32x4_t isum = vsubq_s32(wy, prev);
+            const svint32_t wy = svsub_s32_x(p4, ciot_t2p_rows_sve(c1_0, c4_0, c16_0, c1_1, c4_1, c16_1, vb),
+                                             svld1_s32(p4, a->ycum[h]));
+            const svint32_t isum = svsub_s32_x(p4, wy, prev);
             prev = wy;
-            /* fmaf((float) isum, fp32(d[r]) * d_y, acc), for TQ2_0 with block 2q's d[r] */
-            acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_f32(halves == 2 ? dw0 : dw, dy));
+            /* fmaf((float) isum, fp32(d[r]) * d_y, acc) */
+            acc = svmla_f32_m(p4, acc, svcvt_f32_s32_x(p4, isum), svmul_f32_x(p4, dw, dy));
         }
     }
-    return acc;
+    svst1_f32(p4, acc4, acc);
+    return vld1q_f32(acc4);
 }
 
 /* The loop above, compiled once with the prefetch and once without, so that no block tests the policy. */

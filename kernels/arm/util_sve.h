@@ -10,13 +10,6 @@
 #include <arm_sve.h>
 #include "util_neon.h"
 
-/* The int32 lanes 4m + 0, 4m + 1 (lo) and 4m + 2, 4m + 3 (hi) of every 128-bit granule: SDOT's lanes of the
- * two rows a 16-byte T2P word holds (bytes 0..7 one row, 8..15 the other). */
-static inline svbool_t ciot_granule_half_sve(int hi) {
-    const svuint32_t i = svindex_u32(0, 1);
-    return svcmpeq_n_u32(svptrue_b32(), svand_n_u32_x(svptrue_b32(), i, 2), hi ? 2u : 0u);
-}
-
 /* Unpredicated AND of two vectors, ADD, and shifts by an immediate, each with its own destination. clang 14
  * compiles svand_u8_x, svlsr_n_u8_x and the like, even under an all-true predicate, to the predicated
  * forms, which overwrite their first source: every decoded slot then costs a MOV as well. */
