@@ -78,7 +78,6 @@ static inline __attribute__((always_inline)) float32x4_t ciot_t2p_blocks_loop_sv
         /* fp32(d[r]) of the block (FCVT widens exactly); for TQ2_0 block 2q's, which block 2q + 1 repeats */
         svfloat32_t dw = svcvt_f32_f16_x(p4, svreinterpret_f16_u32(svld1uh_u32(p4, w->d)));
         for (int h = 0; h < 2; h++, w++) {
-#pragma clang loop unroll(full)
             for (int o = 0; o < 64; o += vb) {
                 const svbool_t pg = svwhilelt_b8(o, 64);
                 const svint8_t y0 = svld1_s8(pg, a->y[h][0] + o), y1 = svld1_s8(pg, a->y[h][1] + o);
