@@ -70,9 +70,11 @@ static inline __attribute__((always_inline)) void ciot_t2p_block_uy_svei8mm(cons
     svint32_t m16_00 = z, m16_01 = z, m16_10 = z, m16_11 = z;
     for (int wd = 0; wd < 4; wd++) {
         const svuint8_t v0 = svld1rq_u8(all, w->qs + 16 * wd), v1 = svld1rq_u8(all, w->qs + 64 + 16 * wd);
+        /* the word's 8 activation vectors, addressed in vector lengths from one base (LD1B's MUL VL form) */
+        const int8_t *aw = a + 8 * vb * wd;
 #define CIOT_T2P_SLOT_STEP(s, m)                                                                   \
     do {                                                                                           \
-        const svint8_t y0 = svld1_s8(all, a + vb * (2 * (4 * wd + (s)))), y1 = svld1_s8(all, a + vb * (2 * (4 * wd + (s)) + 1)); \
+        const svint8_t y0 = svld1_vnum_s8(all, aw, 2 * (s)), y1 = svld1_vnum_s8(all, aw, 2 * (s) + 1); \
         const svint8_t d0 = CIOT_T2P_SLOT_SVEI8MM(v0, s), d1 = CIOT_T2P_SLOT_SVEI8MM(v1, s);       \
         m##_00 = svmmla_s32(m##_00, d0, y0);                                                       \
         m##_01 = svmmla_s32(m##_01, d0, y1);                                                       \
@@ -127,18 +129,20 @@ static inline __attribute__((always_inline)) void ciot_t2p_tile_chunk_svei8mm(co
         const int8_t *a = buf + (size_t)b * CIOT_T2P_SVEI8MM_BLOCK * (vb / 16);
         svint32_t uy00, uy01, uy10, uy11;
         ciot_t2p_block_uy_svei8mm(w, a, vb, m03, m0c, m30, &uy00, &uy01, &uy10, &uy11);
-        svint32_t cs0 = svld1_s32(all, (const int32_t *)(a + 32 * vb)), cs1 = svld1_s32(all, (const int32_t *)(a + 33 * vb));
+        const int32_t *ac = (const int32_t *)(a + 32 * vb); /* column sums, then scales: vectors 32 .. 35 */
+        svint32_t cs0 = svld1_vnum_s32(all, ac, 0), cs1 = svld1_vnum_s32(all, ac, 1);
         if (halves == 2) {
             const int8_t *a1 = a + CIOT_T2P_SVEI8MM_BLOCK * (vb / 16);
             svint32_t v00, v01, v10, v11;
             ciot_t2p_block_uy_svei8mm(w + 1, a1, vb, m03, m0c, m30, &v00, &v01, &v10, &v11);
             uy00 = ciot_add_s32_sve(uy00, v00), uy01 = ciot_add_s32_sve(uy01, v01);
             uy10 = ciot_add_s32_sve(uy10, v10), uy11 = ciot_add_s32_sve(uy11, v11);
-            cs0 = ciot_add_s32_sve(cs0, svld1_s32(all, (const int32_t *)(a1 + 32 * vb)));
-            cs1 = ciot_add_s32_sve(cs1, svld1_s32(all, (const int32_t *)(a1 + 33 * vb)));
+            const int32_t *ac1 = (const int32_t *)(a1 + 32 * vb);
+            cs0 = ciot_add_s32_sve(cs0, svld1_vnum_s32(all, ac1, 0));
+            cs1 = ciot_add_s32_sve(cs1, svld1_vnum_s32(all, ac1, 1));
         }
         const svfloat32_t dw0 = ciot_t2p_dw_svei8mm(w, idx0), dw1 = ciot_t2p_dw_svei8mm(w, idx1);
-        const svfloat32_t dy0 = svld1_f32(all, (const float *)(a + 34 * vb)), dy1 = svld1_f32(all, (const float *)(a + 35 * vb));
+        const svfloat32_t dy0 = svld1_vnum_f32(all, (const float *)ac, 2), dy1 = svld1_vnum_f32(all, (const float *)ac, 3);
         CIOT_T2P_STEP_SVEI8MM(acc00, uy00, cs0, dw0, dy0);
         CIOT_T2P_STEP_SVEI8MM(acc01, uy01, cs1, dw0, dy1);
         CIOT_T2P_STEP_SVEI8MM(acc10, uy10, cs0, dw1, dy0);
