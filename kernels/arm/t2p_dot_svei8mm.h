@@ -59,7 +59,34 @@ static inline void ciot_t2p_prepare_svei8mm(const block_q8_Kx4 *x, int nbk, int 
 #define CIOT_T2P_UY_SVEI8MM(m1, m4, m16) \
     ciot_add_s32_sve(ciot_add_s32_sve(m1, CIOT_ASR_S32_SVE(m4, 2)), CIOT_ASR_S32_SVE(m16, 4))
 
-/* u . y of one 128-block of the tile for every group: uy_{p}{cp} as [r0 c0, r0 c1, r1 c0, r1 c1] per granule. */
+/* The SMMLA accumulators of a tile, m{1,4,16}_{p}{cp}: for TQ2_0 they run on over the blocks of a chunk (a
+ * 256-block's sums are the step between two totals, so none is reset), for PQ2_0 they are reset per block. int32 safe: per block a lane of m16 adds at most
+ * 4 words x 8 products x 48 x 127 = 195072, m1 and m4 less, and a chunk has at most 32 blocks. */
+/* One 128-block of the tile for every group into the running sums; returns nothing, the caller takes
+ * uy = m1 + m4 / 4 + m16 / 16 (exact: m4 and m16 sum multiples of 4 and 16). */
+#define CIOT_T2P_BLOCK_SVEI8MM(w, a)                                                                                  \
+    do {                                                                                                              \
+        for (int wd = 0; wd < 4; wd++) {                                                                              \
+            const svuint8_t v0 = svld1rq_u8(all8, (w)->qs + 16 * wd), v1 = svld1rq_u8(all8, (w)->qs + 64 + 16 * wd); \
+            /* the word's 8 activation vectors, addressed in vector lengths from one base (LD1B's MUL VL form) */     \
+            const int8_t *aw = (a) + 8 * vb * wd;                                                                     \
+            CIOT_T2P_SLOT_STEP(0, m1);                                                                                \
+            CIOT_T2P_SLOT_STEP(1, m4);                                                                                \
+            CIOT_T2P_SLOT_STEP(2, m16);                                                                               \
+            CIOT_T2P_SLOT_STEP(3, m1);                                                                                \
+        }                                                                                                             \
+    } while (0)
+#define CIOT_T2P_SLOT_STEP(s, m)                                                                                      \
+    do {                                                                                                              \
+        const svint8_t y0 = svld1_vnum_s8(all8, aw, 2 * (s)), y1 = svld1_vnum_s8(all8, aw, 2 * (s) + 1);             \
+        const svint8_t d0 = CIOT_T2P_SLOT_SVEI8MM(v0, s), d1 = CIOT_T2P_SLOT_SVEI8MM(v1, s);                          \
+        m##_00 = svmmla_s32(m##_00, d0, y0);                                                                          \
+        m##_01 = svmmla_s32(m##_01, d0, y1);                                                                          \
+        m##_10 = svmmla_s32(m##_10, d1, y0);                                                                          \
+        m##_11 = svmmla_s32(m##_11, d1, y1);                                                                          \
+    } while (0)
+
+/* PQ2_0: u . y of one 128-block of the tile for every group, from accumulators of its own: uy_{p}{cp} as [r0 c0, r0 c1, r1 c0, r1 c1] per granule. */
 static inline __attribute__((always_inline)) void ciot_t2p_block_uy_svei8mm(const block_t2p *w, const int8_t *a, int vb,
                                                                            svuint8_t m03, svuint8_t m0c, svuint8_t m30,
                                                                            svint32_t *uy00, svint32_t *uy01,
@@ -72,7 +99,7 @@ static inline __attribute__((always_inline)) void ciot_t2p_block_uy_svei8mm(cons
         const svuint8_t v0 = svld1rq_u8(all, w->qs + 16 * wd), v1 = svld1rq_u8(all, w->qs + 64 + 16 * wd);
         /* the word's 8 activation vectors, addressed in vector lengths from one base (LD1B's MUL VL form) */
         const int8_t *aw = a + 8 * vb * wd;
-#define CIOT_T2P_SLOT_STEP(s, m)                                                                   \
+#define CIOT_T2P_SLOT_STEP_ONE(s, m)                                                                   \
     do {                                                                                           \
         const svint8_t y0 = svld1_vnum_s8(all, aw, 2 * (s)), y1 = svld1_vnum_s8(all, aw, 2 * (s) + 1); \
         const svint8_t d0 = CIOT_T2P_SLOT_SVEI8MM(v0, s), d1 = CIOT_T2P_SLOT_SVEI8MM(v1, s);       \
@@ -81,11 +108,11 @@ static inline __attribute__((always_inline)) void ciot_t2p_block_uy_svei8mm(cons
         m##_10 = svmmla_s32(m##_10, d1, y0);                                                       \
         m##_11 = svmmla_s32(m##_11, d1, y1);                                                       \
     } while (0)
-        CIOT_T2P_SLOT_STEP(0, m1);
-        CIOT_T2P_SLOT_STEP(1, m4);
-        CIOT_T2P_SLOT_STEP(2, m16);
-        CIOT_T2P_SLOT_STEP(3, m1);
-#undef CIOT_T2P_SLOT_STEP
+        CIOT_T2P_SLOT_STEP_ONE(0, m1);
+        CIOT_T2P_SLOT_STEP_ONE(1, m4);
+        CIOT_T2P_SLOT_STEP_ONE(2, m16);
+        CIOT_T2P_SLOT_STEP_ONE(3, m1);
+#undef CIOT_T2P_SLOT_STEP_ONE
     }
     *uy00 = CIOT_T2P_UY_SVEI8MM(m1_00, m4_00, m16_00);
     *uy01 = CIOT_T2P_UY_SVEI8MM(m1_01, m4_01, m16_01);
@@ -106,10 +133,10 @@ static inline __attribute__((always_inline)) svfloat32_t ciot_t2p_dw_svei8mm(con
 #define CIOT_T2P_STEP_SVEI8MM(acc, uy, cs, dw, dy) \
     acc = svmla_f32_m(all, acc, svcvt_f32_s32_x(all, svsub_s32_x(all, uy, cs)), svmul_f32_x(all, dw, dy))
 
-/* Blocks 0 .. nblk - 1 of one tile against a prepared chunk, continuing the float state at `state` (four
- * vectors, one per (pair p, column pair cp), 4 * CIOT_T2P_SVEI8MM_MAX_GRANULES floats apart). halves 1: one
- * float step per 128-block; halves 2 (TQ2_0): blocks 2q, 2q + 1 are one 256-block whose sums are added first
- * (int32 safe: |isum| <= 256 * 2 * 127), then one step with block 2q's scales. */
+/* Blocks 0 .. nblk - 1 (at most 32) of one tile against a prepared chunk, continuing the float state at
+ * `state` (four vectors, one per (pair p, column pair cp), 4 * CIOT_T2P_SVEI8MM_MAX_GRANULES floats apart).
+ * halves 1: one float step per 128-block; halves 2 (TQ2_0): blocks 2q, 2q + 1 are one 256-block whose sums are
+ * taken together (int32 safe: |isum| <= 256 * 2 * 127), then one step with block 2q's scales. */
 static inline __attribute__((always_inline)) void ciot_t2p_tile_chunk_svei8mm(const block_t2p *w, const int8_t *buf, int nblk,
                                                                              float *state, const int halves) {
     const int vb = (int)svcntb();
@@ -125,21 +152,31 @@ static inline __attribute__((always_inline)) void ciot_t2p_tile_chunk_svei8mm(co
     const svuint16_t idx1 = svadd_n_u16_x(all16, idx0, 2);
     svfloat32_t acc00 = svld1_f32(all, state), acc01 = svld1_f32(all, state + S);
     svfloat32_t acc10 = svld1_f32(all, state + 2 * S), acc11 = svld1_f32(all, state + 3 * S);
+    const svbool_t all8 = svptrue_b8();
+    const svint32_t z = svdup_n_s32(0);
+    svint32_t m1_00 = z, m1_01 = z, m1_10 = z, m1_11 = z, m4_00 = z, m4_01 = z, m4_10 = z, m4_11 = z;
+    svint32_t m16_00 = z, m16_01 = z, m16_10 = z, m16_11 = z;
+    svint32_t prev00 = z, prev01 = z, prev10 = z, prev11 = z; /* TQ2_0: u . y over the chunk's blocks so far */
     for (int b = 0; b < nblk; b += halves, w += halves) {
         const int8_t *a = buf + (size_t)b * CIOT_T2P_SVEI8MM_BLOCK * (vb / 16);
-        svint32_t uy00, uy01, uy10, uy11;
-        ciot_t2p_block_uy_svei8mm(w, a, vb, m03, m0c, m30, &uy00, &uy01, &uy10, &uy11);
         const int32_t *ac = (const int32_t *)(a + 32 * vb); /* column sums, then scales: vectors 32 .. 35 */
         svint32_t cs0 = svld1_vnum_s32(all, ac, 0), cs1 = svld1_vnum_s32(all, ac, 1);
-        if (halves == 2) {
+        svint32_t uy00, uy01, uy10, uy11;
+        if (halves == 1) { /* accumulators of the block's own: fewer live registers than running totals */
+            ciot_t2p_block_uy_svei8mm(w, a, vb, m03, m0c, m30, &uy00, &uy01, &uy10, &uy11);
+        } else { /* the 256-block: both halves into the running sums, their column sums added */
             const int8_t *a1 = a + CIOT_T2P_SVEI8MM_BLOCK * (vb / 16);
-            svint32_t v00, v01, v10, v11;
-            ciot_t2p_block_uy_svei8mm(w + 1, a1, vb, m03, m0c, m30, &v00, &v01, &v10, &v11);
-            uy00 = ciot_add_s32_sve(uy00, v00), uy01 = ciot_add_s32_sve(uy01, v01);
-            uy10 = ciot_add_s32_sve(uy10, v10), uy11 = ciot_add_s32_sve(uy11, v11);
             const int32_t *ac1 = (const int32_t *)(a1 + 32 * vb);
+            CIOT_T2P_BLOCK_SVEI8MM(w, a);
+            CIOT_T2P_BLOCK_SVEI8MM(w + 1, a1);
             cs0 = ciot_add_s32_sve(cs0, svld1_vnum_s32(all, ac1, 0));
             cs1 = ciot_add_s32_sve(cs1, svld1_vnum_s32(all, ac1, 1));
+            uy00 = svsub_s32_x(all, CIOT_T2P_UY_SVEI8MM(m1_00, m4_00, m16_00), prev00);
+            uy01 = svsub_s32_x(all, CIOT_T2P_UY_SVEI8MM(m1_01, m4_01, m16_01), prev01);
+            uy10 = svsub_s32_x(all, CIOT_T2P_UY_SVEI8MM(m1_10, m4_10, m16_10), prev10);
+            uy11 = svsub_s32_x(all, CIOT_T2P_UY_SVEI8MM(m1_11, m4_11, m16_11), prev11);
+            prev00 = svadd_s32_x(all, prev00, uy00), prev01 = svadd_s32_x(all, prev01, uy01);
+            prev10 = svadd_s32_x(all, prev10, uy10), prev11 = svadd_s32_x(all, prev11, uy11);
         }
         const svfloat32_t dw0 = ciot_t2p_dw_svei8mm(w, idx0), dw1 = ciot_t2p_dw_svei8mm(w, idx1);
         const svfloat32_t dy0 = svld1_vnum_f32(all, (const float *)ac, 2), dy1 = svld1_vnum_f32(all, (const float *)ac, 3);
