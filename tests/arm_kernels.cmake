@@ -33,11 +33,16 @@ sve vector   ${sve_bits} bits"
     add_test(NAME arm_sve_dispatch COMMAND ciot info)
     set_tests_properties(arm_sve_dispatch PROPERTIES LABELS sve
       PASS_REGULAR_EXPRESSION "pq2_0   gemv  t2p_gemv_neondot .*pq2_0   gemm  t2p_gemm_i8mm .*tq2_0   gemv  t2p_tq2_gemv_neondot .*tq2_0   gemm  t2p_tq2_gemm_svei8mm ")
-    # an SVE core without dotprod and NEON i8mm (as A64FX): every T2P choice is an SVE kernel
+    # an SVE core without dotprod and NEON i8mm: SVE alone (as A64FX) chooses the SVE lookups and gemv, with
+    # SVE I8MM the SVE SMMLA gemms
     add_test(NAME arm_sve_dispatch_no_dotprod COMMAND ciot info)
     set_tests_properties(arm_sve_dispatch_no_dotprod PROPERTIES LABELS sve
-      ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:neon,sve,sve2,svei8mm"
-      PASS_REGULAR_EXPRESSION "pq2_0   gemv  t2p_gemv_sve .*pq2_0   gemm  t2p_gemm_svei8mm .*tq2_0   gemv  t2p_tq2_gemv_sve .*tq2_0   gemm  t2p_tq2_gemm_svei8mm ")
+      ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:neon,sve"
+      PASS_REGULAR_EXPRESSION "pq2_0   gemv  tl2_gemv_sve .*pq2_0   gemm  tl2_gemm_sve .*tq2_0   gemv  t2p_tq2_gemv_sve ")
+    add_test(NAME arm_sve_dispatch_svei8mm COMMAND ciot info)
+    set_tests_properties(arm_sve_dispatch_svei8mm PROPERTIES LABELS sve
+      ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:neon,sve,svei8mm"
+      PASS_REGULAR_EXPRESSION "pq2_0   gemm  t2p_gemm_svei8mm .*tq2_0   gemm  t2p_tq2_gemm_svei8mm ")
     # every SVE kernel against the exact dot and its reference twin, at this length
     add_test(NAME arm_sve_oracle COMMAND ciot check --kernel _sve)
     set_tests_properties(arm_sve_oracle PROPERTIES LABELS sve
