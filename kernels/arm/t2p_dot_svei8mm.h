@@ -23,7 +23,7 @@
  * (ciot_tile4x4_colsums_i8mm, ciot_tile4x4_cols_i8mm). */
 enum {
     CIOT_T2P_SVEI8MM_BLOCK = 576,     /* bytes per prepared 128-block and granule */
-    CIOT_T2P_SVEI8MM_CHUNK = 36864,   /* prepared bytes per chunk of K: 32 blocks of one granule */
+    CIOT_T2P_SVEI8MM_CHUNK = 36864,   /* prepared bytes per chunk of K: 64 blocks of one granule */
     CIOT_T2P_SVEI8MM_TILES = 16,      /* weight tiles whose float state is kept across the chunks of K */
     CIOT_T2P_SVEI8MM_MAX_GRANULES = 16, /* 2048 bits, the longest SVE vector */
 };
@@ -59,11 +59,11 @@ static inline void ciot_t2p_prepare_svei8mm(const block_q8_Kx4 *x, int nbk, int 
 #define CIOT_T2P_UY_SVEI8MM(m1, m4, m16) \
     ciot_add_s32_sve(ciot_add_s32_sve(m1, CIOT_ASR_S32_SVE(m4, 2)), CIOT_ASR_S32_SVE(m16, 4))
 
-/* The SMMLA accumulators of a tile, m{1,4,16}_{p}{cp}: for TQ2_0 they run on over the blocks of a chunk (a
- * 256-block's sums are the step between two totals, so none is reset), for PQ2_0 they are reset per block. int32 safe: per block a lane of m16 adds at most
- * 4 words x 8 products x 48 x 127 = 195072, m1 and m4 less, and a chunk has at most 32 blocks. */
-/* One 128-block of the tile for every group into the running sums; returns nothing, the caller takes
- * uy = m1 + m4 / 4 + m16 / 16 (exact: m4 and m16 sum multiples of 4 and 16). */
+/* One 128-block of the tile for every group into the SMMLA accumulators m{1,4,16}_{p}{cp} (variables of the
+ * caller, beside all8, vb, the masks); the caller takes uy = m1 + m4 / 4 + m16 / 16. For TQ2_0 they run on
+ * over the blocks of a chunk (a 256-block's sums are the step between two totals, so none is reset), for
+ * PQ2_0 they are a block's own. int32 safe: per block a lane of m16 adds at most 4 words x 8 products x
+ * 48 x 127 = 195072, m1 and m4 less, and a chunk has at most 64 blocks. */
 #define CIOT_T2P_BLOCK_SVEI8MM(w, a)                                                                                  \
     do {                                                                                                              \
         for (int wd = 0; wd < 4; wd++) {                                                                              \
@@ -86,34 +86,17 @@ static inline void ciot_t2p_prepare_svei8mm(const block_q8_Kx4 *x, int nbk, int 
         m##_11 = svmmla_s32(m##_11, d1, y1);                                                                          \
     } while (0)
 
-/* PQ2_0: u . y of one 128-block of the tile for every group, from accumulators of its own: uy_{p}{cp} as [r0 c0, r0 c1, r1 c0, r1 c1] per granule. */
+/* PQ2_0: u . y of one 128-block of the tile for every group, from accumulators of its own: uy_{p}{cp} as
+ * [r0 c0, r0 c1, r1 c0, r1 c1] per granule. */
 static inline __attribute__((always_inline)) void ciot_t2p_block_uy_svei8mm(const block_t2p *w, const int8_t *a, int vb,
                                                                            svuint8_t m03, svuint8_t m0c, svuint8_t m30,
                                                                            svint32_t *uy00, svint32_t *uy01,
                                                                            svint32_t *uy10, svint32_t *uy11) {
-    const svbool_t all = svptrue_b8();
+    const svbool_t all8 = svptrue_b8();
     svint32_t z = svdup_n_s32(0);
     svint32_t m1_00 = z, m1_01 = z, m1_10 = z, m1_11 = z, m4_00 = z, m4_01 = z, m4_10 = z, m4_11 = z;
     svint32_t m16_00 = z, m16_01 = z, m16_10 = z, m16_11 = z;
-    for (int wd = 0; wd < 4; wd++) {
-        const svuint8_t v0 = svld1rq_u8(all, w->qs + 16 * wd), v1 = svld1rq_u8(all, w->qs + 64 + 16 * wd);
-        /* the word's 8 activation vectors, addressed in vector lengths from one base (LD1B's MUL VL form) */
-        const int8_t *aw = a + 8 * vb * wd;
-#define CIOT_T2P_SLOT_STEP_ONE(s, m)                                                                   \
-    do {                                                                                           \
-        const svint8_t y0 = svld1_vnum_s8(all, aw, 2 * (s)), y1 = svld1_vnum_s8(all, aw, 2 * (s) + 1); \
-        const svint8_t d0 = CIOT_T2P_SLOT_SVEI8MM(v0, s), d1 = CIOT_T2P_SLOT_SVEI8MM(v1, s);       \
-        m##_00 = svmmla_s32(m##_00, d0, y0);                                                       \
-        m##_01 = svmmla_s32(m##_01, d0, y1);                                                       \
-        m##_10 = svmmla_s32(m##_10, d1, y0);                                                       \
-        m##_11 = svmmla_s32(m##_11, d1, y1);                                                       \
-    } while (0)
-        CIOT_T2P_SLOT_STEP_ONE(0, m1);
-        CIOT_T2P_SLOT_STEP_ONE(1, m4);
-        CIOT_T2P_SLOT_STEP_ONE(2, m16);
-        CIOT_T2P_SLOT_STEP_ONE(3, m1);
-#undef CIOT_T2P_SLOT_STEP_ONE
-    }
+    CIOT_T2P_BLOCK_SVEI8MM(w, a);
     *uy00 = CIOT_T2P_UY_SVEI8MM(m1_00, m4_00, m16_00);
     *uy01 = CIOT_T2P_UY_SVEI8MM(m1_01, m4_01, m16_01);
     *uy10 = CIOT_T2P_UY_SVEI8MM(m1_10, m4_10, m16_10);
