@@ -35,6 +35,7 @@ static unsigned detect(void) {
 }
 #elif (defined(__aarch64__) && (defined(__linux__) || defined(__APPLE__))) || (defined(_M_ARM64) && defined(_WIN32))
 #define ALWAYS 1 /* Advanced SIMD is mandatory on AArch64 */
+#define NEVER 0  /* a feature this OS does not report (Apple has no SVE) */
 #if defined(__linux__)
 #include <sys/auxv.h>
 #define ARMCAP(hwcap, apple, windows) (hwcap)
@@ -132,6 +133,13 @@ unsigned ciot_cpu_features(void) {
     int ciot_cpu_has_##word(void) { return (ciot_cpu_features() & CIOT_F_##id) != 0; }
 CIOT_ISA(HAS)
 #undef HAS
+
+#if defined(__aarch64__)
+int ciot_sve_vector_bytes_sve(void); /* arm/vector_length_sve.c: svcntb(), run only where SVE is */
+int ciot_cpu_sve_vector_bytes(void) { return ciot_cpu_detect() & CIOT_F_SVE ? ciot_sve_vector_bytes_sve() : 0; }
+#else
+int ciot_cpu_sve_vector_bytes(void) { return 0; }
+#endif
 
 const char *ciot_feature_name(unsigned bit) {
     for (int i = 0; i < N_NAMES; i++)

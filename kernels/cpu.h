@@ -23,6 +23,10 @@ ciot_status ciot_cpu_env_check(const char **bad, int *bad_len);
 CIOT_ISA(CIOT_CPU_HAS)
 #undef CIOT_CPU_HAS
 
+/* The SVE vector length in bytes (svcntb(): 16 to 256, any multiple of 16), or 0 when the hardware has no SVE
+ * (CIOT_CPU does not change it: the length is the process's, not a feature). */
+int ciot_cpu_sve_vector_bytes(void);
+
 /* Feature name of one bit ("dotprod"), and a comma list of all bits in mask into buf. */
 const char *ciot_feature_name(unsigned bit);
 const char *ciot_feature_list(unsigned mask, char *buf, int len);

@@ -25,9 +25,9 @@ static void print_source_choices(unsigned cpu, int with_why) {
 }
 
 int ciot_cmd_info(int argc, char **argv) {
-    const ciot_cmdline c = {"info", "", "CPU model, detected features, cores and caches (hwloc), the kernels this CPU\n"
-                            "can run, the one chosen per source file and per layout, and why: its rank and\n"
-                            "where that was measured.", NULL, 0, NULL, 0};
+    const ciot_cmdline c = {"info", "", "CPU model, detected features and the SVE vector length, cores and caches (hwloc),\n"
+                            "the kernels this CPU can run, the one chosen per source file and per layout, and\n"
+                            "why: its rank and where that was measured.", NULL, 0, NULL, 0};
     const int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc >= 0) return rc;
     char buf[256];
@@ -36,6 +36,8 @@ int ciot_cmd_info(int argc, char **argv) {
     printf("features     %s", ciot_feature_list(cpu, buf, sizeof buf));
     if (cpu != hw) printf("   (masked by CIOT_CPU; detected %s)", ciot_feature_list(hw, buf, sizeof buf));
     printf("\n");
+    const int vl = ciot_cpu_sve_vector_bytes();
+    if (vl) printf("sve vector   %d bits (%d bytes; the SVE kernels run at any length)\n", 8 * vl, vl);
     ciot_topology t;
     if (ciot_topology_read(&t) != 0) printf("topology     hwloc could not read the topology\n");
     printf("cores        %d (%d processing units, %d package%s)\n", t.cores, t.pus, t.packages, t.packages > 1 ? "s" : "");

@@ -123,7 +123,7 @@ static inline float32x4_t ciot_t2p_tq2_blocks_neondot(const block_t2p *w, const 
     return prefetch ? ciot_t2p_blocks_loop_neondot(w, a, n, acc, prefetch, 2) : ciot_t2p_blocks_loop_neondot(w, a, n, acc, 0, 2);
 }
 
-/* A block loop as the kernels call it: the kernel's file wraps one of the two above in its neon-cost markers. */
+/* A block loop as the kernels call it: the kernel's file wraps one of the two above in its arm-cost markers. */
 typedef float32x4_t (*ciot_t2p_loop_neondot_fn)(const block_t2p *w, const ciot_t2p_act2_neon *a, int n, float32x4_t acc,
                                                 size_t prefetch);
 

@@ -8,7 +8,7 @@
 #include "kernel.h"
 #include "t2p_dot_neondot.h"
 
-/* kept out of line: the neon-cost markers then bound exactly this loop */
+/* kept out of line: the arm-cost markers then bound exactly this loop */
 __attribute__((noinline)) static float32x4_t loop(const block_t2p *w, const ciot_t2p_act2_neon *a, int n,
                                                   float32x4_t acc, size_t prefetch) {
     CIOT_MCA_BEGIN("t2p_gemm_neondot");

@@ -54,7 +54,7 @@ static void run(const void *wp, const void *tables, void *state, size_t prefetch
         uint8x16x4_t T[4];
         for (int j = 0; j < 4; j++) T[j] = vld1q_u8_x4(tb->t[j0 + j][0]);
         ciot_prefetch(w->qs[j0], 4 * sizeof w->qs[j0], prefetch);
-#pragma clang loop unroll(disable) /* the loop scripts/neon-cost measures: 32 rows x 16 weights */
+#pragma clang loop unroll(disable) /* the loop scripts/arm-cost measures: 32 rows x 16 weights */
         for (int v = 0; v < 16; v += 2) {
             /* byte sums of the 8 lookups: al = sum l in 0..248 (u8 safe), ah = sum h in -128..120 (s8 safe) */
             uint8x16_t al[2] = {vdupq_n_u8(0), vdupq_n_u8(0)}, ah[2] = {vdupq_n_u8(0), vdupq_n_u8(0)};

@@ -63,7 +63,7 @@ static void run(const void *wp, const void *tables, void *state, size_t prefetch
     CIOT_MCA_BEGIN("tl3_tq1_gemv_neon");
     for (int q = 0; q < 4; q++) {
         ciot_prefetch(&w->sb[q], sizeof w->sb[q], prefetch);
-        /* the loops scripts/neon-cost measures: 32 rows x 32 weights, rows 0..127 and 128..255 */
+        /* the loops scripts/arm-cost measures: 32 rows x 32 weights, rows 0..127 and 128..255 */
 #pragma clang loop unroll(disable)
         for (int r0 = 0; r0 < 128; r0 += 32) pass(w, tb, q, r0, 0, st->s + r0);
 #pragma clang loop unroll(disable)

@@ -6,7 +6,7 @@
 #include <arm_neon.h>
 #include <string.h>
 
-/* Hot-loop markers for scripts/neon-cost (llvm-mca region names). They are assembler comments: no
+/* Hot-loop markers for scripts/arm-cost (llvm-mca region names). They are assembler comments: no
  * instruction is emitted. -DCIOT_NO_MCA_MARKERS drops them, which the script uses to show that the marked
  * loop compiles to the same instructions without them. Place them around a per-block loop, never inside. */
 #ifdef CIOT_NO_MCA_MARKERS
@@ -17,7 +17,7 @@
 #define CIOT_MCA_END() __asm__ volatile("// LLVM-MCA-END")
 #endif
 
-/* File scope, for a kernel whose hot loop scripts/neon-cost cannot normalize by its dot instructions (a TBL
+/* File scope, for a kernel whose hot loop scripts/arm-cost cannot normalize by its dot instructions (a TBL
  * lookup kernel, say): how to turn the loop's instructions into a per-block cost. `spec` is space-separated
  * key=value: weight_rows, activation_rows (the tile), anchor (the loop to measure is the one with the most
  * of these mnemonics, '+' joining several) and either per_block (anchors per 128-weight block of the

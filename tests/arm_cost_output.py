@@ -1,13 +1,13 @@
-"""scripts/neon-cost's output never replaces what its --out names when that is not a regular file: a link
+"""scripts/arm-cost's output never replaces what its --out names when that is not a regular file: a link
 to a descriptor (what /dev/stdout is) stays a link and the JSON goes through it, a FIFO stays a FIFO, a
 regular file is replaced whole and a link to one keeps pointing at it. Ends "N passed, M failed"."""
 import importlib.machinery, importlib.util, json, os, sys, tempfile, threading
 
-script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "neon-cost")
-loader = importlib.machinery.SourceFileLoader("neon_cost", script)
-spec = importlib.util.spec_from_loader("neon_cost", loader)
-neon_cost = importlib.util.module_from_spec(spec)
-loader.exec_module(neon_cost)
+script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "arm-cost")
+loader = importlib.machinery.SourceFileLoader("arm_cost", script)
+spec = importlib.util.spec_from_loader("arm_cost", loader)
+arm_cost = importlib.util.module_from_spec(spec)
+loader.exec_module(arm_cost)
 passed = failed = 0
 
 
@@ -36,7 +36,7 @@ with tempfile.TemporaryDirectory() as d:
     reader.start()
     link = os.path.join(d, "stdout")
     os.symlink("/proc/self/fd/1", link)
-    neon_cost.write_json(link, data)
+    arm_cost.write_json(link, data)
     os.dup2(saved, 1)
     reader.join(10)
     check(os.path.islink(link) and os.readlink(link) == "/proc/self/fd/1", "a descriptor link stays a link")
@@ -48,7 +48,7 @@ with tempfile.TemporaryDirectory() as d:
     out = []
     reader = threading.Thread(target=lambda: out.append(open(fifo).read()), daemon=True)
     reader.start()
-    neon_cost.write_json(fifo, data)
+    arm_cost.write_json(fifo, data)
     reader.join(10)  # a writer that replaced the FIFO never opens it: the reader would wait forever
     check(os.path.exists(fifo) and not os.path.isfile(fifo), "a FIFO stays a FIFO")
     check(bool(out) and parses_to(out[0], data), "the JSON went through the FIFO")
@@ -57,7 +57,7 @@ with tempfile.TemporaryDirectory() as d:
     open(regular, "w").write("old")
     to_regular = os.path.join(d, "to-cost.json")
     os.symlink(regular, to_regular)
-    neon_cost.write_json(to_regular, data)
+    arm_cost.write_json(to_regular, data)
     check(os.path.islink(to_regular) and json.load(open(regular)) == data, 
           "a link to a file keeps pointing at it, the file replaced")
     check(sorted(os.listdir(d)) == ["cost.json", "fifo", "stdout", "to-cost.json"], "no temporary file left")

@@ -1,0 +1,120 @@
+#if !defined(__ARM_FEATURE_SVE)
+#error "tl2_sve.c needs -march=armv8.2-a+sve (cmake/isa.cmake gives it to *_sve.c)"
+#endif
+/* The gemv: TL2 tiles (256 rows x 128 weights) times Q8_K activations by 16-entry SVE TBL lookups at any
+ * vector length: the tables and their byte planes are tl2_gemv_neon's (built with the same NEON helpers),
+ * and one vector holds svcntb() rows' codes of a byte (the last run of a 256-row plane predicated: at 384
+ * bits 5 x 48 + 16 rows). A 16-entry table needs only the first 16 bytes of its vector: SVE TBL indexes the
+ * whole vector and every index is 0..15. Per run of rows and 4 bytes: 4 loads, AND + LSR per byte, 16 TBL,
+ * 16 ADD into byte sums (l in 0..248, h in -128..120), then into the int16 running sums of the tile block's
+ * rows in L1 (UUNPKLO/HI keep the row order). PQ2_0's float order: per row one fmaf per block.
+ * K % 256 == 0, rows % 256 == 0. */
+#include "formats.h"
+#include "kernel.h"
+#include "lut_loop.h"
+#include "lut_neon.h"
+#include "prefetch.h"
+#include "util_sve.h"
+
+/* Byte j: t[j][0], t[j][1] = planes l, h of its low nibble's table, t[j][2], t[j][3] of its high nibble's. */
+typedef struct {
+    uint8_t t[32][4][16];
+    float dy; /* the Q8_K scale */
+} block_tables;
+
+/* coefficients (code - 1) of a nibble's two weights, per nibble value c */
+#define N0(c) (((c) & 3) - 1)
+#define N1(c) (((c) >> 2) - 1)
+static const int8_t coef[2][16] = {{CIOT_L16(N0, 0)}, {CIOT_L16(N1, 0)}};
+
+static void build(const void *x, int i, void *tables) {
+    const block_q8_K *b = (const block_q8_K *)x + (i >> 1);
+    const int8_t *a = b->qs + 128 * (i & 1);
+    block_tables *tb = tables;
+    for (int j = 0; j < 32; j++)
+        for (int n = 0; n < 2; n++) /* |T| <= 2 * 2 * 127: l in 0..31, h in -16..15 */
+            ciot_lut_table16_neon(coef[0], coef[1], a[4 * j + 2 * n], a[4 * j + 2 * n + 1], tb->t[j][2 * n],
+                                  (int8_t *)tb->t[j][2 * n + 1]);
+    tb->dy = b->d;
+}
+
+/* The hot loop: svcntb() rows x 16 weights per iteration, as many weights of a 32-row tile as 8 per row at
+ * 128 bits (16 at 256): scripts/arm-cost scales the count to the length it compiles for. */
+CIOT_MCA_TILE("tl2_gemv_sve", "weight_rows=32 anchor=tbl weights_per_iteration_128=8");
+
+/* One byte j of the 4: its nibbles' lookups into the byte sums al (planes l) and ah (planes h). */
+#define CIOT_TL2_BYTE_SVE(j)                                                                                  \
+    do {                                                                                                      \
+        const svuint8_t x = svld1_u8(pg, w->qs[j0 + (j)] + o);                                                \
+        const svuint8_t lo = ciot_and_sve(x, c15), hi = CIOT_LSR_U8_SVE(x, 4);                               \
+        al = svadd_u8_x(all, al, svadd_u8_x(all, svtbl_u8(l##j, lo), svtbl_u8(L##j, hi)));                   \
+        ah = svadd_u8_x(all, ah, svadd_u8_x(all, svtbl_u8(h##j, lo), svtbl_u8(H##j, hi)));                   \
+    } while (0)
+
+/* One 128-block of a tile: the block's int16 sums per row in s (int16 safe: a row's sum is at most 128 products
+ * of at most 2 * 127), then the float step into the state, rows in order. */
+static void run(const void *wp, const void *tables, void *state, size_t prefetch) {
+    const block_tl2 *w = wp;
+    const block_tables *tb = tables;
+    float *acc = state;
+    int16_t s[CIOT_LUT_TILE] __attribute__((aligned(64))) = {0};
+    const int vb = (int)svcntb();
+    const svbool_t all = svptrue_b8();
+    svuint8_t c15 = svdup_n_u8(15);
+    __asm__("" : "+w"(c15)); /* in a register: the two-vector AND (util_sve.h) */
+    ciot_prefetch(w->d, sizeof w->d, prefetch);
+    CIOT_MCA_BEGIN("tl2_gemv_sve");
+    for (int j0 = 0; j0 < 32; j0 += 4) {
+        /* the four bytes' tables stay in registers while their four 256-byte planes are read whole */
+        const svuint8_t l0 = svld1rq_u8(all, tb->t[j0][0]), h0 = svld1rq_u8(all, tb->t[j0][1]);
+        const svuint8_t L0 = svld1rq_u8(all, tb->t[j0][2]), H0 = svld1rq_u8(all, tb->t[j0][3]);
+        const svuint8_t l1 = svld1rq_u8(all, tb->t[j0 + 1][0]), h1 = svld1rq_u8(all, tb->t[j0 + 1][1]);
+        const svuint8_t L1 = svld1rq_u8(all, tb->t[j0 + 1][2]), H1 = svld1rq_u8(all, tb->t[j0 + 1][3]);
+        const svuint8_t l2 = svld1rq_u8(all, tb->t[j0 + 2][0]), h2 = svld1rq_u8(all, tb->t[j0 + 2][1]);
+        const svuint8_t L2 = svld1rq_u8(all, tb->t[j0 + 2][2]), H2 = svld1rq_u8(all, tb->t[j0 + 2][3]);
+        const svuint8_t l3 = svld1rq_u8(all, tb->t[j0 + 3][0]), h3 = svld1rq_u8(all, tb->t[j0 + 3][1]);
+        const svuint8_t L3 = svld1rq_u8(all, tb->t[j0 + 3][2]), H3 = svld1rq_u8(all, tb->t[j0 + 3][3]);
+        ciot_prefetch(w->qs[j0], 4 * sizeof w->qs[j0], prefetch);
+#pragma clang loop unroll(disable) /* the loop scripts/arm-cost measures */
+        for (int o = 0; o < CIOT_LUT_TILE; o += vb) {
+            const svbool_t pg = svwhilelt_b8(o, CIOT_LUT_TILE);
+            svuint8_t al = svdup_n_u8(0), ah = svdup_n_u8(0);
+            CIOT_TL2_BYTE_SVE(0);
+            CIOT_TL2_BYTE_SVE(1);
+            CIOT_TL2_BYTE_SVE(2);
+            CIOT_TL2_BYTE_SVE(3);
+            /* rows o .. o + vb/2 - 1 and the next vb/2: s += al + 32 ah, widened in row order */
+            const svbool_t p0 = svwhilelt_b16(o, CIOT_LUT_TILE), p1 = svwhilelt_b16(o + vb / 2, CIOT_LUT_TILE);
+            const svint16_t a0 = svreinterpret_s16_u16(svunpklo_u16(al)), a1 = svreinterpret_s16_u16(svunpkhi_u16(al));
+            const svint16_t b0 = svunpklo_s16(svreinterpret_s8_u8(ah)), b1 = svunpkhi_s16(svreinterpret_s8_u8(ah));
+            svst1_s16(p0, s + o, svadd_s16_x(p0, svld1_s16(p0, s + o), svmla_n_s16_x(p0, a0, b0, 32)));
+            svst1_s16(p1, s + o + vb / 2, svadd_s16_x(p1, svld1_s16(p1, s + o + vb / 2), svmla_n_s16_x(p1, a1, b1, 32)));
+        }
+    }
+    CIOT_MCA_END();
+    /* fmaf((float) isum, fp32(d[r]) * d_y, acc[r]); FCVT widens the fp16 scales exactly, SCVTF is exact */
+    for (int r = 0; r < CIOT_LUT_TILE; r += (int)svcntw()) {
+        const svbool_t p = svwhilelt_b32(r, CIOT_LUT_TILE);
+        const svfloat32_t dw = svcvt_f32_f16_x(p, svreinterpret_f16_u32(svld1uh_u32(p, w->d + r)));
+        const svfloat32_t isum = svcvt_f32_s32_x(p, svld1sh_s32(p, s + r));
+        svst1_f32(p, acc + r, svmla_f32_m(p, svld1_f32(p, acc + r), isum, svmul_n_f32_x(p, dw, tb->dy)));
+    }
+}
+
+static void finish(const void *state, float *y) { memcpy(y, state, CIOT_LUT_TILE * sizeof(float)); }
+
+static const ciot_lut_method method = {CIOT_TL2_GROUP, sizeof(block_tables), CIOT_LUT_TILE * sizeof(float),
+                                       sizeof(block_tl2), build, run, finish, NULL};
+_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
+_Static_assert(CIOT_TL2_GROUP * CIOT_LUT_TILE * sizeof(float) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
+
+static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
+
+CIOT_KERNEL(tl2_gemv_sve, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
+            .features = CIOT_F_NEON | CIOT_F_SVE, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
+
+/* The gemm: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
+
+CIOT_KERNEL(tl2_gemm_sve, tl2_gemm_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMM,
+            .features = CIOT_F_NEON | CIOT_F_SVE, .compute = gemm, .mac = CIOT_MAC_LOOKUP);

@@ -1,0 +1,35 @@
+#if !defined(__ARM_FEATURE_SVE)
+#error "util_sve.h needs SVE (include it from the *_sve*.c kernel files only)"
+#endif
+/* Small SVE helpers the vector-length-agnostic kernels share. Nothing here assumes a length: a loop over
+ * the 64 bytes of a T2P pair (or any short run) steps by svcntb() with a svwhilelt predicate, so 128, 384
+ * or 2048 bits run the same code; the lengths the kernels meet are any multiple of 16 bytes. */
+#ifndef CIOT_ARM_UTIL_SVE_H
+#define CIOT_ARM_UTIL_SVE_H
+
+#include <arm_sve.h>
+#include "util_neon.h"
+
+/* Unpredicated AND of two vectors, ADD, and shifts by an immediate, each with its own destination. clang 14
+ * compiles svand_u8_x, svlsr_n_u8_x and the like, even under an all-true predicate, to the predicated
+ * forms, which overwrite their first source: every decoded slot then costs a MOV as well. */
+static inline svuint8_t ciot_and_sve(svuint8_t a, svuint8_t b) {
+    svuint8_t r;
+    __asm__("and %0.d, %1.d, %2.d" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+static inline svint32_t ciot_add_s32_sve(svint32_t a, svint32_t b) {
+    svint32_t r;
+    __asm__("add %0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+#define CIOT_SHIFT_SVE(op, type, lanes, a, n)                                \
+    __extension__({                                                          \
+        type r_;                                                             \
+        __asm__(op " %0." lanes ", %1." lanes ", #" #n : "=w"(r_) : "w"(a)); \
+        r_;                                                                  \
+    })
+#define CIOT_LSR_U8_SVE(a, n) CIOT_SHIFT_SVE("lsr", svuint8_t, "b", a, n)
+#define CIOT_ASR_S32_SVE(a, n) CIOT_SHIFT_SVE("asr", svint32_t, "s", a, n)
+
+#endif
