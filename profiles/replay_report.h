@@ -33,6 +33,9 @@ typedef struct {
     double straggler_us;
     const ciot_run_stats *runs;
     int n_runs;
+    int whole_token;            /* 1: the ops between the matvecs ran too (runs per context) */
+    const char *token_ops;      /* their version (kernels/ops/token_ops.h: "ref", "avx2", "neon") */
+    const char *token_note;     /* the matvecs only: why ("" when asked for) */
 } ciot_replay_report;
 
 /* Prints the summary, the per-kind table of every run (per_op: one line per op instead), the slowest
