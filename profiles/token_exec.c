@@ -65,7 +65,7 @@ static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX :
 static size_t mul_sat(size_t a, size_t b) { return a && b > SIZE_MAX / a ? SIZE_MAX : a * b; }
 
 /* A non-NULL address for the checks of the plan, which look at sizes and never read through it. */
-static _Alignas(64) float probe_cell[16];
+static _Alignas(64) float probe_cell[16], probe_other[16];
 
 /* The args of step s at its sizes, with every pointer at probe_cell (the plan checks them so), and the
  * activation floats it needs. */
@@ -105,7 +105,7 @@ static void sizes_of(const ciot_token_step *s, int capacity, slot *z, size_t *ac
         *act = (size_t)p[0];
         break;
     case CIOT_STEP_STATE_COPY:
-        z->a.state_copy = (ciot_state_copy_args){P, P, 64};
+        z->a.state_copy = (ciot_state_copy_args){P, probe_other, 64};
         z->copies = p[0];
         *act = 0;
         break;
