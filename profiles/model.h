@@ -45,8 +45,6 @@ const char *ciot_step_kind_name(ciot_step_kind k);
 const char *ciot_step_keys(ciot_step_kind k);
 /* The kind a word names, -1 for none. */
 int ciot_step_kind_of(const char *word);
-/* The name of embed's type key value (0 f32, 1 f16). */
-const char *ciot_step_embed_type(int type);
 
 typedef struct {
     char name[128];         /* the file's stem, e.g. "bonsai-2-27b" */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
+#include "token_ops.h"
 
 enum { MAX_SIZE = 1 << 30 };
 
@@ -23,10 +24,6 @@ static const struct {
     [CIOT_STEP_STATE_COPY] = {"state_copy", {"copies"}},
     [CIOT_STEP_ARGMAX] = {"argmax", {"n"}},
 };
-
-/* The embedding's types, by the number its type key takes (profiles/README.md). */
-static const char *const embed_types[] = {"f32", "f16"};
-enum { EMBED_TYPES = 2 };
 
 const char *ciot_step_kind_name(ciot_step_kind k) { return (unsigned)k < CIOT_STEP_KINDS ? kinds[k].name : "unknown"; }
 
@@ -50,8 +47,8 @@ int ciot_step_kind_of(const char *word) {
 /* A whole number from 1 to 2^30, or for embed's type one of its names. */
 static int parse_value(ciot_step_kind k, int key, const char *s, int *out) {
     if (k == CIOT_STEP_EMBED && !strcmp(kinds[k].keys[key], "type")) {
-        for (int t = 0; t < EMBED_TYPES; t++)
-            if (!strcmp(s, embed_types[t])) return *out = t, 1;
+        for (int t = 0; ciot_embed_type_name((ciot_embed_type)t); t++)
+            if (!strcmp(s, ciot_embed_type_name((ciot_embed_type)t))) return *out = t, 1;
         return 0;
     }
     if (*s < '0' || *s > '9') return 0;
@@ -86,7 +83,8 @@ ciot_status ciot_token_parse(char **w, int nw, const char *file, int line, ciot_
         if (!parse_value((ciot_step_kind)k, key, eq + 1, &st->p[key]))
             return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: %s: %s '%s' is not %s", file, line, w[0],
                               kinds[k].keys[key], eq + 1,
-                              k == CIOT_STEP_EMBED && key == 2 ? "f32 or f16" : "a whole number from 1 to 1073741824");
+                              k == CIOT_STEP_EMBED && key == 2 ? "an embedding type (f32, f16, bf16, q8_0, pq2_0, ptq1_0, tq1_0, tq2_0)"
+                                                               : "a whole number from 1 to 1073741824");
     }
     for (int j = 0; j < CIOT_STEP_PARAMS && kinds[k].keys[j]; j++)
         if (!seen[j])
@@ -105,5 +103,3 @@ ciot_status ciot_token_parse(char **w, int nw, const char *file, int line, ciot_
                           line, w[0], p[3], p[2]);
     return CIOT_OK;
 }
-
-const char *ciot_step_embed_type(int t) { return t >= 0 && t < EMBED_TYPES ? embed_types[t] : "unknown"; }

@@ -214,21 +214,22 @@ static int pick_op_kernels(const replay_opts *o, ciot_model *m, int n_ops, const
     return -1;
 }
 
-/* The whole token or the matvecs only (said why in one line when the model has no whole token), and the
+/* The whole token or the matvecs only (why_not says why, for one line once nothing is refused), and the
  * memory of the whole token's ops at the largest context: refused before any work, in one line, when it
  * does not fit beside the probe. Returns -1 when fine, else the exit code. */
 static int settle_token(const replay_opts *o, const ciot_model *m, int *whole, size_t probe_bytes,
-                        ciot_token_memory *mem) {
+                        ciot_token_memory *mem, char *why_not, size_t why_len) {
     memset(mem, 0, sizeof *mem);
     *whole = 0;
+    why_not[0] = 0;
     if (o->matvecs_only) return -1;
     if (!m->n_token) {
-        ciot_say("replay", "%s: %s: replaying its matvecs only", m->path, m->token_note);
+        snprintf(why_not, why_len, "%s: %s: replaying its matvecs only", m->path, m->token_note);
         return -1;
     }
     if (o->batch > 1) {
-        ciot_say("replay", "--batch %d replays prompt processing: the matvecs only (the whole token is one decoded "
-                 "token)", o->batch);
+        snprintf(why_not, why_len, "--batch %d replays prompt processing: the matvecs only (the whole token is one "
+                 "decoded token)", o->batch);
         return -1;
     }
     int most = 0;
@@ -479,6 +480,7 @@ int ciot_cmd_replay(int argc, char **argv) {
     ciot_replay_opts ro = {0};
     size_t region = 0;
     int cold = 0, whole = 0;
+    char why_not[CIOT_WHY_MAX + 1100] = "";
     ciot_token_memory token_mem = {0};
     const int cores = ciot_topo_cores(), threads = o.threads ? o.threads : cores;
     const int n_ops = o.ops ? o.ops : m.n_ops;
@@ -495,7 +497,7 @@ int ciot_cmd_replay(int argc, char **argv) {
         if (ciot_model_check(&m, n_ops, kernel->layout, err, sizeof err) != CIOT_OK) {
             fprintf(stderr, "ciot replay: %s (kernel %s)\n", err, kernel->name);
             rc = 2;
-        } else if ((rc = settle_token(&o, &m, &whole, ceiling_bytes, &token_mem)) < 0) {
+        } else if ((rc = settle_token(&o, &m, &whole, ceiling_bytes, &token_mem, why_not, sizeof why_not)) < 0) {
             rc = settle_memory(&o, &m, n_ops, kernel->layout, ceiling_bytes, ciot_token_memory_total(&token_mem), &ro,
                                &region, &cold);
         }
@@ -515,6 +517,7 @@ int ciot_cmd_replay(int argc, char **argv) {
         return rc;
     }
     if (m.left_out[0]) ciot_say("replay", "%s: left out: %s", m.path, m.left_out);
+    if (why_not[0]) ciot_say("replay", "%s", why_not);
     if (m.gguf && ro.memory == CIOT_MEMORY_RING)
         fprintf(stderr, "ciot replay: the ring holds drawn bytes, not the file's (the whole model does not fit, or "
                         "--memory ring was asked)\n");
