@@ -460,3 +460,11 @@ void ciot_token_exec_traffic(const ciot_token_exec *e, int i, int L, ciot_op_tra
 }
 
 const char *ciot_token_exec_ops_name(const ciot_token_exec *e) { return e->ops->name; }
+
+const unsigned char *ciot_token_exec_region(const ciot_token_exec *e, int which, size_t *bytes) {
+    const unsigned char *const base[] = {e->state, e->snapshot, e->kv};
+    const size_t size[] = {e->state_bytes, e->snapshot_bytes, e->kv_bytes};
+    if (which < 0 || which > 2) return *bytes = 0, NULL;
+    *bytes = size[which];
+    return base[which];
+}
