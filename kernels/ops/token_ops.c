@@ -18,9 +18,28 @@ const char *ciot_token_kind_name(ciot_token_kind k) {
 
 const ciot_token_ops ciot_token_ops_ref = {.name = "ref", .features = 0, CIOT_OPS_TABLE(ref)};
 
-static const ciot_token_ops *const versions[] = {
-    &ciot_token_ops_ref,
+/* The versions' own loops; rope and embed (a few KiB per token) run the reference's everywhere. */
+#if defined(__x86_64__) || defined(_M_X64)
+static const ciot_token_ops ops_avx2 = {
+    .name = "avx2", .features = CIOT_F_AVX2 | CIOT_F_FMA,
+    .rmsnorm = ciot_rmsnorm_avx2, .deltanet = ciot_deltanet_avx2, .attention = ciot_attention_avx2,
+    .rope = ciot_rope_ref, .glu = ciot_glu_avx2, .state_copy = ciot_state_copy_avx2,
+    .embed = ciot_embed_ref, .argmax = ciot_argmax_avx2,
 };
+#define ARCH_VERSIONS , &ops_avx2
+#elif defined(__aarch64__)
+static const ciot_token_ops ops_neon = {
+    .name = "neon", .features = CIOT_F_NEON,
+    .rmsnorm = ciot_rmsnorm_neon, .deltanet = ciot_deltanet_neon, .attention = ciot_attention_neon,
+    .rope = ciot_rope_ref, .glu = ciot_glu_neon, .state_copy = ciot_state_copy_neon,
+    .embed = ciot_embed_ref, .argmax = ciot_argmax_neon,
+};
+#define ARCH_VERSIONS , &ops_neon
+#else
+#define ARCH_VERSIONS
+#endif
+
+static const ciot_token_ops *const versions[] = {&ciot_token_ops_ref ARCH_VERSIONS};
 #define N_VERSIONS ((int)(sizeof versions / sizeof versions[0]))
 
 int ciot_token_ops_count(void) { return N_VERSIONS; }
