@@ -68,7 +68,7 @@ static size_t mul_sat(size_t a, size_t b) { return a && b > SIZE_MAX / a ? SIZE_
 static _Alignas(64) float probe_cell[16], probe_other[16];
 
 /* The args of step s at its sizes, with every pointer at probe_cell (the plan checks them so), and the
- * activation floats it needs. */
+ * activation floats it needs. Attention is sized at the largest context, where its scratch is largest. */
 static void sizes_of(const ciot_token_step *s, int capacity, slot *z, size_t *act) {
     float *const P = probe_cell;
     const int *p = s->p;
@@ -92,7 +92,7 @@ static void sizes_of(const ciot_token_step *s, int capacity, slot *z, size_t *ac
     }
     case CIOT_STEP_ATTENTION:
         z->a.attention = (ciot_attention_args){P, P, P, P, (uint16_t *)P, (uint16_t *)P, P, P, p[0], p[1], p[2],
-                                               2 * p[2], 0, capacity, 1.0f / sqrtf((float)p[2])};
+                                               2 * p[2], capacity - 1, capacity, 1.0f / sqrtf((float)p[2])};
         *act = mul_sat((size_t)p[0], 2 * (size_t)p[2]);
         break;
     case CIOT_STEP_ROPE:
@@ -211,8 +211,8 @@ static ciot_status make_plan(const ciot_model *m, int max_context, slot *slots, 
             return ciot_error(CIOT_E_ARG, why, len, "%s:%d: %s: a state copy, but no deltanet op holds a state",
                               m->path, m->token[i].line, m->token[i].name);
     pl->mem.snapshot = mul_sat(pl->mem.state, (size_t)copies);
-    pl->mem.other = add_sat(add_sat(pl->params, pl->tables),
-                            add_sat(mul_sat(a64(mul_sat(pl->act_floats, sizeof(float))), 3), pl->scratch));
+    pl->mem.other = add_sat(add_sat(pl->params, pl->tables), mul_sat(a64(mul_sat(pl->act_floats, sizeof(float))), 3));
+    pl->mem.other = add_sat(pl->mem.other, pl->scratch);
     return CIOT_OK;
 }
 
@@ -273,7 +273,7 @@ ciot_status ciot_token_exec_create(const ciot_model *m, int max_context, const c
     }
     e->m = m, e->ops = ops, e->max_context = max_context, e->slots = slots;
     plan pl;
-    ciot_status st = make_plan(m, max_context, slots, &pl, why, why_len);
+    ciot_status st = max_context < 0 ? CIOT_E_ARG : make_plan(m, max_context, slots, &pl, why, why_len);
     if (st != CIOT_OK) {
         ciot_token_exec_destroy(e);
         return st;
@@ -281,9 +281,12 @@ ciot_status ciot_token_exec_create(const ciot_model *m, int max_context, const c
     e->state_bytes = pl.mem.state, e->snapshot_bytes = pl.mem.snapshot, e->kv_bytes = pl.mem.kv;
     e->other_bytes = pl.mem.other;
     e->state = big(e->state_bytes), e->snapshot = big(e->snapshot_bytes), e->kv = big(e->kv_bytes);
+    /* scratch apart, from the heap: an op that overruns it is what the sanitizers see */
+    e->other_bytes = pl.mem.other - pl.scratch;
     e->other = big(e->other_bytes);
+    e->scratch = aligned_alloc(64, pl.scratch ? pl.scratch : 64);
     if ((e->state_bytes && !e->state) || (e->snapshot_bytes && !e->snapshot) || (e->kv_bytes && !e->kv) ||
-        (e->other_bytes && !e->other)) {
+        (e->other_bytes && !e->other) || !e->scratch) {
         ciot_token_exec_destroy(e);
         return ciot_error(CIOT_E_NOMEM, why, why_len, "cannot allocate %.2f GiB for the states, the KV caches and "
                           "the ops' buffers", (double)ciot_token_memory_total(&pl.mem) / (1 << 30));
@@ -292,7 +295,6 @@ ciot_status ciot_token_exec_create(const ciot_model *m, int max_context, const c
     const size_t act_bytes = a64(pl.act_floats * sizeof(float));
     unsigned char *params = e->other, *tables = params + pl.params, *acts = tables + pl.tables;
     for (int k = 0; k < 3; k++) e->act[k] = (float *)(acts + (size_t)k * act_bytes);
-    e->scratch = acts + 3 * act_bytes;
     e->act_floats = pl.act_floats;
     fill(pool, e->state, e->state_bytes, 0);
     fill(pool, e->snapshot, e->snapshot_bytes, 0);
@@ -376,6 +378,7 @@ void ciot_token_exec_destroy(ciot_token_exec *e) {
     if (e->snapshot) ciot_bigbuf_free(e->snapshot, e->snapshot_bytes);
     if (e->kv) ciot_bigbuf_free(e->kv, e->kv_bytes);
     if (e->other) ciot_bigbuf_free(e->other, e->other_bytes);
+    free(e->scratch);
     free(e->slots);
     free(e);
 }

@@ -109,7 +109,7 @@ static void test_small_replay(void) {
     ciot_pool_opts po = {.threads = 2, .pin = 0};
     CHECK(ciot_pool_create(CIOT_POOL_PERSISTENT, &po, &pool) == CIOT_OK, "pool");
     ciot_token_exec *e;
-    CHECK(ciot_token_exec_create(&m, 64, ciot_token_ops_best(), pool, &e, err, sizeof err) == CIOT_OK, "exec: %s", err);
+    CHECK(ciot_token_exec_create(&m, 600, ciot_token_ops_best(), pool, &e, err, sizeof err) == CIOT_OK, "exec: %s", err);
     const ciot_kernel *k = ciot_kernel_find("pq2_0_gemv_ref");
     ciot_replay_opts o = {.model = &m, .n_ops = m.n_ops, .kernel = k, .batch = 1, .chunk = 4, .memory = CIOT_MEMORY_FULL,
                           .straggler = -1, .exec = e};
@@ -132,7 +132,10 @@ static void test_small_replay(void) {
     CHECK(snap_bytes == 2 * bytes, "two copies of %zu state bytes: %zu", bytes, snap_bytes);
     ciot_replay_record rec;
     ciot_replay_record_alloc(&rec, n, 2);
-    for (int L = 16; L <= 64; L += 48) {
+    /* 600 positions: three chunks of the attention's 256, its scratch at its largest */
+    static const int contexts[] = {16, 64, 600};
+    for (int c = 0; c < 3; c++) {
+        const int L = contexts[c];
         ciot_replay_set_context(r, L);
         ciot_replay_token(r, pool, CIOT_DISPATCH_STATIC, &rec);
         uint64_t sum = 0;
