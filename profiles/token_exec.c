@@ -234,12 +234,10 @@ typedef struct {
 
 static void fill_task(void *arg, int t, int n) {
     const fill_job *j = arg;
-    const size_t lines = j->bytes / 64;
     int first, count;
-    /* lines as int units: split by 4 KiB pages so the count fits */
+    /* split by 4 KiB pages, so each thread first-touches its own pages and the count fits an int */
     const size_t pages = (j->bytes + 4095) / 4096;
     ciot_split_static((int)(pages < (size_t)1 << 30 ? pages : (size_t)1 << 30), t, n, &first, &count);
-    (void)lines;
     size_t lo = (size_t)first * 4096, hi = (size_t)(first + count) * 4096;
     if (hi > j->bytes || t == n - 1) hi = j->bytes;
     if (lo >= hi) return;

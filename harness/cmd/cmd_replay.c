@@ -1,5 +1,6 @@
 /* ciot replay: one decoded token of a model, op by op, on the persistent pool, in the static, chunks
- * and fused dispatches; per op and per thread, the time working apart from the time at the barrier.
+ * and fused dispatches (the whole token: the ops between the matvecs too, at each --context); per op
+ * and per thread, the time working apart from the time at the barrier.
  * Every input is checked before the long work (ceiling probe, weight allocation, tokens) starts. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,7 +133,8 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
     };
     const ciot_cmdline c = {"replay", "--model NAME|FILE [options]",
                             "Decoded tokens of a model op list, op by op on the persistent pool: per op and thread,\n"
-                            "work apart from barrier wait; every token paired with a read-probe sample.",
+                            "work apart from barrier wait; every token paired with a read-probe sample. A whole-token\n"
+                            "list (or GGUF metadata) adds every op between the matvecs, at each --context.",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc >= 0) return rc;

@@ -296,7 +296,9 @@ CONTEXTS = (512, 4096, 32768)
 
 def whole_token(a, rng, ceiling):
     """replay.json of a whole token: the synthetic matvec replay's static run at three contexts, with the ops
-    between the matvecs where a block has them, each run's split and the attention/matvec crossover."""
+    between the matvecs where a block has them, each run's split and the attention/matvec crossover. At 4096
+    one token is above its paired probe and the attention ops above the ceiling, so both flags appear, and
+    not everywhere."""
     doc = replay(a, rng, ceiling)
     base = [r for r in doc["runs"] if r["dispatch"] == "static"][0]
     tokens, probe = doc["tokens"], doc["probe_gbs_per_token"]
@@ -306,7 +308,8 @@ def whole_token(a, rng, ceiling):
         part, us0, per = TOKEN_OPS[kind]
         wall = (us0 + per * L) * (1 + rng.uniform(-0.04, 0.04))
         busy = spread(rng, wall * 0.9, t, 0.05)
-        nbytes = int(wall * ceiling[t] * 0.8 * 1e3)
+        # at 4096 the attention's cache was partly in the LLC: above the ceiling, flagged
+        nbytes = int(wall * ceiling[t] * (1.3 if kind == "attention" and L == 4096 else 0.8) * 1e3)
         pct = 100 * nbytes / wall / 1e3 / doc["ceiling_gbs"]
         return {"name": name, "kind": kind, "op_kind": kind, "rows": 0, "K": 0, "fused_ops": 1, "bytes": nbytes,
                 "lm_head": False, "wall_us": round(wall, 3), "gbs": round(nbytes / wall / 1e3, 4),
@@ -337,6 +340,8 @@ def whole_token(a, rng, ceiling):
         total_ms = sum(o["wall_us"] for o in ops) / 1e3 / 0.995   # the ops' sum: 99.5% of the token
         nbytes = sum(o["bytes"] for o in ops)
         ms = spread(rng, total_ms, tokens, 0.03)
+        if L == 4096:
+            ms[5] *= 0.75   # this token found part of its bytes in cache: above its paired probe sample
         ratios = [nbytes / (x * 1e6) / p for x, p in zip(ms, probe)]
         lo, med, hi = stats3(ms)
         rlo, rmed, rhi = stats3(ratios)
