@@ -18,7 +18,8 @@ const char *ciot_token_kind_name(ciot_token_kind k) {
 
 const ciot_token_ops ciot_token_ops_ref = {.name = "ref", .features = 0, CIOT_OPS_TABLE(ref)};
 
-/* The versions' own loops; rope and embed (a few KiB per token) run the reference's everywhere. */
+/* The versions' own loops; rope and embed (a few KiB per token) run the reference's everywhere, and so does
+ * NEON's state_copy (libc's memcpy: a non-temporal copy's gain cannot be measured without ARM hardware). */
 #if defined(__x86_64__) || defined(_M_X64)
 static const ciot_token_ops ops_avx2 = {
     .name = "avx2", .features = CIOT_F_AVX2 | CIOT_F_FMA,
@@ -31,7 +32,7 @@ static const ciot_token_ops ops_avx2 = {
 static const ciot_token_ops ops_neon = {
     .name = "neon", .features = CIOT_F_NEON,
     .rmsnorm = ciot_rmsnorm_neon, .deltanet = ciot_deltanet_neon, .attention = ciot_attention_neon,
-    .rope = ciot_rope_ref, .glu = ciot_glu_neon, .state_copy = ciot_state_copy_neon,
+    .rope = ciot_rope_ref, .glu = ciot_glu_neon, .state_copy = ciot_state_copy_ref,
     .embed = ciot_embed_ref, .argmax = ciot_argmax_neon,
 };
 #define ARCH_VERSIONS , &ops_neon

@@ -5,45 +5,59 @@
 #include "ops_avx2.h"
 #include "ops_impl.h"
 
-#define BATCH 6
 #define V_BLOCK 32 /* positions whose V rows (16 KiB at head dim 256) stay in L1 across the dim blocks */
 
-typedef struct {
-    const float *q[BATCH];
-    float *rec[BATCH];
-    float *e[BATCH];
-} batch_ptrs;
+/* The canonical fold of eight lane pairs (lo + hi of up to eight dot products) at once: the same additions
+ * as ciot_fold16_avx2 on each, by shuffles across the eight; lane i of the result is the fold of s[i]. */
+static inline __m256 fold16_x8(const __m256 s[8]) {
+    __m256 t[4], u[2];
+    for (int i = 0; i < 4; i++) /* j + 4: the two 128-bit halves of s[2i] and s[2i+1] */
+        t[i] = _mm256_add_ps(_mm256_permute2f128_ps(s[2 * i], s[2 * i + 1], 0x20),
+                             _mm256_permute2f128_ps(s[2 * i], s[2 * i + 1], 0x31));
+    for (int i = 0; i < 2; i++) /* j + 2 */
+        u[i] = _mm256_add_ps(_mm256_shuffle_ps(t[2 * i], t[2 * i + 1], 0x44), _mm256_shuffle_ps(t[2 * i], t[2 * i + 1], 0xee));
+    /* j + 1; the lanes come out as s0 s2 s4 s6 | s1 s3 s5 s7 in halves: put them in order */
+    __m256 r = _mm256_add_ps(_mm256_shuffle_ps(u[0], u[1], 0x88), _mm256_shuffle_ps(u[0], u[1], 0xdd));
+    return _mm256_permutevar8x32_ps(r, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
 
 static inline __attribute__((always_inline)) void scores(const ciot_attention_args *a, const uint16_t *K, int n,
-                                                         const batch_ptrs *b, const int nb) {
+                                                         const ciot_attn_batch *b, const int nb) {
     int D = a->head_dim;
+    const __m256 scale = _mm256_set1_ps(a->scale);
     for (int p = 0; p < n; p++) {
-        __m256 lo[BATCH], hi[BATCH];
+        __m256 lo[CIOT_ATTN_BATCH], hi[CIOT_ATTN_BATCH];
         for (int j = 0; j < nb; j++) lo[j] = hi[j] = _mm256_setzero_ps();
         const uint16_t *kr = K + (size_t)p * D;
         for (int d = 0; d < D; d += 16) {
+            _mm_prefetch((const char *)(kr + 4 * D + d), _MM_HINT_T0);
             __m256 k0 = ciot_fp16x8_avx2(kr + d), k1 = ciot_fp16x8_avx2(kr + d + 8);
             for (int j = 0; j < nb; j++) {
                 lo[j] = _mm256_fmadd_ps(_mm256_loadu_ps(b->q[j] + d), k0, lo[j]);
                 hi[j] = _mm256_fmadd_ps(_mm256_loadu_ps(b->q[j] + d + 8), k1, hi[j]);
             }
         }
-        for (int j = 0; j < nb; j++) b->e[j][p] = ciot_fold16_avx2(lo[j], hi[j]) * a->scale;
+        __m256 s[8];
+        for (int j = 0; j < 8; j++) s[j] = j < nb ? _mm256_add_ps(lo[j], hi[j]) : _mm256_setzero_ps();
+        float f[8];
+        _mm256_storeu_ps(f, _mm256_mul_ps(fold16_x8(s), scale));
+        for (int j = 0; j < nb; j++) b->e[j][p] = f[j];
     }
 }
 
 static inline __attribute__((always_inline)) void weighted_v(const ciot_attention_args *a, const uint16_t *V, int n,
-                                                             const batch_ptrs *b, const int nb) {
+                                                             const ciot_attn_batch *b, const int nb) {
     int D = a->head_dim;
     for (int p0 = 0; p0 < n; p0 += V_BLOCK) {
         int p1 = p0 + V_BLOCK < n ? p0 + V_BLOCK : n;
         for (int d = 0; d < D; d += 16) {
-            __m256 lo[BATCH], hi[BATCH];
+            __m256 lo[CIOT_ATTN_BATCH], hi[CIOT_ATTN_BATCH];
             for (int j = 0; j < nb; j++) {
                 lo[j] = p0 ? _mm256_loadu_ps(b->rec[j] + d) : _mm256_setzero_ps();
                 hi[j] = p0 ? _mm256_loadu_ps(b->rec[j] + d + 8) : _mm256_setzero_ps();
             }
             for (int p = p0; p < p1; p++) {
+                if (d == 0) _mm_prefetch((const char *)(V + (size_t)(p + V_BLOCK) * D), _MM_HINT_T0);
                 __m256 v0 = ciot_fp16x8_avx2(V + (size_t)p * D + d), v1 = ciot_fp16x8_avx2(V + (size_t)p * D + d + 8);
                 for (int j = 0; j < nb; j++) {
                     __m256 w = _mm256_broadcast_ss(b->e[j] + p);
@@ -81,41 +95,6 @@ static void softmax_part(float *e, int n, float *rec, int D) {
     rec[D + 1] = ciot_fold16_avx2(lo, hi);
 }
 
-static void chunk_unit(const ciot_attention_args *a, int g, int c) {
-    int D = a->head_dim, G = a->q_heads / a->kv_heads, p0 = c * CIOT_ATTN_CHUNK;
-    int n = a->L + 1 - p0 < CIOT_ATTN_CHUNK ? a->L + 1 - p0 : CIOT_ATTN_CHUNK;
-    if (c == ciot_attention_chunks(a) - 1) ciot_attention_append(a, g);
-    const uint16_t *K = a->k_cache + ((size_t)g * a->capacity + p0) * D;
-    const uint16_t *V = a->v_cache + ((size_t)g * a->capacity + p0) * D;
-    float e[BATCH][CIOT_ATTN_CHUNK] __attribute__((aligned(32)));
-    for (int j0 = 0; j0 < G; j0 += BATCH) {
-        int nb = G - j0 < BATCH ? G - j0 : BATCH;
-        batch_ptrs b;
-        for (int j = 0; j < nb; j++) {
-            b.q[j] = a->q + (size_t)(g * G + j0 + j) * a->q_stride;
-            b.rec[j] = ciot_attention_rec(a, g * G + j0 + j, c);
-            b.e[j] = e[j];
-        }
-        switch (nb) {
-        case 6: scores(a, K, n, &b, 6); break;
-        case 5: scores(a, K, n, &b, 5); break;
-        case 4: scores(a, K, n, &b, 4); break;
-        case 3: scores(a, K, n, &b, 3); break;
-        case 2: scores(a, K, n, &b, 2); break;
-        default: scores(a, K, n, &b, 1); break;
-        }
-        for (int j = 0; j < nb; j++) softmax_part(e[j], n, b.rec[j], D);
-        switch (nb) {
-        case 6: weighted_v(a, V, n, &b, 6); break;
-        case 5: weighted_v(a, V, n, &b, 5); break;
-        case 4: weighted_v(a, V, n, &b, 4); break;
-        case 3: weighted_v(a, V, n, &b, 3); break;
-        case 2: weighted_v(a, V, n, &b, 2); break;
-        default: weighted_v(a, V, n, &b, 1); break;
-        }
-    }
-}
-
 static void combine(const ciot_attention_args *a, int qh) {
     int D = a->head_dim, nc = ciot_attention_chunks(a);
     float M = ciot_attention_rec(a, qh, 0)[D];
@@ -139,14 +118,5 @@ static void combine(const ciot_attention_args *a, int qh) {
         _mm256_storeu_ps(out + d, _mm256_mul_ps(_mm256_div_ps(_mm256_loadu_ps(out + d), s), ciot_sigmoid8(_mm256_loadu_ps(gate + d))));
 }
 
-void ciot_attention_avx2(const ciot_attention_args *a, int phase, int part, int parts) {
-    long lo, hi;
-    if (phase == 0) {
-        int nc = ciot_attention_chunks(a);
-        ciot_ops_share((long)a->kv_heads * nc, part, parts, &lo, &hi);
-        for (long u = lo; u < hi; u++) chunk_unit(a, (int)(u / nc), (int)(u % nc));
-    } else {
-        ciot_ops_share(a->q_heads, part, parts, &lo, &hi);
-        for (long qh = lo; qh < hi; qh++) combine(a, (int)qh);
-    }
-}
+#include "attention_loop.h"
+CIOT_ATTENTION_ENTRY(avx2)
