@@ -14,7 +14,7 @@
 #include "fp16.h"
 #include "split.h"
 
-enum { EMBED_ROWS = 64 };              /* embedding rows held: a token reads one, cycled per step */
+enum { EMBED_ROWS = 1 };               /* the embedding row a token reads (one row, not the table) */
 static const double ROPE_THETA = 1e7;  /* Qwen3-Next's base; values do not change the timing */
 static const float EPS = 1e-6f;
 
