@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Where a replayed token's time goes (replay.json): per op, the time the threads spent working and the
 time they waited at the barrier (means over the threads), slowest ops first, one panel per dispatch
-mode; and tokens/s of each mode against the bound (read ceiling / weight bytes per token).
+mode (and context, for a whole token: its op kinds, deltanet, attention, rmsnorm, ..., beside the
+matvecs); and tokens/s of each mode against the bound (read ceiling / weight bytes per token, or every
+byte a whole token moves).
 
 The ceiling is the median of the read-probe samples paired with the tokens (replay.json's ceiling_gbs);
 each mode's bar carries the median (min - max) of its per-token ratios, token GB/s over the token's own
@@ -28,7 +30,7 @@ def op_rows(dispatch_run, top):
     by_name = {}
     for op in dispatch_run.ops:
         kind = op.name.rsplit(".", 1)[-1]
-        r = by_name.setdefault(kind, dict(what="op", dispatch=dispatch_run.dispatch, name=kind, count=0,
+        r = by_name.setdefault(kind, dict(what="op", dispatch=dispatch_run.label, name=kind, count=0,
                                              wall_us=0.0, busy_us_mean=0.0, wait_us_mean=0.0, busy_us_max=0.0,
                                              above_100=0, flags=""))
         r["count"] += 1
@@ -42,7 +44,7 @@ def op_rows(dispatch_run, top):
     rows = sorted(by_name.values(), key=lambda r: -r["wall_us"])
     if len(rows) > top + 1:   # the rest in one bar, so the panel still adds up to the token
         rest = rows[top:]
-        rows = rows[:top] + [dict(what="op_rest", dispatch=dispatch_run.dispatch, name=f"{len(rest)} other ops",
+        rows = rows[:top] + [dict(what="op_rest", dispatch=dispatch_run.label, name=f"{len(rest)} other ops",
                                   count=sum(r["count"] for r in rest),
                                   flags="ratio_above_1" if any(r["flags"] for r in rest) else "",
                                   **{k: sum(r[k] for r in rest)
@@ -54,7 +56,7 @@ def dispatch_row(rp, d):
     # above 100%: a token read faster than its own probe sample, or the median token above the bound
     above = d.ratio_above_1 or d.tok_s > d.bound_tok_s
     flags = [f for f, on in (("ratio_above_1", above), ("cache_resident", rp.cache_resident)) if on]
-    return dict(what="dispatch", dispatch=d.dispatch, tok_s=d.tok_s, bound_tok_s=d.bound_tok_s,
+    return dict(what="dispatch", dispatch=d.label, tok_s=d.tok_s, bound_tok_s=d.bound_tok_s,
                 ms_per_token_min=d.ms_per_token["min"], ms_per_token_median=d.ms_per_token["median"],
                 ms_per_token_max=d.ms_per_token["max"], gbs=d.gbs, pct_ceiling=d.pct_ceiling,
                 ratio_min=d.ratio["min"], ratio_median=d.ratio["median"], ratio_max=d.ratio["max"],
@@ -86,7 +88,7 @@ def plot(run, base, top):
         ax.set_xlim(0, xmax / 1e3)
         ax.set_xlabel("ms per token")
         ax.grid(True, axis="x", lw=0.3, alpha=0.5)
-        ax.set_title(f"dispatch: {d.dispatch}, {d.ms_per_token['median']:.3g} ms/token (median)\n"
+        ax.set_title(f"dispatch: {d.label}, {d.ms_per_token['median']:.3g} ms/token (median)\n"
                      f"barrier wait: {100 * d.wait_share:.3g}% of thread time", fontsize=8.5)
     handles, labels = ax.get_legend_handles_labels()
 
@@ -100,8 +102,9 @@ def plot(run, base, top):
     for xi, m in zip(x, modes):
         ax.hlines(m["bound_tok_s"], xi - 0.35, xi + 0.35, colors="black", lw=2,
                   label=f"bound: read ceiling ({fmt(rp.ceiling_gbs)} GB/s, the median of the {rp.tokens} paired probe "
-                        f"samples, {fmt(min(rp.probe_gbs_per_token))}-{fmt(max(rp.probe_gbs_per_token))}) / weight "
-                        f"bytes per token" if xi == 0 else None)
+                        f"samples, {fmt(min(rp.probe_gbs_per_token))}-{fmt(max(rp.probe_gbs_per_token))}) / "
+                        + ("every byte a token moves" if rp.whole_token else "weight bytes per token")
+                  if xi == 0 else None)
         ax.text(xi, m["tok_s"] / 2, f"{m['tok_s']:.3g} tok/s\n{m['gbs']:.3g} GB/s", ha="center", va="center",
                 fontsize=8, color="white")
         flags = [f for f in m["flags"].split(",") if f]
@@ -114,8 +117,8 @@ def plot(run, base, top):
     ax.set_xticks(x, [m["dispatch"] for m in modes])
     ax.set_xlim(-0.6, n - 0.4)
     ax.set_ylim(0, max(max(m["bound_tok_s"] for m in modes), max(t + h for t, h in zip(tok, hi))) * 2)
-    ax.set_ylabel("tokens/s (matmuls only)")
-    ax.set_xlabel("dispatch mode")
+    ax.set_ylabel("tokens/s (whole token)" if rp.whole_token else "tokens/s (matmuls only)")
+    ax.set_xlabel("dispatch mode and context" if rp.whole_token else "dispatch mode")
     ax.grid(True, axis="y", lw=0.3, alpha=0.5)
     flag_labels = {f: rp.flag_label(f) for f in ("ratio_above_1", "cache_resident")
                    if any(f in m["flags"].split(",") for m in modes)}

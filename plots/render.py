@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Draws every plot of one or more run folders: roofline, layouts, scaling and profile into each run
-folder (or --out DIR), and compare when given two or more runs. A run without replay.json gets no
-profile, and says so; any other problem is one line per distinct cause, and the exit status is 2."""
+"""Draws every plot of one or more run folders: roofline, layouts, scaling, profile and (for a whole-token
+replay) context into each run folder (or --out DIR), and compare when given two or more runs. A run
+without replay.json gets no profile, one without a whole-token replay no context plot, and each says so;
+any other problem is one line per distinct cause, and the exit status is 2."""
 import os
 import sys
 
 import compare
+import context
 import layouts
 import op_profile
 import roofline
@@ -35,7 +37,7 @@ def main(argv=None):
     p.add_argument("--top", type=at_least_one, default=20, help="ops with a bar of their own in the profile (default 20)")
     args = p.parse_args(argv)
     per_run = (("roofline", roofline.plot), ("layouts", layouts.plot), ("scaling", scaling.plot),
-               ("profile", lambda run, base: op_profile.plot(run, base, args.top)))
+               ("profile", lambda run, base: op_profile.plot(run, base, args.top)), ("context", context_plot))
     failures = {}   # message -> the plots it stopped (EVERY: all of a run folder's)
 
     def fail(message, what):
@@ -59,8 +61,9 @@ def main(argv=None):
         if run.incomplete:
             print(f"{PROG}: {run.path}: marked INCOMPLETE (the run did not finish); plotting the files it has")
         for name, plot in per_run:
-            if name == "profile" and not run.has("replay.json"):
-                print(f"{PROG}: {run.path}: no replay.json, so no profile")
+            if name in ("profile", "context") and not run.has("replay.json"):
+                if name == "profile":
+                    print(f"{PROG}: {run.path}: no replay.json, so no profile")
                 continue
             attempt(lambda: plot(run, output_base(run, name, args.out)), f"{name} of {run.name}", fail)
     if len(runs) > 1:
@@ -69,6 +72,14 @@ def main(argv=None):
         stopped = "nothing is drawn from it" if EVERY in what else f"so no {', '.join(what)}"
         print(f"{PROG}: {message}; {stopped}", file=sys.stderr)
     return 2 if failures else 0
+
+
+def context_plot(run, base):
+    """The context plot of a whole-token replay; a replay of the matvecs only has none, and says so."""
+    if not run.replay.whole_token:
+        print(f"{PROG}: {run.path}: replay.json replays the matvecs only, so no context plot")
+        return
+    context.plot(run, base)
 
 
 def attempt(work, what, fail):

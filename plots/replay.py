@@ -52,11 +52,17 @@ def _overhead(ov, path):
     return f"within noise ({span}, median {median:+.3g}%)" if within else f"{median:+.3g}% ({span})"
 
 
+PARTS = ("matvecs", "deltanet", "attention", "state_copies", "rest")
+
+
 class Op:
     def __init__(self, d, path, where):
         self.name = get(d, "name", "str", path, where)
-        self.rows = count(d, "rows", path, where, hi=MAX_DIM)
-        self.K = count(d, "K", path, where, hi=MAX_DIM)
+        # an op between the matvecs (a whole token) has no matrix: rows and K 0
+        self.op_kind = get(d, "op_kind", "str", path, where) if "op_kind" in d else "matvec"
+        lo = 1 if self.op_kind == "matvec" else 0
+        self.rows = count(d, "rows", path, where, lo=lo, hi=MAX_DIM)
+        self.K = count(d, "K", path, where, lo=lo, hi=MAX_DIM)
         self.bytes = count(d, "bytes", path, where, lo=0, hi=1 << 62)
         self.lm_head = get(d, "lm_head", "bool", path, where)
         self.wall_us = _micros(d, "wall_us", path, where)
@@ -102,6 +108,25 @@ class DispatchRun:
         if not ops:
             _fail(path, f"{where}.ops is empty")
         self.ops = [Op(o, path, f"{where}.ops[{i}]") for i, o in enumerate(ops)]
+        # the whole token: its KV length and the headline split of every token
+        self.context = count(d, "context", path, where, lo=0, hi=1 << 30) if "context" in d else None
+        self.split = None
+        if "split" in d:
+            split = get(d, "split", "dict", path, where)
+            self.split = {}
+            for part in PARTS:
+                s = get(split, part, "dict", path, f"{where}.split")
+                self.split[part] = {k: in_range(get(s, k, "num", path, f"{where}.split.{part}"), 0, 86400e3, path,
+                                                f"{where}.split.{part}, \"{k}\"")
+                                    for k in ("ms_min", "ms_median", "ms_max")}
+        if "ops_sum_over_wall" in d:
+            self.ops_sum_over_wall = stats(get(d, "ops_sum_over_wall", "dict", path, where), MS, path,
+                                           f"{where}.ops_sum_over_wall")
+
+    @property
+    def label(self):
+        """The run as the panels name it: its dispatch, and its context for a whole token."""
+        return self.dispatch if self.context is None else f"{self.dispatch} L={self.context}"
         self.slowest = [check(s, "str", path, f"{where}.slowest[{i}]")
                         for i, s in enumerate(get(d, "slowest", "list", path, where))]
 
@@ -140,6 +165,14 @@ class Replay:
         if not runs:
             _fail(path, "\"runs\" is empty")
         self.runs = [DispatchRun(r, path, f"runs[{i}]", self.tokens) for i, r in enumerate(runs)]
+        self.whole_token = get(d, "whole_token", "bool", path, "") if "whole_token" in d else False
+        if self.whole_token and any(r.split is None or r.context is None for r in self.runs):
+            _fail(path, "\"whole_token\" is true, but a run has no \"context\" or \"split\"")
+        self.crossover = d.get("crossover") if self.whole_token else None
+        if self.crossover is not None:
+            check(self.crossover, "dict", path, "crossover")
+            for k in ("attention_intercept_ms", "attention_ms_per_position", "matvecs_ms", "context"):
+                get(self.crossover, k, "num", path, "crossover")
 
     @property
     def cache_resident(self):

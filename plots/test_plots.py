@@ -27,7 +27,8 @@ sys.path.insert(0, os.path.join(HERE, "testdata"))
 sys.path.insert(0, HERE)
 import make_run  # noqa: E402
 
-PER_RUN = {"roofline": "roofline.py", "layouts": "layouts.py", "scaling": "scaling.py", "profile": "op_profile.py"}
+PER_RUN = {"roofline": "roofline.py", "layouts": "layouts.py", "scaling": "scaling.py", "profile": "op_profile.py",
+           "context": "context.py"}
 passed, failed = 0, 0
 
 
@@ -277,11 +278,16 @@ def check_scaling(run_dir, rows, expect):
     return kernel_rows
 
 
+def run_label(d):
+    """A run as the profile names it: its dispatch, and its context for a whole token."""
+    return d["dispatch"] + (f" L={d['context']}" if "context" in d else "")
+
+
 def check_profile(run_dir, rows, top, expect):
     rp = raw_json(run_dir, "replay.json")
     bad = []
     for d in rp["runs"]:
-        mine = [r for r in rows if r["dispatch"] == d["dispatch"]]
+        mine = [r for r in rows if r["dispatch"] == run_label(d)]
         disp = [r for r in mine if r["what"] == "dispatch"]
         if len(disp) != 1 or not (close(disp[0]["tok_s"], d["tok_s"]) and close(disp[0]["bound_tok_s"], d["bound_tok_s"])
                                   and close(disp[0]["ms_per_token_median"], d["ms_per_token"]["median"])
@@ -311,7 +317,7 @@ def check_profile(run_dir, rows, top, expect):
             bad.append(f"{d['dispatch']}: not the slowest first")
     check("profile: per-op work, wait and flags, tokens/s, bound, ceiling and paired ratios from replay.json", not bad, bad)
     cache = not rp["cold"] or rp["ceiling_buffer_cache_resident"]
-    runs = {d["dispatch"]: d for d in rp["runs"]}
+    runs = {run_label(d): d for d in rp["runs"]}
 
     def want(r):
         d = runs[r["dispatch"]]
@@ -332,6 +338,8 @@ def test_run(run_dir, label, tmp, expect=None):
     context = raw_json(run_dir, "context.json")
     out = os.path.join(tmp, "out-" + label)
     for plot, script in PER_RUN.items():
+        if plot == "context":   # a whole token's only: test_whole_token draws and checks it
+            continue
         if plot == "profile" and not os.path.exists(os.path.join(run_dir, "replay.json")):
             rc, _, err = run(script, run_dir, "--out", out)
             check(f"{label} {plot}: asked directly without replay.json, one clear error",
@@ -368,8 +376,44 @@ def test_run(run_dir, label, tmp, expect=None):
             check(f"{label} {plot}: --table CSV has the rows of the JSON", rc == 0 and len(list(csv.DictReader(f))) == len(rows))
     rc, _, err = _render(run_dir, out + "-render")
     pics = sorted(glob.glob(os.path.join(out + "-render", "*.png")))
-    want = 4 if os.path.exists(os.path.join(run_dir, "replay.json")) else 3
+    has_replay = os.path.exists(os.path.join(run_dir, "replay.json"))
+    want = 3 + has_replay + (has_replay and raw_json(run_dir, "replay.json").get("whole_token", False))
     check(f"{label} render: every plot", rc == 0 and len(pics) == want, f"rc {rc}, {len(pics)} pictures, {err.strip()}")
+
+
+def test_whole_token(tmp):
+    """A whole-token replay: the context plot draws each run's parts, tok/s, the bound and the crossover as
+    replay.json has them; the profile names its panels by dispatch and context; a replay of the matvecs
+    only gets one clear line from the context plot, never a traceback."""
+    d = make_run.make(os.path.join(tmp, "synthetic-whole"), whole=True)
+    test_run(d, "synthetic-whole", tmp, expect="mixed")
+    rp = raw_json(d, "replay.json")
+    table, out = os.path.join(tmp, "whole-context.json"), os.path.join(tmp, "whole-out")
+    rc, _, err = run("context.py", d, "--out", out, "--table", table)
+    if not check("whole token: the context plot runs", rc == 0, err):
+        return
+    rows = load_table(table)
+    bad = []
+    for r in rp["runs"]:
+        for part, v in r["split"].items():
+            got = [x for x in rows if x["what"] == "part" and x["context"] == r["context"] and x["part"] == part]
+            if len(got) != 1 or not close(got[0]["ms_median"], v["ms_median"]):
+                bad.append(f"L={r['context']} {part}")
+        got = [x for x in rows if x["what"] == "run" and x["context"] == r["context"]]
+        if len(got) != 1 or not (close(got[0]["tok_s"], r["tok_s"]) and close(got[0]["bound_tok_s"], r["bound_tok_s"])):
+            bad.append(f"L={r['context']} tok/s and bound")
+    cross = [x for x in rows if x["what"] == "crossover"]
+    if len(cross) != 1 or not close(cross[0]["context"], rp["crossover"]["context"]):
+        bad.append("crossover")
+    check("whole token: the context plot's parts, tok/s, bound and crossover are replay.json's", not bad, bad)
+    svg = open(os.path.join(out, "synthetic-whole-context.svg")).read()
+    check("whole token: the crossover is written on the plot",
+          f"{rp['crossover']['context']:,.0f}" in svg and "attention = matvecs" in svg)
+    plain = make_run.make(os.path.join(tmp, "synthetic-plain"))
+    rc, _, err = run("context.py", plain, "--out", out)
+    check("a replay of the matvecs only: the context plot refuses it in one line",
+          rc == 2 and "not a whole-token replay" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1,
+          f"rc {rc}, {err!r}")
 
 
 def test_replay_warm(good, tmp):
@@ -898,6 +942,7 @@ def main():
         test_run(b, "synthetic-cache-resident-no-replay", tmp, expect="all")
         test_compare(a, b, tmp)
         test_replay_warm(a, tmp)
+        test_whole_token(tmp)
         test_broken(a, tmp)
         test_broken_table(a, tmp)
         test_launcher(a, tmp)

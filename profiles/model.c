@@ -90,8 +90,12 @@ static ciot_status parse_op(char **w, int nw, const char *file, int line, ciot_m
     op->line = line;
     op->fuse = -1;
     if (!parse_dim(w[1], &op->rows))
-        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: rows '%s' of %s is not a whole number from 1 to %d", file,
-                          line, w[1], w[0], MAX_DIM);
+        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: rows '%s' of %s is not a whole number from 1 to %d%s", file,
+                          line, w[1], w[0], MAX_DIM,
+                          (w[1][0] | 32) >= 'a' && (w[1][0] | 32) <= 'z'
+                              ? ", nor an op kind (embed, rmsnorm, deltanet, attention, rope, glu, add, state_copy, "
+                                "argmax)"
+                              : "");
     if (!parse_dim(w[2], &op->K))
         return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: K '%s' of %s is not a whole number from 1 to %d", file, line,
                           w[2], w[0], MAX_DIM);
@@ -106,6 +110,16 @@ static ciot_status parse_op(char **w, int nw, const char *file, int line, ciot_m
     return CIOT_OK;
 }
 
+/* Room for one more step of the whole token. */
+static ciot_status token_push(ciot_model *m, int *cap, char *err, size_t errlen, const char *file) {
+    if (m->n_token < *cap) return CIOT_OK;
+    const int ncap = *cap ? 2 * *cap : 64;
+    ciot_token_step *grown = realloc(m->token, (size_t)ncap * sizeof *grown);
+    if (!grown) return ciot_error(CIOT_E_NOMEM, err, errlen, "%s: out of memory", file);
+    m->token = grown, *cap = ncap;
+    return CIOT_OK;
+}
+
 ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
     if (err && errlen) err[0] = 0;
@@ -113,7 +127,7 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
     model_name(file, m->name, sizeof m->name);
     char *copy = strdup(text);
     if (!copy) return ciot_error(CIOT_E_NOMEM, err, errlen, "%s: out of memory", file);
-    int cap = 0;
+    int cap = 0, token_cap = 0, extra_kinds = 0;
     const char *prev_group = NULL, *group; /* point into copy, which outlives the loop */
     long long weights = 0, group_rows = 0;
     ciot_status st = CIOT_OK;
@@ -132,6 +146,16 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
         if (nw > MAX_TOKENS) {
             st = ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: more than %d words", file, line, MAX_TOKENS);
             break;
+        }
+        /* "name KIND key=value...": an op of the whole token between the matvecs */
+        if (nw >= 2 && ciot_step_kind_of(w[1]) > CIOT_STEP_MATVEC) {
+            if ((st = token_push(m, &token_cap, err, errlen, file)) != CIOT_OK) break;
+            st = ciot_token_parse(w, nw, file, line, &m->token[m->n_token], err, errlen);
+            if (st != CIOT_OK) break;
+            m->n_token++;
+            extra_kinds++;
+            prev_group = NULL;      /* an op between two matvecs interrupts a fuse run */
+            continue;
         }
         if (m->n_ops == cap) {
             int ncap = cap ? 2 * cap : 64;
@@ -176,9 +200,17 @@ ciot_status ciot_model_parse(const char *text, const char *file, ciot_model *m, 
             }
         }
         prev_group = group;
+        if ((st = token_push(m, &token_cap, err, errlen, file)) != CIOT_OK) break;
+        m->token[m->n_token++] = (ciot_token_step){.kind = CIOT_STEP_MATVEC, .op = m->n_ops, .line = line};
+        snprintf(m->token[m->n_token - 1].name, CIOT_OP_NAME_MAX, "%s", op->name);
         m->n_ops++;
     }
     free(copy);
+    if (st == CIOT_OK && !extra_kinds) {
+        free(m->token);
+        m->token = NULL, m->n_token = 0;
+        snprintf(m->token_note, sizeof m->token_note, "the op list names matvecs only (no op of another kind)");
+    }
     if (st == CIOT_OK && m->n_ops == 0)
         st = ciot_error(CIOT_E_ARG, err, errlen, "%s: no ops (expected lines 'name rows K [flags]')", file);
     if (st != CIOT_OK) ciot_model_free(m);
@@ -253,6 +285,9 @@ ciot_status ciot_model_load(const char *name_or_file, ciot_model *m, char *err, 
 
 void ciot_model_free(ciot_model *m) {
     free(m->ops);
+    free(m->token);
+    m->token = NULL;
+    m->n_token = 0;
     if (m->gguf) ciot_gguf_close(m->gguf);
     m->ops = NULL;
     m->gguf = NULL;

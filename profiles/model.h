@@ -24,6 +24,28 @@ typedef struct {
 
 struct ciot_gguf;
 
+/* The kinds of a whole token's ops (profiles/README.md, "Whole-token lists"): the matvecs above, and
+ * the ops between them, each with the sizes its line gives (ciot_step_keys names them per kind). */
+typedef enum {
+    CIOT_STEP_MATVEC, CIOT_STEP_EMBED, CIOT_STEP_RMSNORM, CIOT_STEP_DELTANET, CIOT_STEP_ATTENTION, CIOT_STEP_ROPE,
+    CIOT_STEP_GLU, CIOT_STEP_ADD, CIOT_STEP_STATE_COPY, CIOT_STEP_ARGMAX, CIOT_STEP_KINDS
+} ciot_step_kind;
+enum { CIOT_STEP_PARAMS = 4, CIOT_TOKEN_NOTE_MAX = 256 };
+
+typedef struct {
+    char name[CIOT_OP_NAME_MAX];
+    ciot_step_kind kind;
+    int op;                     /* a matvec: its index in the model's ops; else -1 */
+    int p[CIOT_STEP_PARAMS];     /* the kind's sizes, in the order of ciot_step_keys */
+    int line;
+} ciot_token_step;
+
+/* The word naming a kind in an op list ("matvec" for the matvecs), and its keys ("rows n", ...). */
+const char *ciot_step_kind_name(ciot_step_kind k);
+const char *ciot_step_keys(ciot_step_kind k);
+/* The kind a word names, -1 for none. */
+int ciot_step_kind_of(const char *word);
+
 typedef struct {
     char name[128];         /* the file's stem, e.g. "bonsai-2-27b" */
     char path[1024];
@@ -32,6 +54,9 @@ typedef struct {
     int n_fuse;             /* fuse groups */
     char left_out[1024];    /* GGUF: the tensors not replayed and why ("" when none) */
     struct ciot_gguf *gguf; /* GGUF: the mapped file the ops' data point into (closed by ciot_model_free) */
+    ciot_token_step *token; /* the whole token in order (matvecs and the ops between them); NULL: matvecs only */
+    int n_token;
+    char token_note[CIOT_TOKEN_NOTE_MAX];   /* n_token == 0: why the source gives the matvecs only */
 } ciot_model;
 
 /* NAME -> <source tree>/profiles/NAME.ops, or a path to a file. CIOT_E_UNKNOWN when neither exists. */
@@ -58,6 +83,13 @@ static inline const ciot_layout *ciot_op_layout(const ciot_model_op *op, const c
  * format. The embedding (token_embd) is a row lookup, not a matvec: it is left out, and so are tensors of
  * other types and shapes; m->left_out says which. m takes over g. */
 ciot_status ciot_model_from_gguf(struct ciot_gguf *g, const char *path, ciot_model *m, char *err, size_t errlen);
+/* Parses the words of a whole-token op line "name KIND key=value..." (w[1] names a kind other than
+ * matvec) into st; CIOT_E_ARG with "FILE:LINE: what is wrong" in err. */
+ciot_status ciot_token_parse(char **w, int nw, const char *file, int line, ciot_token_step *st, char *err,
+                             size_t errlen);
+/* The whole token of a GGUF model from its metadata (model_gguf_token.c); leaves m->n_token 0 and says why
+ * in m->token_note when the metadata does not describe its attention or recurrent state. */
+ciot_status ciot_model_gguf_token(ciot_model *m, char *err, size_t errlen);
 /* Writes the first n_ops ops as an op list (profiles/README.md), with each op's format as a comment. */
 ciot_status ciot_model_write_ops(const ciot_model *m, int n_ops, const char *path, char *why, size_t why_len);
 

@@ -143,7 +143,9 @@ ciot_status ciot_model_from_gguf(ciot_gguf *g, const char *path, ciot_model *m, 
         if (joins) op->fuse = prev->fuse >= 0 ? prev->fuse : (((ciot_model_op *)prev)->fuse = m->n_fuse++);
     }
     free(e);
-    return CIOT_OK;
+    const ciot_status st = ciot_model_gguf_token(m, err, errlen);
+    if (st != CIOT_OK) ciot_model_free(m);
+    return st;
 }
 
 ciot_status ciot_model_write_ops(const ciot_model *m, int n_ops, const char *path, char *why, size_t why_len) {

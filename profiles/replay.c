@@ -92,6 +92,49 @@ static void step_names(ciot_replay_step *s, const ciot_model *m) {
     }
 }
 
+/* One op between the matvecs as a step, its bytes at context L. */
+static void op_step(const ciot_replay *r, int i, int L, ciot_replay_step *s) {
+    const ciot_token_step *t = &r->o.model->token[i];
+    *s = (ciot_replay_step){.first_op = -1, .group = -1, .tok = t->kind, .token_step = i};
+    snprintf(s->name, sizeof s->name, "%s", t->name);
+    snprintf(s->kind, sizeof s->kind, "%s", ciot_step_kind_name(t->kind));
+    ciot_token_exec_traffic(r->o.exec, i, L, &s->traffic);
+    s->bytes = ciot_op_traffic_total(&s->traffic);
+}
+
+/* The whole token: the model's token list in order, each matvec as the step of its dispatch (a fused
+ * run once, where its first op sits), up to the first matvec past n_ops, and the ops between them. */
+static ciot_status build_program(ciot_replay *r) {
+    const ciot_model *m = r->o.model;
+    ciot_replay_step *prog[2];
+    int n[2] = {0, 0};
+    for (int v = 0; v < 2; v++)
+        if (!(prog[v] = calloc((size_t)m->n_token, sizeof *prog[v]))) {
+            if (v) free(prog[0]);
+            return CIOT_E_NOMEM;
+        }
+    const ciot_replay_step *ops = r->steps[CIOT_DISPATCH_STATIC], *fused = r->steps[CIOT_DISPATCH_FUSED];
+    for (int i = 0; i < m->n_token; i++) {
+        const ciot_token_step *t = &m->token[i];
+        if (t->kind != CIOT_STEP_MATVEC) {
+            op_step(r, i, 0, &prog[0][n[0]++]);
+            prog[1][n[1]++] = prog[0][n[0] - 1];
+            continue;
+        }
+        if (t->op >= r->o.n_ops) break;
+        prog[0][n[0]++] = ops[t->op];
+        const int g = ops[t->op].group;
+        if (fused[g].first_op == t->op) prog[1][n[1]++] = fused[g];
+    }
+    free(r->steps[CIOT_DISPATCH_STATIC]);
+    free(r->steps[CIOT_DISPATCH_FUSED]);
+    r->steps[CIOT_DISPATCH_STATIC] = r->steps[CIOT_DISPATCH_CHUNKS] = prog[0];
+    r->steps[CIOT_DISPATCH_FUSED] = prog[1];
+    r->n_steps[CIOT_DISPATCH_STATIC] = r->n_steps[CIOT_DISPATCH_CHUNKS] = n[0];
+    r->n_steps[CIOT_DISPATCH_FUSED] = n[1];
+    return CIOT_OK;
+}
+
 /* Ops as steps (static, chunks) and fuse groups as steps (fused), with their places in a group. */
 static ciot_status build_steps(ciot_replay *r) {
     const ciot_model *m = r->o.model;
@@ -133,22 +176,29 @@ static ciot_status build_steps(ciot_replay *r) {
     r->steps[CIOT_DISPATCH_FUSED] = fused;
     r->n_steps[CIOT_DISPATCH_STATIC] = r->n_steps[CIOT_DISPATCH_CHUNKS] = n;
     r->n_steps[CIOT_DISPATCH_FUSED] = r->n_groups;
-    return CIOT_OK;
+    for (int i = 0; i < n; i++) ops[i].token_step = -1, ops[i].traffic.weights = ops[i].bytes;
+    for (int g = 0; g < r->n_groups; g++) fused[g].token_step = -1, fused[g].traffic.weights = fused[g].bytes;
+    return r->o.exec ? build_program(r) : CIOT_OK;
 }
 
 /* Full memory: every op that carries its real source bytes (a GGUF tensor) is packed into its place (the
  * places group_base gives a token from the region's start), the others keep the drawn bytes. */
 static ciot_status fill_real_bytes(ciot_replay *r) {
-    const ciot_replay_step *ops = r->steps[CIOT_DISPATCH_STATIC];
+    const ciot_replay_step *all = r->steps[CIOT_DISPATCH_STATIC];
     size_t group_at = 0;
-    for (int i = 0; i < r->o.n_ops; i++) {
+    int prev = -1;
+    for (int s = 0; s < r->n_steps[CIOT_DISPATCH_STATIC]; s++) {
+        const ciot_replay_step *step = &all[s];
+        if (step->tok != CIOT_STEP_MATVEC) continue;
+        const int i = step->first_op;
         const ciot_model_op *op = &r->o.model->ops[i];
-        if (i && ops[i].group != ops[i - 1].group) group_at += align64(r->group_bytes[ops[i - 1].group]);
-        if (!op->data || op->format != (int)ops[i].kernel->layout->source) continue;
+        if (prev >= 0 && step->group != all[prev].group) group_at += align64(r->group_bytes[all[prev].group]);
+        prev = s;
+        if (!op->data || op->format != (int)step->kernel->layout->source) continue;
         void *copy = malloc(op->data_bytes ? op->data_bytes : 1);   /* the file's bytes may be misaligned */
         if (!copy) return CIOT_E_NOMEM;
         memcpy(copy, op->data, op->data_bytes);
-        const ciot_status st = ciot_layout_pack(ops[i].kernel->layout, copy, r->region.base + group_at + ops[i].offset,
+        const ciot_status st = ciot_layout_pack(step->kernel->layout, copy, r->region.base + group_at + step->offset,
                                                 op->rows, op->K);
         free(copy);
         if (st != CIOT_OK) return st;
@@ -362,6 +412,42 @@ static const unsigned char *group_base(ciot_replay *r, int g) {
     return base;
 }
 
+/* An op between the matvecs: each of its phases one pool job, recorded as a matvec's jobs are. */
+typedef struct {
+    const ciot_token_exec *e;
+    int i, phase;
+} op_job;
+
+static void op_task(void *arg, int t, int n) {
+    const op_job *j = arg;
+    ciot_token_exec_run(j->e, j->i, j->phase, t, n);
+}
+
+static void run_op(ciot_replay *r, ciot_pool *p, const ciot_replay_step *st, ciot_replay_record *rec, int s) {
+    const uint64_t s0 = rec ? ciot_now_ns() : 0;
+    op_job j = {r->o.exec, st->token_step, 0};
+    for (const int phases = ciot_token_exec_phases(j.e, j.i); j.phase < phases; j.phase++) {
+        ciot_pool_run(p, op_task, &j);
+        if (rec) add_spans(r, p, rec, s);
+    }
+    if (rec) rec->wall_ns[s] = ciot_now_ns() - s0;
+}
+
+void ciot_replay_set_context(ciot_replay *r, int L) {
+    if (r->o.exec) ciot_token_exec_set_context(r->o.exec, L);
+}
+
+int ciot_replay_whole_token(const ciot_replay *r) { return r->o.exec != NULL; }
+
+ciot_status ciot_replay_steps_at(const ciot_replay *r, ciot_dispatch d, int L, ciot_replay_step **copy) {
+    const int n = r->n_steps[d];
+    if (!(*copy = malloc((size_t)n * sizeof **copy))) return CIOT_E_NOMEM;
+    memcpy(*copy, r->steps[d], (size_t)n * sizeof **copy);
+    for (int s = 0; s < n; s++)
+        if ((*copy)[s].tok != CIOT_STEP_MATVEC) op_step(r, (*copy)[s].token_step, L, &(*copy)[s]);
+    return CIOT_OK;
+}
+
 uint64_t ciot_replay_token(ciot_replay *r, ciot_pool *p, ciot_dispatch d, ciot_replay_record *rec) {
     const int timing = rec != NULL;
     if (r->timing != timing) ciot_pool_set_timing(p, timing), r->timing = timing;
@@ -381,6 +467,10 @@ uint64_t ciot_replay_token(ciot_replay *r, ciot_pool *p, ciot_dispatch d, ciot_r
     const uint64_t t0 = ciot_now_ns();
     for (int s = 0; s < n; s++) {
         const ciot_replay_step *st = &steps[s];
+        if (st->tok != CIOT_STEP_MATVEC) {
+            run_op(r, p, st, rec, s);
+            continue;
+        }
         if (st->group != group) base = group_base(r, group = st->group);
         step_job j = {r, st->kernel, {base + st->offset, r->xq, r->y, st->rows, st->K, r->o.batch, st->rows, r->o.prefetch},
                       st->rows / st->kernel->layout->tile_rows, {0}};

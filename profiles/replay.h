@@ -10,6 +10,7 @@
 #include "model.h"
 #include "pool.h"
 #include "status.h"
+#include "token_exec.h"
 
 typedef enum { CIOT_DISPATCH_STATIC, CIOT_DISPATCH_CHUNKS, CIOT_DISPATCH_FUSED } ciot_dispatch;
 enum { CIOT_DISPATCH_N = 3 };
@@ -32,6 +33,7 @@ typedef struct {
     size_t prefetch;            /* the kernels' software prefetch, bytes ahead (0: off; ciot_mm.prefetch) */
     ciot_pool *fill_pool;       /* first-touches and fills the weights in its static page split (NULL: caller) */
     int small_pages;            /* 1: no transparent huge pages for the weights */
+    ciot_token_exec *exec;      /* the ops between the matvecs (the caller's): the whole token; NULL: matvecs only */
 } ciot_replay_opts;
 
 /* One matvec as a dispatch runs it: one op, or in fused dispatch a run of fused ops. */
@@ -45,6 +47,9 @@ typedef struct {
     const ciot_kernel *kernel;  /* the op's own kernel (per format, model.h), or the replay's */
     int group;                  /* memory group (a fuse group, or the op alone) */
     size_t offset;              /* bytes from its group's start */
+    ciot_step_kind tok;         /* CIOT_STEP_MATVEC, or the kind of an op between the matvecs */
+    int token_step;             /* an op's index in the model's token list (-1: a matvec) */
+    ciot_op_traffic traffic;    /* an op's bytes moved by what they are (bytes is their total); a matvec: weights */
 } ciot_replay_step;
 
 /* What one token of one dispatch measured, per step (and per step x thread: [s * threads + t]), in ns.
@@ -70,6 +75,11 @@ ciot_status ciot_replay_create(const ciot_replay_opts *o, int threads, ciot_repl
 void ciot_replay_destroy(ciot_replay *r);
 
 int ciot_replay_steps(const ciot_replay *r, ciot_dispatch d, const ciot_replay_step **steps);
+/* A copy of dispatch d's steps (free it) with every op's bytes at context L: what a run at L moves. */
+ciot_status ciot_replay_steps_at(const ciot_replay *r, ciot_dispatch d, int L, ciot_replay_step **copy);
+/* The whole token: every attention from now on reads a KV cache of L positions (ciot_token_exec). */
+void ciot_replay_set_context(ciot_replay *r, int L);
+int ciot_replay_whole_token(const ciot_replay *r);  /* 1: the ops between the matvecs run too */
 size_t ciot_replay_weight_bytes(const ciot_replay *r);  /* packed weight bytes one token reads */
 size_t ciot_replay_memory_bytes(const ciot_replay *r);  /* the weight region allocated */
 double ciot_replay_huge_fraction(const ciot_replay *r); /* its share backed by huge pages, -1 unknown */

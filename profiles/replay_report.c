@@ -27,7 +27,8 @@ static const char *per_thread(const double *v, int threads, char *buf, size_t le
 }
 
 static const char *shape(int rows, int K, char *buf, size_t len) {
-    if (rows < 0 || K < 0) snprintf(buf, len, "mixed");
+    if (rows == 0 && K == 0) snprintf(buf, len, "-");   /* an op between the matvecs */
+    else if (rows < 0 || K < 0) snprintf(buf, len, "mixed");
     else snprintf(buf, len, "%dx%d", rows, K);
     return buf;
 }
@@ -40,8 +41,45 @@ static void print_row(FILE *f, const char *name, int count, const char *shp, dou
             pct > 100 ? "!" : " ", per_thread(busy, threads, b, sizeof b), per_thread(wait, threads, w, sizeof w));
 }
 
+/* The whole token of one run: per kind ms per token with its spread, bytes by what they are, GB/s, the
+ * paired share of the ceiling and of the token; the headline split; the ops' sum against the wall time. */
+static void print_whole(FILE *f, const ciot_run_stats *run) {
+    ciot_kind_stats *k;
+    const int n = ciot_kind_stats_compute(run, run->ceiling_gbs, &k);
+    fprintf(f, "\n== %s, context %d: per op kind, ms per token median (min-max over %d tokens)\n",
+            ciot_dispatch_name(run->dispatch), run->context, run->tokens);
+    fprintf(f, "%-16s %4s %22s %9s %9s %9s %9s %8s %7s %7s\n", "kind", "ops", "ms/token (min-max)", "weights MB",
+            "state MB", "KV MB", "act MB", "GB/s", "%ceil", "%token");
+    for (int i = 0; i < n; i++) {
+        const ciot_op_traffic *t = &k[i].traffic;
+        char ms[64];
+        snprintf(ms, sizeof ms, "%.3f (%.3f-%.3f)", k[i].ms_median, k[i].ms_min, k[i].ms_max);
+        fprintf(f, "%-16s %4d %22s %9.2f %9.2f %9.2f %9.3f %8.2f %6.1f%s %6.1f%%\n", k[i].kind, k[i].count, ms,
+                (double)t->weights * 1e-6, (double)(t->state_read + t->state_written) * 1e-6,
+                (double)(t->kv_read + t->kv_written) * 1e-6, (double)(t->act_read + t->act_written) * 1e-6,
+                k[i].ms_median > 0 ? (double)k[i].bytes / k[i].ms_median * 1e-6 : 0, k[i].pct_paired,
+                k[i].pct_paired > 100 ? "!" : " ", k[i].pct_token);
+    }
+    if (n < 0) fprintf(f, "(out of memory for the per-kind table)\n");
+    ciot_kind_stats_free(k, n);
+    ciot_token_split sp;
+    if (ciot_token_split_compute(run, &sp) == CIOT_OK) {
+        fprintf(f, "token %.2f ms:", run->ms_median);
+        for (int p = 0; p < CIOT_PARTS; p++)
+            fprintf(f, "%s %s %.2f ms (%.1f%%)", p ? "," : "", ciot_token_part_name((ciot_token_part)p),
+                    sp.ms_median[p], sp.pct[p]);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "the ops' times summed: %.2f%% of the token's wall time (median; %.2f%% - %.2f%% over tokens)\n",
+            100 * run->sum_ratio, 100 * run->sum_ratio_min, 100 * run->sum_ratio_max);
+}
+
 static void print_run(FILE *f, const ciot_replay_report *rep, const ciot_run_stats *run, int per_op) {
     char s[64];
+    if (rep->whole_token && !per_op) {
+        print_whole(f, run);
+        return;
+    }
     fprintf(f, "\n== %s: per %s (median over %d tokens); busy and wait in us per op, thread 0/1/...\n",
             ciot_dispatch_name(run->dispatch), per_op ? "op" : "op kind", run->tokens);
     fprintf(f, "%-28s %4s %-12s %9s %9s %7s %6s  %-20s %s\n", per_op ? "op" : "kind", "ops", "rows x K",
@@ -88,6 +126,18 @@ void ciot_replay_print_overhead(FILE *f, const ciot_replay_report *rep) {
     fprintf(f, "; medians %.2f vs %.2f ms/token\n", rep->overhead_on_ms, rep->overhead_off_ms);
 }
 
+/* Where attention's time would equal the matvecs': a line through (L, attention ms) fitted over the runs of
+ * the first dispatch, against their median matvec time. */
+static void print_crossover(FILE *f, const ciot_replay_report *rep) {
+    ciot_crossover c;
+    if (ciot_replay_crossover(rep, &c) != CIOT_OK) return;
+    fprintf(f, "\nattention vs the matvecs (%s, %d contexts): attention %.4f ms + %.3f us per position; matvecs %.2f "
+               "ms; ", ciot_dispatch_name(rep->runs[0].dispatch), c.points, c.intercept_ms, c.slope_ms * 1e3,
+            c.matvec_ms);
+    if (c.crossover_L > 0) fprintf(f, "attention would equal them at a context of %.0f positions\n", c.crossover_L);
+    else fprintf(f, "no crossover (attention does not grow with the context here)\n");
+}
+
 void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
     const double gb = (double)rep->weight_bytes * 1e-9;
     fprintf(f, "# ciot replay: %s (%s), %d of %d ops, kernel %s, %d thread%s [%s], batch %d\n", rep->model->name,
@@ -105,8 +155,13 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
                "weight bytes (scales included) / s\n",
             rep->ceiling_buffer >= ciot_cold_bytes() ? "DRAM-sized" : "SMALL", rep->prefetch ? "on" : "off",
             probe.median, probe.min, probe.max);
-    fprintf(f, "\n%-8s %28s %8s %11s %8s %22s %10s\n", "dispatch", "ms/token median (min-max)", "tok/s", "bound tok/s",
-            "GB/s", "%ceiling paired (min-max)", "wait share");
+    if (rep->whole_token)
+        fprintf(f, "# the whole token: every op between the matvecs too (ops %s); the bound is the paired ceiling over "
+                   "every byte a token moves (weights, states, KV cache, activations)\n", rep->token_ops);
+    else if (rep->token_note && rep->token_note[0])
+        fprintf(f, "# the matvecs only: %s\n", rep->token_note);
+    fprintf(f, "\n%-8s %8s %28s %8s %11s %8s %22s %10s\n", "dispatch", "context", "ms/token median (min-max)", "tok/s",
+            "bound tok/s", "GB/s", "%ceiling paired (min-max)", "wait share");
     int flagged = 0;
     for (int i = 0; i < rep->n_runs; i++) {
         const ciot_run_stats *r = &rep->runs[i];
@@ -115,8 +170,10 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
         snprintf(pct, sizeof pct, "%.1f%% (%.0f-%.0f%%)%s", r->pct_ceiling, 100 * r->ratio_min, 100 * r->ratio_max,
                  r->ratio_above_1 ? "!" : "");
         flagged |= r->ratio_above_1;
-        fprintf(f, "%-8s %28s %8.2f %11.2f %8.2f %22s %9.1f%%\n", ciot_dispatch_name(r->dispatch), ms, r->tok_s,
-                r->bound_tok_s, r->gbs, pct, 100 * r->wait_share);
+        char context[16] = "-";
+        if (rep->whole_token) snprintf(context, sizeof context, "%d", r->context);
+        fprintf(f, "%-8s %8s %28s %8.2f %11.2f %8.2f %22s %9.1f%%\n", ciot_dispatch_name(r->dispatch), context, ms,
+                r->tok_s, r->bound_tok_s, r->gbs, pct, 100 * r->wait_share);
     }
     fprintf(f, "!: above 100%% of the paired ceiling, %s: a finding, not a result%s\n", CIOT_RATIO_FLAG,
             flagged ? " (present above)" : " (none above; op rows may carry it)");
@@ -124,21 +181,91 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
         fprintf(f, "(batch %d: a pass replays %d tokens; per-token figures are per pass / %d)\n", rep->batch,
                 rep->batch, rep->batch);
     for (int i = 0; i < rep->n_runs; i++) print_run(f, rep, &rep->runs[i], per_op);
+    if (rep->whole_token) print_crossover(f, rep);
     ciot_replay_print_overhead(f, rep);
 }
 
 static const char rep_kernel_unknown[] = "unknown";
 
-static void json_op(ciot_json *j, const ciot_run_stats *run, int i) {
+static void json_traffic(ciot_json *j, const ciot_op_traffic *t) {
+    ciot_json_key(j, "bytes_by");
+    ciot_json_begin_object(j);
+    ciot_json_kv_int(j, "weights", (long long)t->weights);
+    ciot_json_kv_int(j, "state_read", (long long)t->state_read);
+    ciot_json_kv_int(j, "state_written", (long long)t->state_written);
+    ciot_json_kv_int(j, "kv_read", (long long)t->kv_read);
+    ciot_json_kv_int(j, "kv_written", (long long)t->kv_written);
+    ciot_json_kv_int(j, "act_read", (long long)t->act_read);
+    ciot_json_kv_int(j, "act_written", (long long)t->act_written);
+    ciot_json_end_object(j);
+}
+
+static void json_spread(ciot_json *j, const char *key, double lo, double mid, double hi, int places) {
+    ciot_json_key(j, key);
+    ciot_json_begin_object(j);
+    ciot_json_kv_fixed(j, "min", lo, places);
+    ciot_json_kv_fixed(j, "median", mid, places);
+    ciot_json_kv_fixed(j, "max", hi, places);
+    ciot_json_end_object(j);
+}
+
+/* The whole token's figures of a run: per kind, the headline split and the ops' sum against the wall. */
+static void json_whole(ciot_json *j, const ciot_run_stats *run) {
+    ciot_json_kv_int(j, "context", run->context);
+    ciot_json_kv_int(j, "bytes_per_token", (long long)run->bytes);
+    json_spread(j, "ops_sum_over_wall", run->sum_ratio_min, run->sum_ratio, run->sum_ratio_max, 5);
+    ciot_json_key(j, "kinds");
+    ciot_json_begin_array(j);
+    ciot_kind_stats *k;
+    const int n = ciot_kind_stats_compute(run, run->ceiling_gbs, &k);
+    for (int i = 0; i < n; i++) {
+        ciot_json_begin_object(j);
+        ciot_json_kv_string(j, "kind", k[i].kind);
+        ciot_json_kv_string(j, "op_kind", ciot_step_kind_name(k[i].tok));
+        ciot_json_kv_string(j, "part", ciot_token_part_name(ciot_token_part_of(k[i].tok)));
+        ciot_json_kv_int(j, "ops", k[i].count);
+        json_spread(j, "ms_per_token", k[i].ms_min, k[i].ms_median, k[i].ms_max, 5);
+        ciot_json_kv_int(j, "bytes", (long long)k[i].bytes);
+        json_traffic(j, &k[i].traffic);
+        ciot_json_kv_fixed(j, "gbs", k[i].ms_median > 0 ? (double)k[i].bytes / k[i].ms_median * 1e-6 : 0, 4);
+        ciot_json_kv_fixed(j, "pct_ceiling_paired", k[i].pct_paired, 3);
+        ciot_json_kv_fixed(j, "pct_token", k[i].pct_token, 3);
+        ciot_json_end_object(j);
+    }
+    ciot_kind_stats_free(k, n);
+    ciot_json_end_array(j);
+    ciot_token_split sp;
+    ciot_json_key(j, "split");
+    ciot_json_begin_object(j);
+    if (ciot_token_split_compute(run, &sp) == CIOT_OK)
+        for (int p = 0; p < CIOT_PARTS; p++) {
+            ciot_json_key(j, ciot_token_part_name((ciot_token_part)p));
+            ciot_json_begin_object(j);
+            ciot_json_kv_fixed(j, "ms_min", sp.ms_min[p], 5);
+            ciot_json_kv_fixed(j, "ms_median", sp.ms_median[p], 5);
+            ciot_json_kv_fixed(j, "ms_max", sp.ms_max[p], 5);
+            ciot_json_kv_fixed(j, "pct_token", sp.pct[p], 3);
+            ciot_json_kv_int(j, "bytes", (long long)sp.bytes[p]);
+            ciot_json_end_object(j);
+        }
+    ciot_json_end_object(j);
+}
+
+static void json_op(ciot_json *j, const ciot_run_stats *run, int i, int whole) {
     const ciot_replay_step *st = &run->steps[i];
     const ciot_step_stats *x = &run->step[i];
     ciot_json_begin_object(j);
     ciot_json_kv_string(j, "name", st->name);
     ciot_json_kv_string(j, "kind", st->kind);
+    if (whole) {
+        ciot_json_kv_string(j, "op_kind", ciot_step_kind_name(st->tok));
+        json_traffic(j, &st->traffic);
+    }
     ciot_json_kv_int(j, "rows", st->rows);
     ciot_json_kv_int(j, "K", st->K);
     ciot_json_kv_int(j, "fused_ops", st->n_ops);
-    ciot_json_kv_string(j, "op_kernel", st->kernel ? st->kernel->name : rep_kernel_unknown);
+    ciot_json_kv_string(j, "op_kernel", st->kernel ? st->kernel->name : st->tok != CIOT_STEP_MATVEC ? "token_ops"
+                                                                                                 : rep_kernel_unknown);
     ciot_json_kv_int(j, "bytes", (long long)st->bytes);
     ciot_json_kv_bool(j, "lm_head", st->lm_head);
     ciot_json_kv_fixed(j, "wall_us", x->wall_us, 3);
@@ -189,10 +316,11 @@ static void json_run(ciot_json *j, const ciot_replay_report *rep, const ciot_run
         ciot_json_kv_fixed(j, "injected_share", run->injected_share, 5);
         ciot_json_kv_fixed(j, "straggler_wait_ratio", ciot_straggler_wait_ratio(run, rep->straggler), 4);
     }
+    if (rep->whole_token) json_whole(j, run);
     ciot_json_kv_int(j, "steps", run->n_steps);
     ciot_json_key(j, "ops");
     ciot_json_begin_array(j);
-    for (int i = 0; i < run->n_steps; i++) json_op(j, run, i);
+    for (int i = 0; i < run->n_steps; i++) json_op(j, run, i, rep->whole_token);
     ciot_json_end_array(j);
     ciot_json_key(j, "slowest");
     ciot_json_begin_array(j);
@@ -279,10 +407,60 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
         ciot_json_kv_number(j, "us", rep->straggler_us);
         ciot_json_end_object(j);
     }
+    if (rep->whole_token) {
+        ciot_json_kv_bool(j, "whole_token", 1);
+        ciot_json_kv_string(j, "token_ops", rep->token_ops);
+        ciot_json_key(j, "contexts");
+        ciot_json_begin_array(j);
+        for (int i = 0; i < rep->n_runs; i++)
+            if (rep->runs[i].dispatch == rep->runs[0].dispatch) ciot_json_int(j, rep->runs[i].context);
+        ciot_json_end_array(j);
+        ciot_crossover c;
+        ciot_json_key(j, "crossover");
+        if (ciot_replay_crossover(rep, &c) != CIOT_OK) {
+            ciot_json_null(j);
+        } else {
+            ciot_json_begin_object(j);
+            ciot_json_kv_string(j, "dispatch", ciot_dispatch_name(rep->runs[0].dispatch));
+            ciot_json_kv_int(j, "points", c.points);
+            ciot_json_kv_fixed(j, "attention_intercept_ms", c.intercept_ms, 5);
+            ciot_json_kv_fixed(j, "attention_ms_per_position", c.slope_ms, 9);
+            ciot_json_kv_fixed(j, "matvecs_ms", c.matvec_ms, 4);
+            ciot_json_kv_fixed(j, "context", c.crossover_L, 1);
+            ciot_json_end_object(j);
+        }
+    } else if (rep->token_note && rep->token_note[0]) {
+        ciot_json_kv_string(j, "matvecs_only_because", rep->token_note);
+    }
     ciot_json_key(j, "runs");
     ciot_json_begin_array(j);
     for (int i = 0; i < rep->n_runs; i++) json_run(j, rep, &rep->runs[i]);
     ciot_json_end_array(j);
     ciot_json_end_object(j);
     return ciot_json_commit(j, why, why_len);
+}
+
+ciot_status ciot_replay_crossover(const ciot_replay_report *rep, ciot_crossover *out) {
+    memset(out, 0, sizeof *out);
+    if (!rep->whole_token || rep->n_runs < 2) return CIOT_E_ARG;
+    double x[64], y[64], mv[64];
+    int n = 0;
+    for (int i = 0; i < rep->n_runs && n < 64; i++) {
+        const ciot_run_stats *r = &rep->runs[i];
+        ciot_token_split sp;
+        if (r->dispatch != rep->runs[0].dispatch || ciot_token_split_compute(r, &sp) != CIOT_OK) continue;
+        x[n] = r->context, y[n] = sp.ms_median[CIOT_PART_ATTENTION], mv[n] = sp.ms_median[CIOT_PART_MATVECS];
+        n++;
+    }
+    if (n < 2) return CIOT_E_ARG;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+    const double d = n * sxx - sx * sx;
+    if (d <= 0) return CIOT_E_ARG;
+    out->points = n;
+    out->slope_ms = (n * sxy - sx * sy) / d;
+    out->intercept_ms = (sy - out->slope_ms * sx) / n;
+    out->matvec_ms = ciot_median(mv, n);
+    out->crossover_L = out->slope_ms > 0 ? (out->matvec_ms - out->intercept_ms) / out->slope_ms : 0;
+    return CIOT_OK;
 }

@@ -33,7 +33,19 @@ typedef struct {
     double straggler_us;
     const ciot_run_stats *runs;
     int n_runs;
+    int whole_token;            /* 1: the ops between the matvecs ran too (runs per context) */
+    const char *token_ops;      /* their version (kernels/ops/token_ops.h: "ref", "avx2", "neon") */
+    const char *token_note;     /* the matvecs only: why ("" when asked for) */
 } ciot_replay_report;
+
+/* Where attention overtakes the matvecs: attention ms per token = intercept + slope x L, least squares over
+ * the runs of the first run's dispatch (at least 2 contexts), against the median of their matvec times. */
+typedef struct {
+    int points;
+    double intercept_ms, slope_ms, matvec_ms;
+    double crossover_L;         /* (matvec - intercept) / slope; 0 when the slope is not positive */
+} ciot_crossover;
+ciot_status ciot_replay_crossover(const ciot_replay_report *rep, ciot_crossover *out);
 
 /* Prints the summary, the per-kind table of every run (per_op: one line per op instead), the slowest
  * ops, the straggler's figures and the profiler's overhead. */

@@ -37,7 +37,7 @@ ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *re
     memset(out, 0, sizeof *out);
     if (tokens < 1 || n_steps < 1 || threads < 1 || batch < 1) return CIOT_E_ARG;
     *out = (ciot_run_stats){.dispatch = d, .n_steps = n_steps, .threads = threads, .tokens = tokens,
-                            .batch = batch, .steps = steps};
+                            .batch = batch, .steps = steps, .bytes = weight_bytes};
     double *tmp = malloc((size_t)tokens * sizeof *tmp);
     double *cells = calloc((size_t)n_steps * (size_t)threads * 4, sizeof *cells);
     out->step = calloc((size_t)n_steps, sizeof *out->step);
@@ -85,6 +85,19 @@ ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *re
         out->ratio_above_1 |= r > 1;
     }
     const ciot_spread ms = ciot_spread_sort(tmp, tokens);
+    /* nothing hides between the steps: their times summed against the token's, per token */
+    double *sum = malloc((size_t)tokens * sizeof *sum);
+    if (sum) {
+        for (int k = 0; k < tokens; k++) {
+            uint64_t ns = 0;
+            for (int s = 0; s < n_steps; s++) ns += recs[k].wall_ns[s];
+            sum[k] = recs[k].token_ns ? (double)ns / (double)recs[k].token_ns : 0;
+        }
+        const ciot_spread sr = ciot_spread_sort(sum, tokens);
+        out->sum_ratio = sr.median, out->sum_ratio_min = sr.min, out->sum_ratio_max = sr.max;
+        free(sum);
+    }
+    out->recs = recs, out->probe_gbs = probe_gbs;
     out->ms_min = ms.min, out->ms_median = ms.median, out->ms_max = ms.max;
     out->tok_s = out->ms_median > 0 ? 1e3 / out->ms_median : 0;
     out->gbs = gbs_of(weight_bytes, out->ms_median * batch * 1e3);
@@ -117,6 +130,72 @@ void ciot_run_stats_free(ciot_run_stats *s) {
     memset(s, 0, sizeof *s);
 }
 
+static void traffic_add(ciot_op_traffic *a, const ciot_op_traffic *b) {
+    a->weights += b->weights, a->state_read += b->state_read, a->state_written += b->state_written;
+    a->kv_read += b->kv_read, a->kv_written += b->kv_written;
+    a->act_read += b->act_read, a->act_written += b->act_written;
+}
+
+/* ns of token k spent in the steps that match (kind, or part when kind is NULL). */
+static uint64_t token_ns_of(const ciot_run_stats *run, int k, const char *kind, int part) {
+    uint64_t ns = 0;
+    for (int s = 0; s < run->n_steps; s++)
+        if (kind ? !strcmp(run->steps[s].kind, kind) : (int)ciot_token_part_of(run->steps[s].tok) == part)
+            ns += run->recs[k].wall_ns[s];
+    return ns;
+}
+
+/* A kind's per-token spread, its paired share of the ceiling and its share of the token. */
+static void kind_spread(const ciot_run_stats *run, ciot_kind_stats *k) {
+    if (!run->recs || run->tokens < 1) return;
+    double *ms = malloc((size_t)run->tokens * 2 * sizeof *ms);
+    if (!ms) return;
+    double *pct = ms + run->tokens;
+    for (int t = 0; t < run->tokens; t++) {
+        const uint64_t ns = token_ns_of(run, t, k->kind, 0);
+        ms[t] = (double)ns * 1e-6 / run->batch;
+        pct[t] = run->probe_gbs && run->probe_gbs[t] > 0 && ns ? 100 * (double)k->bytes / (double)ns / run->probe_gbs[t] : 0;
+    }
+    k->pct_paired = ciot_median(pct, run->tokens);
+    const ciot_spread sp = ciot_spread_sort(ms, run->tokens);
+    k->ms_min = sp.min, k->ms_median = sp.median, k->ms_max = sp.max;
+    k->pct_token = run->ms_median > 0 ? 100 * k->ms_median / run->ms_median : 0;
+    free(ms);
+}
+
+const char *ciot_token_part_name(ciot_token_part p) {
+    static const char *const names[CIOT_PARTS] = {"matvecs", "deltanet", "attention", "state_copies", "rest"};
+    return (unsigned)p < CIOT_PARTS ? names[p] : "unknown";
+}
+
+ciot_token_part ciot_token_part_of(ciot_step_kind k) {
+    switch (k) {
+    case CIOT_STEP_MATVEC: return CIOT_PART_MATVECS;
+    case CIOT_STEP_DELTANET: return CIOT_PART_DELTANET;
+    case CIOT_STEP_ATTENTION: return CIOT_PART_ATTENTION;
+    case CIOT_STEP_STATE_COPY: return CIOT_PART_STATE_COPIES;
+    default: return CIOT_PART_REST;
+    }
+}
+
+ciot_status ciot_token_split_compute(const ciot_run_stats *run, ciot_token_split *out) {
+    memset(out, 0, sizeof *out);
+    double *ms = malloc((size_t)run->tokens * sizeof *ms);
+    if (!ms || !run->recs) {
+        free(ms);
+        return CIOT_E_NOMEM;
+    }
+    for (int s = 0; s < run->n_steps; s++) out->bytes[ciot_token_part_of(run->steps[s].tok)] += run->steps[s].bytes;
+    for (int p = 0; p < CIOT_PARTS; p++) {
+        for (int t = 0; t < run->tokens; t++) ms[t] = (double)token_ns_of(run, t, NULL, p) * 1e-6 / run->batch;
+        const ciot_spread sp = ciot_spread_sort(ms, run->tokens);
+        out->ms_min[p] = sp.min, out->ms_median[p] = sp.median, out->ms_max[p] = sp.max;
+        out->pct[p] = run->ms_median > 0 ? 100 * sp.median / run->ms_median : 0;
+    }
+    free(ms);
+    return CIOT_OK;
+}
+
 int ciot_kind_stats_compute(const ciot_run_stats *run, double ceiling_gbs, ciot_kind_stats **out) {
     const int T = run->threads;
     ciot_kind_stats *k = calloc((size_t)run->n_steps, sizeof *k);
@@ -141,8 +220,10 @@ int ciot_kind_stats_compute(const ciot_run_stats *run, double ceiling_gbs, ciot_
         }
         if (k[i].rows != st->rows) k[i].rows = -1;
         if (k[i].K != st->K) k[i].K = -1;
+        k[i].tok = st->tok;
         k[i].count++;
         k[i].bytes += st->bytes;
+        traffic_add(&k[i].traffic, &st->traffic);
         k[i].wall_us += run->step[s].wall_us;
         for (int t = 0; t < T; t++) {
             k[i].busy_us[t] += run->step[s].busy_us[t];
@@ -150,6 +231,7 @@ int ciot_kind_stats_compute(const ciot_run_stats *run, double ceiling_gbs, ciot_
             k[i].injected_us[t] += run->step[s].injected_us[t];
         }
     }
+    for (int i = 0; i < n; i++) kind_spread(run, &k[i]);
     for (int i = 0; i < n; i++) {
         k[i].gbs = gbs_of(k[i].bytes, k[i].wall_us);
         k[i].pct_ceiling = ceiling_gbs > 0 ? 100 * k[i].gbs / ceiling_gbs : 0;

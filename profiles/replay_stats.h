@@ -18,6 +18,7 @@ typedef struct {
     ciot_dispatch dispatch;
     int n_steps, threads, tokens, batch;
     const ciot_replay_step *steps;
+    size_t bytes;                           /* bytes one pass moves: the weights, the whole token's all bytes */
     double ms_min, ms_median, ms_max;       /* per token: one replayed pass / batch */
     double tok_s, bound_tok_s, gbs;
     double ceiling_gbs;                     /* median of the paired probe samples */
@@ -29,6 +30,11 @@ typedef struct {
     double injected_share;                  /* the straggler's injected time, on the same scale */
     ciot_step_stats *step;
     int slowest[CIOT_SLOWEST], n_slowest;   /* steps with the lowest GB/s */
+    const ciot_replay_record *recs;         /* the measured tokens (for the per-kind spreads) */
+    const double *probe_gbs;                /* their paired probe samples, NULL: none */
+    int context;                            /* the whole token's KV length L (0: matvecs only) */
+    double sum_ratio, sum_ratio_min, sum_ratio_max;  /* per token: the steps' wall times summed / the token's
+                                                      * wall time, median and spread */
 } ciot_run_stats;
 
 /* Medians over the measured tokens' records. probe_gbs[k] is the read-probe sample paired with token k
@@ -44,14 +50,30 @@ void ciot_run_stats_free(ciot_run_stats *s);
 typedef struct {
     char kind[96];
     int count, rows, K;             /* rows and K of the first step of the kind (-1 when they differ) */
+    ciot_step_kind tok;             /* a matvec kind, or the op kind */
     size_t bytes;                   /* summed */
+    ciot_op_traffic traffic;        /* summed, by what the bytes are */
     double wall_us, gbs, pct_ceiling;
+    double ms_min, ms_median, ms_max;   /* per token: the kind's steps summed, over the measured tokens */
+    double pct_paired;              /* median over tokens of (bytes / the kind's time) / the token's probe, x 100 */
+    double pct_token;               /* ms_median / the run's median token, x 100 */
     double *busy_us, *wait_us, *injected_us;   /* per thread, mean per step */
 } ciot_kind_stats;
 
 /* Kinds in order of first appearance; returns the count, or -1 when out of memory. */
 int ciot_kind_stats_compute(const ciot_run_stats *run, double ceiling_gbs, ciot_kind_stats **out);
 void ciot_kind_stats_free(ciot_kind_stats *k, int n);
+
+/* The headline of a whole token: per token the steps' times summed by group, medians and spreads. */
+typedef enum { CIOT_PART_MATVECS, CIOT_PART_DELTANET, CIOT_PART_ATTENTION, CIOT_PART_STATE_COPIES, CIOT_PART_REST,
+               CIOT_PARTS } ciot_token_part;
+const char *ciot_token_part_name(ciot_token_part p);     /* "matvecs", "deltanet", ... */
+ciot_token_part ciot_token_part_of(ciot_step_kind k);
+typedef struct {
+    double ms_min[CIOT_PARTS], ms_median[CIOT_PARTS], ms_max[CIOT_PARTS], pct[CIOT_PARTS];
+    size_t bytes[CIOT_PARTS];
+} ciot_token_split;
+ciot_status ciot_token_split_compute(const ciot_run_stats *run, ciot_token_split *out);
 
 /* How much of the straggler's injected delay the other threads spent waiting: per step, the least
  * wait among the other threads over the injected time; the median over steps (0 without a straggler). */

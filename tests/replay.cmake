@@ -10,3 +10,8 @@ foreach(bad_args IN ITEMS "replay;--model;tiny-0.6b;--threads;0" "replay;--model
   add_test(NAME ${test_name} COMMAND ciot ${bad_args})
   set_tests_properties(${test_name} PROPERTIES WILL_FAIL TRUE TIMEOUT 60)
 endforeach()
+
+# The whole token: Bonsai's list and memory, and a small hybrid list replayed op by op on the pool.
+ciot_test(test_whole_token ${CMAKE_CURRENT_LIST_DIR}/test_whole_token.c)
+target_compile_definitions(test_whole_token PRIVATE CIOT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+set_tests_properties(test_whole_token PROPERTIES TIMEOUT 120)

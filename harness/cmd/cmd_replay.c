@@ -1,5 +1,6 @@
 /* ciot replay: one decoded token of a model, op by op, on the persistent pool, in the static, chunks
- * and fused dispatches; per op and per thread, the time working apart from the time at the barrier.
+ * and fused dispatches (the whole token: the ops between the matvecs too, at each --context); per op
+ * and per thread, the time working apart from the time at the barrier.
  * Every input is checked before the long work (ceiling probe, weight allocation, tokens) starts. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,11 @@
 #include "replay.h"
 #include "replay_report.h"
 #include "replay_stats.h"
+#include "token_exec.h"
 #include "topo.h"
 
-enum { MAX_THREADS = 1024, MAX_TOKENS = 100000 };
+enum { MAX_THREADS = 1024, MAX_TOKENS = 100000, MAX_CONTEXTS = 16, MAX_CONTEXT = 1 << 24, DEFAULT_CONTEXT = 4096 };
+enum { MAX_RUNS = CIOT_DISPATCH_N * MAX_CONTEXTS };
 static const size_t GIB = (size_t)1 << 30;
 
 enum { MEM_AUTO = 2 };      /* --memory auto (index 2 of full|ring|auto), settled by settle_memory */
@@ -39,7 +42,15 @@ typedef struct {
     int straggler;
     double straggler_us;
     size_t ceiling_bytes, ring_bytes;
+    int matvecs_only, dispatch_given, context_given;
+    ciot_int_list context;
 } replay_opts;
+
+/* One replayed run: a dispatch at a KV length (0 with the matvecs only). */
+typedef struct {
+    ciot_dispatch d;
+    int L;
+} run_id;
 
 static int parse_dispatch(const char *v, replay_opts *o) {
     o->n_dispatch = 0;
@@ -85,7 +96,14 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
         {"--dispatch", CIOT_OPT_STRING, &o->dispatch_name, 0, 0, NULL, "D",
          "static (one slice per thread, one barrier per op), chunks (atomic row chunks, two\n"
          "barriers per op), fused (gate+up and q+k+v as one matvec, static), or all three\n"
-         "interleaved per token (default all)", NULL},
+         "interleaved per token (default: static for the whole token, all for the matvecs only)", NULL},
+        {"--context", CIOT_OPT_INT_LIST, &o->context, 1, MAX_CONTEXT, NULL, "LIST",
+         "KV cache lengths L of the whole token's attention, e.g. 512,4096,32768: one run per L,\n"
+         "interleaved per token and reported side by side; the caches are filled before the\n"
+         "timed tokens (default 4096)", &o->context_given},
+        {"--matvecs-only", CIOT_OPT_FLAG, &o->matvecs_only, 0, 0, NULL, NULL,
+         "replay the ternary matvecs alone, not the ops between them (the replay before the whole\n"
+         "token; its table and JSON)", NULL},
         {"--tokens", CIOT_OPT_INT, &o->tokens, 1, MAX_TOKENS, NULL, "N",
          "measured tokens after one warm-up token (default 5); below 5, extra timed/untimed pairs\n"
          "follow for the profiler's overhead", NULL},
@@ -115,12 +133,23 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
     };
     const ciot_cmdline c = {"replay", "--model NAME|FILE [options]",
                             "Decoded tokens of a model op list, op by op on the persistent pool: per op and thread,\n"
-                            "work apart from barrier wait; every token paired with a read-probe sample.",
+                            "work apart from barrier wait; every token paired with a read-probe sample. A whole-token\n"
+                            "list (or GGUF metadata) adds every op between the matvecs, at each --context.",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc >= 0) return rc;
     if (o->dispatch_name && !parse_dispatch(o->dispatch_name, o))
         return ciot_opts_fail(&c, "--dispatch '%s' is not one of static, chunks, fused, all", o->dispatch_name);
+    o->dispatch_given = o->dispatch_name != NULL;
+    if (o->context.n > MAX_CONTEXTS)
+        return ciot_opts_fail(&c, "--context lists %d lengths; at most %d", o->context.n, MAX_CONTEXTS);
+    for (int i = 0; i < o->context.n; i++)
+        for (int j = 0; j < i; j++)
+            if (o->context.v[i] == o->context.v[j])
+                return ciot_opts_fail(&c, "--context lists %d twice", o->context.v[i]);
+    if (o->context_given && o->matvecs_only)
+        return ciot_opts_fail(&c, "--context sets the whole token's KV cache, and --matvecs-only replays no attention");
+    if (!o->context_given) o->context.v[0] = DEFAULT_CONTEXT, o->context.n = 1;
     if (o->straggler_arg && !parse_straggler(o->straggler_arg, o))
         return ciot_opts_fail(&c, "--straggler '%s' is not THREAD:MICROSECONDS (e.g. 1:200)", o->straggler_arg);
     if (!o->model) return ciot_opts_fail(&c, "--model NAME|FILE is required (e.g. --model bonsai-2-27b)");
@@ -187,19 +216,56 @@ static int pick_op_kernels(const replay_opts *o, ciot_model *m, int n_ops, const
     return -1;
 }
 
+/* The whole token or the matvecs only (why_not says why, for one line once nothing is refused), and the
+ * memory of the whole token's ops at the largest context: refused before any work, in one line, when it
+ * does not fit beside the probe. Returns -1 when fine, else the exit code. */
+static int settle_token(const replay_opts *o, const ciot_model *m, int *whole, size_t probe_bytes,
+                        ciot_token_memory *mem, char *why_not, size_t why_len) {
+    memset(mem, 0, sizeof *mem);
+    *whole = 0;
+    why_not[0] = 0;
+    if (o->matvecs_only) return -1;
+    if (!m->n_token) {
+        snprintf(why_not, why_len, "%s: %s: replaying its matvecs only", m->path, m->token_note);
+        return -1;
+    }
+    if (o->batch > 1) {
+        snprintf(why_not, why_len, "--batch %d replays prompt processing: the matvecs only (the whole token is one "
+                 "decoded token)", o->batch);
+        return -1;
+    }
+    int most = 0;
+    for (int c = 0; c < o->context.n; c++) most = o->context.v[c] > most ? o->context.v[c] : most;
+    char why[CIOT_WHY_MAX];
+    if (ciot_token_memory_of(m, most, mem, why, sizeof why) != CIOT_OK) {
+        ciot_say("replay", "%s", why);
+        return 2;
+    }
+    const size_t avail = ciot_mem_available(), total = ciot_token_memory_total(mem);
+    if (avail && (total >= SIZE_MAX - probe_bytes || total + probe_bytes > ciot_mem_cap(avail))) {
+        ciot_say("replay", "--context %d needs %.2f GiB of KV cache and %.2f GiB of states and buffers, and the probe "
+                 "%.2f GiB, but %.2f GiB is available (MemAvailable)", most,
+                 (double)mem->kv / GIB, (double)(total - mem->kv) / GIB, (double)probe_bytes / GIB, (double)avail / GIB);
+        return 2;
+    }
+    *whole = 1;
+    return -1;
+}
+
 /* Settles full or ring against the memory available (less the probe buffer); returns -1 when it fits,
  * else the exit code. */
 static int settle_memory(const replay_opts *o, const ciot_model *m, int n_ops, const ciot_layout *l, size_t probe_bytes,
-                         ciot_replay_opts *ro, size_t *region, int *cold) {
+                         size_t token_bytes, ciot_replay_opts *ro, size_t *region, int *cold) {
     size_t full, group, ring;
     ciot_replay_sizes(m, n_ops, l, &full, &group, &ring);
     if (o->ring_bytes) ring = o->ring_bytes;
     const size_t avail = ciot_mem_available(), cold_min = ciot_cache_reach();
-    const size_t fit = ciot_mem_cap(avail) > probe_bytes ? ciot_mem_cap(avail) - probe_bytes : 0;
+    const size_t others = probe_bytes + token_bytes;   /* both far below SIZE_MAX: checked by the caller */
+    const size_t fit = ciot_mem_cap(avail) > others ? ciot_mem_cap(avail) - others : 0;
     char b1[32], b2[32];
     int mem = o->memory;
     if (mem == MEM_AUTO) {
-        const int full_ok = !avail || full <= avail / 10 * 6;
+        const int full_ok = !avail || (full <= avail / 10 * 6 && full <= fit);
         /* a GGUF model replays its real bytes, which only the full plan holds: full whenever it fits */
         if (full_ok && (full >= cold_min || m->gguf)) mem = CIOT_MEMORY_FULL;
         else if (!avail || ring <= fit) mem = CIOT_MEMORY_RING;
@@ -213,10 +279,13 @@ static int settle_memory(const replay_opts *o, const ciot_model *m, int n_ops, c
     }
     *region = mem == CIOT_MEMORY_FULL ? full : ring;
     if (avail && *region > fit) {
-        fprintf(stderr, "ciot replay: %s of %s needs %.2f GiB of weights and the probe %.2f GiB, but %.2f GiB is "
+        char token[96] = "";
+        if (token_bytes) snprintf(token, sizeof token, ", the whole token's states and KV caches %.2f GiB",
+                                  (double)token_bytes / GIB);
+        fprintf(stderr, "ciot replay: %s of %s needs %.2f GiB of weights and the probe %.2f GiB%s, but %.2f GiB is "
                         "available (MemAvailable)%s\n",
                 mem == CIOT_MEMORY_FULL ? "the whole model" : "the ring", m->path, (double)*region / GIB,
-                (double)probe_bytes / GIB, (double)avail / GIB, mem == CIOT_MEMORY_FULL ? "; try --memory ring" : "");
+                (double)probe_bytes / GIB, token, (double)avail / GIB, mem == CIOT_MEMORY_FULL ? "; try --memory ring" : "");
         return 2;
     }
     ro->memory = (ciot_memory)mem;
@@ -226,7 +295,9 @@ static int settle_memory(const replay_opts *o, const ciot_model *m, int n_ops, c
 }
 
 typedef struct {
-    ciot_replay_record *recs[CIOT_DISPATCH_N];  /* tokens records per dispatch */
+    run_id run[MAX_RUNS];                       /* the runs, interleaved per token in this order */
+    int n_runs;
+    ciot_replay_record *recs[MAX_RUNS];         /* tokens records per run */
     ciot_replay_record warm;                    /* also the timed token of the pairs past the measured tokens */
     int pairs;                                  /* max(tokens, CIOT_OVERHEAD_PAIRS_MIN) */
     double *on_ms, *off_ms;                     /* per overhead pair: its timed and untimed pass, ms per token */
@@ -234,9 +305,9 @@ typedef struct {
 } records;
 
 static void records_free(records *rs, int tokens) {
-    for (int d = 0; d < CIOT_DISPATCH_N; d++) {
-        for (int k = 0; rs->recs[d] && k < tokens; k++) ciot_replay_record_free(&rs->recs[d][k]);
-        free(rs->recs[d]);
+    for (int i = 0; i < rs->n_runs; i++) {
+        for (int k = 0; rs->recs[i] && k < tokens; k++) ciot_replay_record_free(&rs->recs[i][k]);
+        free(rs->recs[i]);
     }
     ciot_replay_record_free(&rs->warm);
     free(rs->on_ms);
@@ -244,17 +315,22 @@ static void records_free(records *rs, int tokens) {
     free(rs->probe_gbs);
 }
 
+/* The runs: every dispatch at every context (the whole token), or every dispatch (the matvecs only). */
+static void runs_of(const replay_opts *o, int whole, records *rs) {
+    rs->n_runs = 0;
+    for (int c = 0; c < (whole ? o->context.n : 1); c++)
+        for (int i = 0; i < o->n_dispatch; i++) rs->run[rs->n_runs++] = (run_id){o->dispatch[i], whole ? o->context.v[c] : 0};
+}
+
 static ciot_status records_alloc(records *rs, const replay_opts *o, const ciot_replay *r, int threads) {
-    memset(rs, 0, sizeof *rs);
     int most = 0;
     ciot_status st = CIOT_OK;
-    for (int i = 0; i < o->n_dispatch && st == CIOT_OK; i++) {
-        const ciot_dispatch d = o->dispatch[i];
-        const int steps = ciot_replay_steps(r, d, NULL);
+    for (int i = 0; i < rs->n_runs && st == CIOT_OK; i++) {
+        const int steps = ciot_replay_steps(r, rs->run[i].d, NULL);
         most = steps > most ? steps : most;
-        if (!(rs->recs[d] = calloc((size_t)o->tokens, sizeof *rs->recs[d]))) return CIOT_E_NOMEM;
+        if (!(rs->recs[i] = calloc((size_t)o->tokens, sizeof *rs->recs[i]))) return CIOT_E_NOMEM;
         for (int k = 0; k < o->tokens && st == CIOT_OK; k++)
-            st = ciot_replay_record_alloc(&rs->recs[d][k], steps, threads);
+            st = ciot_replay_record_alloc(&rs->recs[i][k], steps, threads);
     }
     if (st == CIOT_OK) st = ciot_replay_record_alloc(&rs->warm, most, threads);
     rs->pairs = o->tokens > CIOT_OVERHEAD_PAIRS_MIN ? o->tokens : CIOT_OVERHEAD_PAIRS_MIN;
@@ -284,7 +360,7 @@ static uint64_t run_pair(const replay_opts *o, ciot_replay *r, ciot_pool *pool, 
  * more), so that the overhead's spread means something. Returns the status. */
 static ciot_status run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *pool, const ciot_ruler *ruler,
                               records *rs) {
-    const ciot_dispatch d0 = o->dispatch[0];
+    const ciot_dispatch d0 = rs->run[0].d;
     for (int k = 0; k <= o->tokens; k++) {
         const int probe_first = k && ciot_probe_first(k - 1);
         double probe = 0;
@@ -292,13 +368,16 @@ static ciot_status run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *p
         if (k) fprintf(stderr, "ciot replay: token %d/%d:", k, o->tokens);
         else fprintf(stderr, "ciot replay: warm-up:");
         uint64_t off = 0;
-        for (int i = 0; i < o->n_dispatch; i++) {
-            const ciot_dispatch d = o->dispatch[i];
-            ciot_replay_record *rec = k ? &rs->recs[d][k - 1] : &rs->warm;
+        for (int i = 0; i < rs->n_runs; i++) {
+            const ciot_dispatch d = rs->run[i].d;
+            ciot_replay_record *rec = k ? &rs->recs[i][k - 1] : &rs->warm;
             uint64_t ns;
+            ciot_replay_set_context(r, rs->run[i].L);
             if (i) ns = ciot_replay_token(r, pool, d, rec);
             else off = run_pair(o, r, pool, d, rec, k - 1, rs, &ns);
-            fprintf(stderr, "%s %s %.1f ms", i ? "," : "", ciot_dispatch_name(d), (double)ns * 1e-6);
+            if (rs->run[i].L) fprintf(stderr, "%s %s L=%d %.1f ms", i ? "," : "", ciot_dispatch_name(d), rs->run[i].L,
+                                      (double)ns * 1e-6);
+            else fprintf(stderr, "%s %s %.1f ms", i ? "," : "", ciot_dispatch_name(d), (double)ns * 1e-6);
         }
         if (k && !probe_first && st == CIOT_OK) st = ciot_ruler_sample(ruler, pool, &probe);
         if (st != CIOT_OK) return st;
@@ -308,6 +387,7 @@ static ciot_status run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *p
         if (k) fprintf(stderr, "; probe %.2f GB/s (%s)", probe, probe_first ? "before" : "after");
         fprintf(stderr, "\n");
     }
+    ciot_replay_set_context(r, rs->run[0].L);
     for (int p = o->tokens; p < rs->pairs; p++) {
         uint64_t on;
         const uint64_t off = run_pair(o, r, pool, d0, &rs->warm, p, rs, &on);
@@ -321,8 +401,9 @@ static ciot_status run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *p
 /* Summaries of the measured tokens, the table on stdout and the JSON file; returns the exit code. */
 static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *kernel, const ciot_replay *r,
                   const records *rs, const ciot_replay_opts *ro, const ciot_pool_info *info, const ciot_ruler *ruler,
-                  int cold, ciot_context *ctx) {
-    ciot_run_stats runs[CIOT_DISPATCH_N] = {0};
+                  int cold, const char *ops_name, ciot_context *ctx) {
+    ciot_run_stats runs[MAX_RUNS] = {0};
+    ciot_replay_step *steps_at[MAX_RUNS] = {0};
     double *pct = calloc((size_t)rs->pairs, sizeof *pct);
     if (!pct) {
         fprintf(stderr, "ciot replay: out of memory for the summaries\n");
@@ -339,17 +420,23 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
         .probe_gbs = rs->probe_gbs, .ceiling_gbs = probe.median, .ceiling_buffer = ruler->bytes,
         .probe_huge_fraction = ruler->huge_fraction, .weights_huge_fraction = ciot_replay_huge_fraction(r),
         .prefetch = ro->prefetch, .real_ops = ciot_replay_real_ops(r), .left_out = m->left_out,
-        .overhead_dispatch = o->dispatch[0], .overhead_pct = pct, .overhead = ciot_overhead_of(pct, rs->pairs),
+        .overhead_dispatch = rs->run[0].d, .overhead_pct = pct, .overhead = ciot_overhead_of(pct, rs->pairs),
         .overhead_on_ms = ciot_median(rs->on_ms, rs->pairs), .overhead_off_ms = ciot_median(rs->off_ms, rs->pairs),
-        .straggler = o->straggler, .straggler_us = o->straggler_us, .runs = runs, .n_runs = o->n_dispatch,
+        .straggler = o->straggler, .straggler_us = o->straggler_us, .runs = runs, .n_runs = rs->n_runs,
+        .whole_token = ciot_replay_whole_token(r), .token_ops = ops_name, .token_note = m->token_note,
     };
     ciot_status st = CIOT_OK;
-    for (int i = 0; i < o->n_dispatch && st == CIOT_OK; i++) {
-        const ciot_dispatch d = o->dispatch[i];
-        const ciot_replay_step *steps;
-        const int n = ciot_replay_steps(r, d, &steps);
-        st = ciot_run_stats_compute(d, rs->recs[d], o->tokens, steps, n, info->threads, o->batch, rep.weight_bytes,
+    for (int i = 0; i < rs->n_runs && st == CIOT_OK; i++) {
+        const ciot_dispatch d = rs->run[i].d;
+        const int n = ciot_replay_steps(r, d, NULL);
+        /* the whole token at this run's context: every step's bytes, the bound's input */
+        if ((st = ciot_replay_steps_at(r, d, rs->run[i].L, &steps_at[i])) != CIOT_OK) break;
+        size_t bytes = 0;
+        for (int s = 0; s < n; s++) bytes += steps_at[i][s].bytes;
+        if (!rep.whole_token) bytes = rep.weight_bytes;
+        st = ciot_run_stats_compute(d, rs->recs[i], o->tokens, steps_at[i], n, info->threads, o->batch, bytes,
                                     rs->probe_gbs, &runs[i]);
+        runs[i].context = rs->run[i].L;
     }
     int rc = 0;
     if (st != CIOT_OK) {
@@ -366,7 +453,7 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
             }
         }
     }
-    for (int i = 0; i < CIOT_DISPATCH_N; i++) ciot_run_stats_free(&runs[i]);
+    for (int i = 0; i < MAX_RUNS; i++) ciot_run_stats_free(&runs[i]), free(steps_at[i]);
     free(pct);
     return rc;
 }
@@ -394,7 +481,9 @@ int ciot_cmd_replay(int argc, char **argv) {
     const ciot_kernel *kernel = NULL;
     ciot_replay_opts ro = {0};
     size_t region = 0;
-    int cold = 0;
+    int cold = 0, whole = 0;
+    char why_not[CIOT_WHY_MAX + 1100] = "";
+    ciot_token_memory token_mem = {0};
     const int cores = ciot_topo_cores(), threads = o.threads ? o.threads : cores;
     const int n_ops = o.ops ? o.ops : m.n_ops;
     const size_t ceiling_bytes = o.ceiling_bytes ? o.ceiling_bytes : ciot_cold_bytes();
@@ -410,8 +499,9 @@ int ciot_cmd_replay(int argc, char **argv) {
         if (ciot_model_check(&m, n_ops, kernel->layout, err, sizeof err) != CIOT_OK) {
             fprintf(stderr, "ciot replay: %s (kernel %s)\n", err, kernel->name);
             rc = 2;
-        } else {
-            rc = settle_memory(&o, &m, n_ops, kernel->layout, ceiling_bytes, &ro, &region, &cold);
+        } else if ((rc = settle_token(&o, &m, &whole, ceiling_bytes, &token_mem, why_not, sizeof why_not)) < 0) {
+            rc = settle_memory(&o, &m, n_ops, kernel->layout, ceiling_bytes, ciot_token_memory_total(&token_mem), &ro,
+                               &region, &cold);
         }
     }
     char why[CIOT_WHY_MAX];
@@ -429,10 +519,12 @@ int ciot_cmd_replay(int argc, char **argv) {
         return rc;
     }
     if (m.left_out[0]) ciot_say("replay", "%s: left out: %s", m.path, m.left_out);
+    if (why_not[0]) ciot_say("replay", "%s", why_not);
     if (m.gguf && ro.memory == CIOT_MEMORY_RING)
         fprintf(stderr, "ciot replay: the ring holds drawn bytes, not the file's (the whole model does not fit, or "
                         "--memory ring was asked)\n");
     ciot_warn_oversubscribed("replay", threads);
+    if (whole && !o.dispatch_given) parse_dispatch("static", &o);
     if (!cold)
         fprintf(stderr, "ciot replay: warning: %.2f GiB of weights is less than 4x the last-level cache plus the "
                         "largest matvec; ops may be served partly from cache\n", (double)region / GIB);
@@ -466,6 +558,24 @@ int ciot_cmd_replay(int argc, char **argv) {
     ciot_pool_info info;
     ciot_pool_get_info(pool, &info);
     ro.fill_pool = pool;
+    ciot_token_exec *exec = NULL;
+    const ciot_token_ops *ops = ciot_token_ops_best();
+    if (whole) {
+        int most = 0;
+        for (int c = 0; c < o.context.n; c++) most = o.context.v[c] > most ? o.context.v[c] : most;
+        fprintf(stderr, "ciot replay: the whole token (ops %s): %.2f GiB of DeltaNet states, %.2f GiB of their copies, "
+                        "%.2f GiB of KV cache (%d positions filled before the timed tokens), filled by the pool\n",
+                ops->name, (double)token_mem.state / GIB, (double)token_mem.snapshot / GIB, (double)token_mem.kv / GIB,
+                most);
+        if ((st = ciot_token_exec_create(&m, most, ops, pool, &exec, why, sizeof why)) != CIOT_OK) {
+            fprintf(stderr, "ciot replay: %s\n", why);
+            ciot_pool_destroy(pool);
+            ciot_model_free(&m);
+            return st == CIOT_E_ARG ? 2 : 1;
+        }
+        ro.exec = exec;
+    }
+    runs_of(&o, whole, &rs);
 
     fprintf(stderr, "ciot replay: allocating %.2f GiB of weights (%s: %s) and a %.2f GiB probe buffer, filled by the "
                     "pool\n", (double)region / GIB, ro.memory == CIOT_MEMORY_FULL ? "full" : "ring",
@@ -482,10 +592,11 @@ int ciot_cmd_replay(int argc, char **argv) {
         fprintf(stderr, "ciot replay: the read probe failed: %s\n", ciot_status_str(st));
         rc = 1;
     } else {
-        rc = report(&o, &m, kernel, r, &rs, &ro, &info, &ruler, cold, &ctx);
+        rc = report(&o, &m, kernel, r, &rs, &ro, &info, &ruler, cold, whole ? ops->name : "", &ctx);
     }
     records_free(&rs, o.tokens);
     ciot_replay_destroy(r);
+    ciot_token_exec_destroy(exec);
     ciot_ruler_free(&ruler);
     ciot_pool_destroy(pool);
     ciot_model_free(&m);

@@ -372,7 +372,9 @@ def part_bench(ciot, d, meta, tensors):
 
 def part_replay(ciot, d, meta, tensors):
     """ciot replay --model F.gguf: exactly the file's 2-D ternary matrices but the embedding, in block order,
-    on their real bytes; --dump-ops writes them as an op list that replays the same shapes."""
+    on their real bytes, with the ops between them that its metadata describes (the whole token); a file
+    whose metadata does not describe its attention replays the matvecs only and says so in one line;
+    --dump-ops writes the matvecs as an op list that replays the same shapes."""
     tmp = tempfile.mkdtemp(prefix="ciot-gguf-replay-")
     path, js, ops = os.path.join(d, "model-v3.gguf"), os.path.join(tmp, "replay.json"), os.path.join(tmp, "m.ops")
     rc, out, err = ciot("replay", "--model", path, "--tokens", "1", "--ceiling-size", "4M", "--dispatch", "all",
@@ -384,6 +386,15 @@ def part_replay(ciot, d, meta, tensors):
     matrices = [t for t in tensors if t.type in mg.TERNARY and len(t.ne) == 2 and t.name != "token_embd.weight"]
     want = {t.name[:-len(".weight")]: (t.rows, t.ne[0]) for t in matrices}
     static = [r for r in doc["runs"] if r["dispatch"] == "static"][0]
+    token = [o["name"] for o in static["ops"]]
+    check(doc.get("whole_token") is True and token[0] == "token_embd" and token[-1] == "argmax" and
+          token.index("blk.0.attn_norm") < token.index("blk.0.attn_q") < token.index("blk.0.rope") <
+          token.index("blk.0.attention") < token.index("blk.0.attn_output") < token.index("blk.0.attn_residual") <
+          token.index("blk.0.ffn_norm") < token.index("blk.0.ffn_up") < token.index("blk.0.ffn_glu") <
+          token.index("blk.0.ffn_down") < token.index("blk.0.ffn_residual") < token.index("output_norm") <
+          token.index("output"),
+          "replay: the whole token from the metadata, each op where it sits in the block: %s" % token[:16])
+    static["ops"] = [o for o in static["ops"] if o["op_kind"] == "matvec"]
     got = {o["name"]: (o["rows"], o["K"]) for o in static["ops"]}
     check(got == want, "replay: the ops are exactly the file's 2-D ternary matrices but the embedding: %s" %
           sorted(set(got) ^ set(want)))
@@ -410,6 +421,18 @@ def part_replay(ciot, d, meta, tensors):
     back = {o["name"]: (o["rows"], o["K"]) for r in again["runs"] for o in r["ops"]}
     check(rc == 0 and back == want, "replay --dump-ops writes an op list that replays the same shapes (rc %d, %s)" %
           (rc, err[-200:]))
+    # without attention.head_count the file does not describe its attention: its matvecs only, said once
+    bare = os.path.join(tmp, "no-heads.gguf")
+    mg.write(bare, [kv for kv in meta if not kv[0].startswith("bitnet.attention.")], tensors)
+    rc, out, err = ciot("replay", "--model", bare, "--tokens", "1", "--ceiling-size", "4M", "--dispatch", "static",
+                        "--json", js)
+    with open(js) as f:
+        plain = json.load(f) if rc == 0 else {"runs": []}
+    said = [l for l in err.splitlines() if "replaying its matvecs only" in l]
+    check(rc == 0 and len(said) == 1 and "attention" in said[0] and "whole_token" not in plain and
+          {o["name"] for r in plain["runs"] for o in r["ops"]} == set(want),
+          "replay: a file whose metadata does not describe its attention replays its matvecs only, said in one "
+          "line (rc %d, %r)" % (rc, said))
     for args, what in ((["--model", os.path.join(d, "broken-bad-magic.gguf")], "a malformed file"),
                        (["--model", path, "--kernel", "ptq1_0_gemv_ref", "--ops", "7"], "a kernel of no replayed format")):
         rc, out, err = ciot("replay", *args, "--tokens", "1")

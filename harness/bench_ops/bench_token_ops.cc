@@ -1,0 +1,234 @@
+// bench_token_ops: GB/s of the token ops that move the most (deltanet, attention at a context length,
+// state_copy) per version and thread count, each repetition paired with one read-probe sample on the same
+// pool (harness/measure/method.md: which of the two goes first alternates). Every call starts cold: the
+// calls rotate over as many blocks' states or caches as fill max(4 x LLC, the op's own size x 2).
+// Counters: GB/s (ciot_<kind>_bytes over the time), ceiling GB/s (the paired sample), pct (their ratio).
+// usage: bench_token_ops [--benchmark_filter=REGEX] [--benchmark_repetitions=N] ...
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <algorithm>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "bigbuf.h"
+#include "cpu.h"
+#include "fp16.h"
+#include "pool.h"
+#include "probe_bw.h"
+#include "splitmix64.h"
+#include "token_ops.h"
+#include "topo.h"
+}
+
+namespace {
+
+struct Phase {
+    const ciot_token_ops *v;
+    ciot_token_kind kind;
+    const void *args;
+    int phase;
+};
+
+void run_phase(void *arg, int t, int n) {
+    const Phase *p = static_cast<const Phase *>(arg);
+    switch (p->kind) {
+    case CIOT_TOK_DELTANET: p->v->deltanet(static_cast<const ciot_deltanet_args *>(p->args), p->phase, t, n); break;
+    case CIOT_TOK_ATTENTION: p->v->attention(static_cast<const ciot_attention_args *>(p->args), p->phase, t, n); break;
+    case CIOT_TOK_STATE_COPY: p->v->state_copy(static_cast<const ciot_state_copy_args *>(p->args), p->phase, t, n); break;
+    default: break;
+    }
+}
+
+struct Pool {
+    ciot_pool *pool = nullptr;
+    int threads = 0;
+    void *probe = nullptr;
+    size_t probe_bytes = 0;
+    ciot_pool *get(int n) {
+        if (pool && threads == n) return pool;
+        if (pool) ciot_pool_destroy(pool), ciot_bw_buffer_free(probe, probe_bytes), probe = nullptr;
+        ciot_pool_opts o = {n, 1, 0, 0};
+        if (ciot_pool_create(CIOT_POOL_PERSISTENT, &o, &pool) != CIOT_OK) return pool = nullptr;
+        threads = n;
+        size_t llc = ciot_topo_llc_bytes(nullptr);
+        probe_bytes = std::max<size_t>(4 * llc, size_t(1) << 30);
+        if (ciot_bw_buffer_alloc(pool, probe_bytes, 1, &probe) != CIOT_OK) probe = nullptr;
+        return pool;
+    }
+} g_pool;
+
+// Untimed fill: values are drawn once; the ops' speed does not depend on them (no data-dependent branch).
+void fill(float *x, size_t n, uint64_t seed, float scale) {
+    for (size_t i = 0; i < n; i++)
+        x[i] = scale * (float)((int64_t)(ciot_splitmix64_at(seed, i) >> 40) - (1 << 23)) / (float)(1 << 23);
+}
+void *big(size_t bytes) {
+    void *p = ciot_bigbuf_alloc(bytes, 1);
+    if (p) std::memset(p, 0, bytes);
+    return p;
+}
+
+size_t cold_bytes() { return std::max<size_t>(4 * ciot_topo_llc_bytes(nullptr), size_t(128) << 20); }
+
+// One instance per block; calls go round them.
+struct Instances {
+    ciot_token_kind kind;
+    std::vector<ciot_deltanet_args> dn;
+    std::vector<ciot_attention_args> at;
+    std::vector<ciot_state_copy_args> sc;
+    std::vector<std::pair<void *, size_t>> bufs;
+    size_t count() const { return kind == CIOT_TOK_DELTANET ? dn.size() : kind == CIOT_TOK_ATTENTION ? at.size() : sc.size(); }
+    const void *args(size_t i) const {
+        return kind == CIOT_TOK_DELTANET ? (const void *)&dn[i] : kind == CIOT_TOK_ATTENTION ? (const void *)&at[i] : (const void *)&sc[i];
+    }
+    size_t bytes(size_t i) const {
+        return kind == CIOT_TOK_DELTANET ? ciot_deltanet_bytes(&dn[i]) : kind == CIOT_TOK_ATTENTION ? ciot_attention_bytes(&at[i]) : ciot_state_copy_bytes(&sc[i]);
+    }
+    int phases(size_t i) const {
+        return kind == CIOT_TOK_DELTANET ? ciot_deltanet_phases(&dn[i]) : kind == CIOT_TOK_ATTENTION ? ciot_attention_phases(&at[i]) : 1;
+    }
+    void *alloc(size_t b) {
+        void *p = big(b);
+        if (!p) { std::fprintf(stderr, "bench_token_ops: cannot allocate %zu bytes\n", b); std::exit(1); }
+        bufs.push_back({p, b});
+        return p;
+    }
+    ~Instances() { for (auto &b : bufs) ciot_bigbuf_free(b.first, b.second); }
+};
+
+// Bonsai 2 27B's DeltaNet block: 16 key heads, 48 value heads, head dim 128, conv 4.
+void make_deltanet(Instances &in) {
+    in.kind = CIOT_TOK_DELTANET;
+    ciot_deltanet_args a{};
+    a.k_heads = 16, a.v_heads = 48, a.head_dim = 128, a.conv = 4, a.eps = 1e-6f;
+    size_t ch = (2 * 16 + 48) * 128, state = 48 * 128 * 128;
+    size_t blocks = std::max<size_t>(48, cold_bytes() / (state * 4) + 1);
+    float *qkv = (float *)in.alloc(ch * 4), *gates = (float *)in.alloc(4 * 48 * 4), *cw = (float *)in.alloc(4 * ch * 4);
+    fill(qkv, ch, 1, 1.0f), fill(gates, 4 * 48, 2, 1.0f), fill(cw, 4 * ch, 3, 0.5f);
+    float *out = (float *)in.alloc(48 * 128 * 4);
+    for (size_t b = 0; b < blocks; b++) {
+        ciot_deltanet_args x = a;
+        x.qkv = qkv, x.conv_w = cw, x.alpha = gates, x.beta_in = gates + 48, x.a_log = gates + 96, x.dt_bias = gates + 144;
+        x.out = out;
+        x.conv_state = (float *)in.alloc(3 * ch * 4);
+        x.state = (float *)in.alloc(state * 4);
+        fill(x.state, state, 10 + b, 0.05f);
+        x.scratch = in.alloc(ciot_deltanet_scratch_bytes(&x));
+        in.dn.push_back(x);
+    }
+}
+
+// Bonsai's attention block at L positions: 24 query heads, 4 KV heads, head dim 256.
+void make_attention(Instances &in, int L) {
+    in.kind = CIOT_TOK_ATTENTION;
+    ciot_attention_args a{};
+    a.q_heads = 24, a.kv_heads = 4, a.head_dim = 256, a.q_stride = 512, a.L = L, a.capacity = L + 1;
+    a.scale = 1.0f / 16.0f;
+    size_t cache = size_t(4) * (L + 1) * 256 * 2, blocks = std::max<size_t>(2, cold_bytes() / (2 * cache) + 1);
+    float *q = (float *)in.alloc(24 * 512 * 4), *kv = (float *)in.alloc(2 * 1024 * 4), *out = (float *)in.alloc(24 * 256 * 4);
+    fill(q, 24 * 512, 4, 1.0f), fill(kv, 2048, 5, 1.0f);
+    for (size_t b = 0; b < blocks; b++) {
+        ciot_attention_args x = a;
+        x.q = q, x.gate = q + 256, x.k = kv, x.v = kv + 1024, x.out = out;
+        x.k_cache = (uint16_t *)in.alloc(cache), x.v_cache = (uint16_t *)in.alloc(cache);
+        for (size_t i = 0; i < cache / 2; i++) {
+            float f = (float)((int)(ciot_splitmix64_at(20 + b, i) >> 54) - 512) / 512.0f;
+            x.k_cache[i] = ciot_fp32_to_fp16(f), x.v_cache[i] = ciot_fp32_to_fp16(-f);
+        }
+        x.scratch = in.alloc(ciot_attention_scratch_bytes(&x));
+        in.at.push_back(x);
+    }
+}
+
+// The state snapshot of one DeltaNet block (3 MiB) per call, over 48 blocks' sources and destinations.
+void make_state_copy(Instances &in) {
+    in.kind = CIOT_TOK_STATE_COPY;
+    size_t bytes = size_t(3) << 20, blocks = std::max<size_t>(48, cold_bytes() / bytes + 1);
+    char *src = (char *)in.alloc(bytes * blocks), *dst = (char *)in.alloc(bytes * blocks);
+    for (size_t b = 0; b < blocks; b++) in.sc.push_back({src + b * bytes, dst + b * bytes, bytes});
+}
+
+void bench(benchmark::State &st, ciot_token_kind kind, int L, const char *version, int threads) {
+    const ciot_token_ops *v = ciot_token_ops_find(version);
+    if (!v || (v->features & ciot_cpu_features()) != v->features) {
+        st.SkipWithError("this CPU cannot run the version");
+        return;
+    }
+    ciot_pool *pool = g_pool.get(threads);
+    if (!pool || !g_pool.probe) {
+        st.SkipWithError("no pool or probe buffer");
+        return;
+    }
+    // one op's instances alive at a time, kept across its versions, thread counts and repetitions
+    static std::unique_ptr<Instances> held;
+    static std::pair<int, int> held_key{-1, -1};
+    if (held_key != std::make_pair((int)kind, L)) {
+        held.reset(new Instances);
+        held_key = {(int)kind, L};
+        if (kind == CIOT_TOK_DELTANET) make_deltanet(*held);
+        else if (kind == CIOT_TOK_ATTENTION) make_attention(*held, L);
+        else make_state_copy(*held);
+    }
+    Instances &in = *held;
+    static int order = 0;
+    double probe_gbs = 0, probe_first = 0;
+    int passes = 0;
+    if ((order++ & 1) == 0) ciot_bw_sample(pool, g_pool.probe, g_pool.probe_bytes, 0.2, 0, &probe_first, &passes);
+    size_t i = 0, moved = 0;
+    double ns = 0;
+    for (auto _ : st) {
+        size_t b = i++ % in.count();
+        uint64_t t0 = ciot_now_ns();
+        for (int ph = 0; ph < in.phases(b); ph++) {
+            Phase p = {v, kind, in.args(b), ph};
+            ciot_pool_run(pool, run_phase, &p);
+        }
+        uint64_t dt = ciot_now_ns() - t0;
+        ns += (double)dt;
+        moved += in.bytes(b);
+        st.SetIterationTime((double)dt * 1e-9);
+    }
+    if (probe_first == 0) ciot_bw_sample(pool, g_pool.probe, g_pool.probe_bytes, 0.2, 0, &probe_gbs, &passes);
+    else probe_gbs = probe_first;
+    double gbs = ns > 0 ? (double)moved / ns : 0;
+    st.counters["GB/s"] = gbs;
+    st.counters["ceiling_GB/s"] = probe_gbs;
+    st.counters["pct"] = probe_gbs > 0 ? 100.0 * gbs / probe_gbs : 0;
+    st.counters["MB/call"] = (double)in.bytes(0) / 1e6;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    struct Kind {
+        const char *name;
+        ciot_token_kind kind;
+        int L;
+    } kinds[] = {{"deltanet", CIOT_TOK_DELTANET, 0},
+                 {"attention/L=4096", CIOT_TOK_ATTENTION, 4096},
+                 {"attention/L=32768", CIOT_TOK_ATTENTION, 32768},
+                 {"state_copy", CIOT_TOK_STATE_COPY, 0}};
+    for (const Kind &k : kinds)
+        for (int vi = 0; vi < ciot_token_ops_count(); vi++)
+            for (int threads = 1; threads <= 2; threads++) {
+                const ciot_token_ops *v = ciot_token_ops_at(vi);
+                std::string name = std::string(k.name) + "/" + v->name + "/threads:" + std::to_string(threads);
+                benchmark::RegisterBenchmark(name.c_str(), bench, k.kind, k.L, v->name, threads)
+                    ->UseManualTime()
+                    ->Unit(benchmark::kMillisecond)
+                    ->MinTime(0.5)
+                    ->ComputeStatistics("min", [](const std::vector<double> &x) { return *std::min_element(x.begin(), x.end()); })
+                    ->ComputeStatistics("max", [](const std::vector<double> &x) { return *std::max_element(x.begin(), x.end()); });
+            }
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    if (g_pool.pool) ciot_pool_destroy(g_pool.pool);
+    return 0;
+}

@@ -1,0 +1,52 @@
+/* The unit loop every SIMD version of attention shares: it includes this after defining, for its ISA,
+ * scores(a, K, n, b, nb), softmax_part(e, n, rec, D), weighted_v(a, V, n, b, nb) (nb a constant 1 .. CIOT_ATTN_BATCH,
+ * so each case compiles with its accumulators in registers) and combine(a, qh), and gets
+ * CIOT_ATTENTION_ENTRY(isa): ciot_attention_<isa>. */
+#ifndef CIOT_ATTENTION_LOOP_H
+#define CIOT_ATTENTION_LOOP_H
+
+#define CIOT_ATTN_BY_BATCH(fn, a, X, n, b, nb) \
+    switch (nb) {                              \
+    case 6: fn(a, X, n, b, 6); break;          \
+    case 5: fn(a, X, n, b, 5); break;          \
+    case 4: fn(a, X, n, b, 4); break;          \
+    case 3: fn(a, X, n, b, 3); break;          \
+    case 2: fn(a, X, n, b, 2); break;          \
+    default: fn(a, X, n, b, 1); break;         \
+    }
+
+static void chunk_unit(const ciot_attention_args *a, int g, int c) {
+    int D = a->head_dim, G = a->q_heads / a->kv_heads, p0 = c * CIOT_ATTN_CHUNK;
+    int n = a->L + 1 - p0 < CIOT_ATTN_CHUNK ? a->L + 1 - p0 : CIOT_ATTN_CHUNK;
+    if (c == ciot_attention_chunks(a) - 1) ciot_attention_append(a, g);
+    const uint16_t *K = a->k_cache + ((size_t)g * a->capacity + p0) * D;
+    const uint16_t *V = a->v_cache + ((size_t)g * a->capacity + p0) * D;
+    float e[CIOT_ATTN_BATCH][CIOT_ATTN_CHUNK] __attribute__((aligned(32)));
+    for (int j0 = 0; j0 < G; j0 += CIOT_ATTN_BATCH) {
+        int nb = G - j0 < CIOT_ATTN_BATCH ? G - j0 : CIOT_ATTN_BATCH;
+        ciot_attn_batch b;
+        for (int j = 0; j < nb; j++) {
+            b.q[j] = a->q + (size_t)(g * G + j0 + j) * a->q_stride;
+            b.rec[j] = ciot_attention_rec(a, g * G + j0 + j, c);
+            b.e[j] = e[j];
+        }
+        CIOT_ATTN_BY_BATCH(scores, a, K, n, &b, nb)
+        for (int j = 0; j < nb; j++) softmax_part(e[j], n, b.rec[j], D);
+        CIOT_ATTN_BY_BATCH(weighted_v, a, V, n, &b, nb)
+    }
+}
+
+#define CIOT_ATTENTION_ENTRY(isa)                                                                \
+    void ciot_attention_##isa(const ciot_attention_args *a, int phase, int part, int parts) {       \
+    long lo, hi;                                                                                    \
+    if (phase == 0) {                                                                               \
+        int nc = ciot_attention_chunks(a);                                                          \
+        ciot_ops_share((long)a->kv_heads * nc, part, parts, &lo, &hi);                              \
+        for (long u = lo; u < hi; u++) chunk_unit(a, (int)(u / nc), (int)(u % nc));                 \
+    } else {                                                                                        \
+        ciot_ops_share(a->q_heads, part, parts, &lo, &hi);                                          \
+        for (long qh = lo; qh < hi; qh++) combine(a, (int)qh);                                      \
+    }                                                                                               \
+    }
+
+#endif

@@ -1,0 +1,122 @@
+/* deltanet: checks, sizes, the gates every version shares, and the scalar reference (kernels/ops.md). */
+#include <math.h>
+#include "ops_impl.h"
+#include "ops_math.h"
+
+ciot_status ciot_deltanet_check(const ciot_deltanet_args *a, char *why, size_t len) {
+    if (!a->qkv || !a->conv_state || !a->conv_w || !a->alpha || !a->beta_in || !a->a_log || !a->dt_bias ||
+        !a->state || !a->out || !a->scratch)
+        return ciot_error(CIOT_E_ARG, why, len, "deltanet: a NULL pointer (scratch included)");
+    if (a->k_heads < 1 || a->v_heads < 1 || a->v_heads % a->k_heads)
+        return ciot_error(CIOT_E_SHAPE, why, len, "deltanet: %d value heads over %d key heads (a whole multiple)",
+                          a->v_heads, a->k_heads);
+    if (a->head_dim < 16 || a->head_dim % 16 || a->head_dim > 1024)
+        return ciot_error(CIOT_E_SHAPE, why, len, "deltanet: head dim %d (a multiple of 16, at most 1024)",
+                          a->head_dim);
+    if (a->conv < 2 || a->conv > 8)
+        return ciot_error(CIOT_E_SHAPE, why, len, "deltanet: conv kernel %d (2 .. 8)", a->conv);
+    if (!(a->eps >= 0)) return ciot_error(CIOT_E_ARG, why, len, "deltanet: eps must be >= 0");
+    return CIOT_OK;
+}
+
+int ciot_deltanet_phases(const ciot_deltanet_args *a) { return 2; }
+size_t ciot_deltanet_scratch_bytes(const ciot_deltanet_args *a) {
+    return ((size_t)ciot_deltanet_channels(a) + 2 * (size_t)a->v_heads) * sizeof(float);
+}
+
+void ciot_deltanet_traffic(const ciot_deltanet_args *a, ciot_op_traffic *t) {
+    size_t f = sizeof(float), ch = (size_t)ciot_deltanet_channels(a), vd = (size_t)a->v_heads * a->head_dim;
+    size_t state = vd * a->head_dim * f, conv = (size_t)(a->conv - 1) * ch * f;
+    *t = (ciot_op_traffic){
+        .weights = (size_t)a->conv * ch * f + 2 * (size_t)a->v_heads * f, /* conv taps, a_log, dt_bias */
+        .state_read = state + conv,
+        .state_written = state + conv,
+        .act_read = ch * f + 2 * (size_t)a->v_heads * f, /* qkv, alpha, beta */
+        .act_written = vd * f,
+    };
+}
+size_t ciot_deltanet_bytes(const ciot_deltanet_args *a) {
+    ciot_op_traffic t;
+    ciot_deltanet_traffic(a, &t);
+    return ciot_op_traffic_total(&t);
+}
+
+/* Cephes' logf, fused steps: x = m 2^e with m in [sqrt(1/2), sqrt(2)). */
+float ciot_ops_logf(float x) {
+    int e;
+    float m = frexpf(x, &e);
+    if (m < 0.70710678118654752f) {
+        m = m + m;
+        e -= 1;
+    }
+    float f = m - 1.0f, z = f * f, fe = (float)e;
+    float y = 7.0376836292e-2f;
+    y = fmaf(y, f, -1.1514610310e-1f);
+    y = fmaf(y, f, 1.1676998740e-1f);
+    y = fmaf(y, f, -1.2420140846e-1f);
+    y = fmaf(y, f, 1.4249322787e-1f);
+    y = fmaf(y, f, -1.6668057665e-1f);
+    y = fmaf(y, f, 2.0000714765e-1f);
+    y = fmaf(y, f, -2.4999993993e-1f);
+    y = fmaf(y, f, 3.3333331174e-1f);
+    y = y * f * z;
+    y = fmaf(fe, CIOT_EXP_LN2_LO, y);
+    y = fmaf(-0.5f, z, y);
+    return fmaf(fe, CIOT_EXP_LN2_HI, f + y);
+}
+
+/* softplus(x) = log(1 + exp(x)), x itself above 20 (where the two agree in fp32). */
+static float softplus(float x) { return x > 20.0f ? x : ciot_ops_logf(1.0f + ciot_ops_expf(x)); }
+
+void ciot_deltanet_gates(const ciot_deltanet_args *a, int h) {
+    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
+    float g = -ciot_ops_expf(a->a_log[h]) * softplus(a->alpha[h] + a->dt_bias[h]);
+    s.decay[h] = ciot_ops_expf(g);
+    s.beta[h] = ciot_ops_sigmoidf(a->beta_in[h]);
+}
+
+/* Phase 0, unit u: the head_dim channels of q head u, k head u - k_heads or v head u - 2 k_heads. */
+static void conv_unit(const ciot_deltanet_args *a, int u) {
+    int D = a->head_dim, C = ciot_deltanet_channels(a), taps = a->conv;
+    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
+    float *dst = s.q + (size_t)u * D; /* q, k and v sit back to back in scratch, as in qkv */
+    for (int i = 0; i < D; i++) {
+        int c = u * D + i;
+        float acc = 0.0f;
+        for (int t = 0; t < taps - 1; t++) acc = fmaf(a->conv_w[(size_t)t * C + c], a->conv_state[(size_t)t * C + c], acc);
+        acc = fmaf(a->conv_w[(size_t)(taps - 1) * C + c], a->qkv[c], acc);
+        for (int t = 0; t < taps - 2; t++) a->conv_state[(size_t)t * C + c] = a->conv_state[(size_t)(t + 1) * C + c];
+        a->conv_state[(size_t)(taps - 2) * C + c] = a->qkv[c];
+        dst[i] = ciot_ops_siluf(acc);
+    }
+    if (u < 2 * a->k_heads) {
+        float mul = 1.0f / sqrtf(ciot_ops_dot(dst, dst, D) + a->eps);
+        if (u < a->k_heads) mul = mul * (1.0f / sqrtf((float)D));
+        for (int i = 0; i < D; i++) dst[i] = dst[i] * mul;
+    } else {
+        ciot_deltanet_gates(a, u - 2 * a->k_heads);
+    }
+}
+
+/* Phase 1, state row r (value head r / D, value dim r % D). */
+static void state_row(const ciot_deltanet_args *a, long r) {
+    int D = a->head_dim, h = (int)(r / D), kh = h / (a->v_heads / a->k_heads);
+    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
+    float *S = a->state + r * D;
+    const float *k = s.k + (size_t)kh * D, *q = s.q + (size_t)kh * D;
+    float decay = s.decay[h], sk = ciot_ops_dot(S, k, D);
+    float u = (s.v[r] - decay * sk) * s.beta[h];
+    for (int i = 0; i < D; i++) S[i] = fmaf(k[i], u, decay * S[i]);
+    a->out[r] = ciot_ops_dot(S, q, D);
+}
+
+void ciot_deltanet_ref(const ciot_deltanet_args *a, int phase, int part, int parts) {
+    long lo, hi;
+    if (phase == 0) {
+        ciot_ops_share(2 * a->k_heads + a->v_heads, part, parts, &lo, &hi);
+        for (long u = lo; u < hi; u++) conv_unit(a, (int)u);
+    } else {
+        ciot_ops_share((long)a->v_heads * a->head_dim, part, parts, &lo, &hi);
+        for (long r = lo; r < hi; r++) state_row(a, r);
+    }
+}

@@ -1,0 +1,76 @@
+/* Each version's loop of each kind (token_ops.h), and the shared pieces they call. */
+#ifndef CIOT_OPS_IMPL_H
+#define CIOT_OPS_IMPL_H
+
+#include "token_ops.h"
+
+#define CIOT_OPS_DECLARE(isa)                                                                      \
+    void ciot_rmsnorm_##isa(const ciot_rmsnorm_args *a, int phase, int part, int parts);          \
+    void ciot_deltanet_##isa(const ciot_deltanet_args *a, int phase, int part, int parts);        \
+    void ciot_attention_##isa(const ciot_attention_args *a, int phase, int part, int parts);      \
+    void ciot_rope_##isa(const ciot_rope_args *a, int phase, int part, int parts);                \
+    void ciot_glu_##isa(const ciot_glu_args *a, int phase, int part, int parts);                  \
+    void ciot_state_copy_##isa(const ciot_state_copy_args *a, int phase, int part, int parts);    \
+    void ciot_embed_##isa(const ciot_embed_args *a, int phase, int part, int parts);              \
+    void ciot_argmax_##isa(const ciot_argmax_args *a, int phase, int part, int parts);
+CIOT_OPS_DECLARE(ref)
+CIOT_OPS_DECLARE(avx2)
+CIOT_OPS_DECLARE(neon)
+#undef CIOT_OPS_DECLARE
+
+/* rmsnorm's stride, resolved. */
+static inline int ciot_rmsnorm_stride(const ciot_rmsnorm_args *a) { return a->stride ? a->stride : a->n; }
+
+/* argmax: the chunks of phase 0, and the (value, index) record each leaves in scratch. */
+typedef struct {
+    float value;
+    int index;
+} ciot_argmax_best;
+static inline int ciot_argmax_chunks(const ciot_argmax_args *a) {
+    return (a->n + CIOT_ARGMAX_CHUNK - 1) / CIOT_ARGMAX_CHUNK;
+}
+/* Phase 1, shared by every version: the first best of the chunks' bests, in chunk order. */
+void ciot_argmax_combine(const ciot_argmax_args *a);
+
+/* state_copy: the part's byte range, in whole 64-byte lines but the last. */
+void ciot_state_copy_share(const ciot_state_copy_args *a, int part, int parts, size_t *lo, size_t *hi);
+
+/* deltanet's scratch: the conv's outputs (q and k normalized, q scaled; v as is) and the gates per value head. */
+typedef struct {
+    float *q, *k, *v, *decay, *beta;
+} ciot_deltanet_scratch;
+static inline ciot_deltanet_scratch ciot_deltanet_scratch_of(const ciot_deltanet_args *a) {
+    float *f = a->scratch;
+    size_t kd = (size_t)a->k_heads * a->head_dim, vd = (size_t)a->v_heads * a->head_dim;
+    return (ciot_deltanet_scratch){f, f + kd, f + 2 * kd, f + 2 * kd + vd, f + 2 * kd + vd + a->v_heads};
+}
+static inline int ciot_deltanet_channels(const ciot_deltanet_args *a) {
+    return (2 * a->k_heads + a->v_heads) * a->head_dim;
+}
+/* Phase 0's gates of value head h into scratch, shared by every version (scalar: 2 values per head). */
+void ciot_deltanet_gates(const ciot_deltanet_args *a, int h);
+/* The canonical log (for softplus), x > 0 finite. */
+float ciot_ops_logf(float x);
+
+/* attention: chunks per KV head, and the record each (query head, chunk) leaves in scratch: o[head_dim]
+ * (the chunk's sum of e V), then its max m and its sum l of e. */
+static inline int ciot_attention_chunks(const ciot_attention_args *a) {
+    return (a->L + 1 + CIOT_ATTN_CHUNK - 1) / CIOT_ATTN_CHUNK;
+}
+static inline int ciot_attention_record(const ciot_attention_args *a) { return a->head_dim + 16; }
+static inline float *ciot_attention_rec(const ciot_attention_args *a, int qh, int chunk) {
+    return (float *)a->scratch + ((size_t)qh * ciot_attention_chunks(a) + chunk) * ciot_attention_record(a);
+}
+/* Phase 0's first step for a unit holding position L: this token's k and v of KV head g into the caches. */
+void ciot_attention_append(const ciot_attention_args *a, int g);
+/* The SIMD versions' batch: up to CIOT_ATTN_BATCH query heads of a group share each widened K and V row. */
+#define CIOT_ATTN_BATCH 6
+typedef struct {
+    const float *q[CIOT_ATTN_BATCH];
+    float *rec[CIOT_ATTN_BATCH];
+    float *e[CIOT_ATTN_BATCH];
+} ciot_attn_batch;
+/* The most query heads per KV head a version handles (its stack buffers). */
+#define CIOT_ATTN_MAX_GROUP 16
+
+#endif

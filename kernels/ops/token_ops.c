@@ -1,0 +1,59 @@
+/* The versions of the token ops and the choice among them. */
+#include <string.h>
+#include "cpu.h"
+#include "kernel.h"
+#include "ops_impl.h"
+
+static const char *const kind_names[CIOT_TOK_KINDS] = {
+    "rmsnorm", "deltanet", "attention", "rope", "glu", "state_copy", "embed", "argmax",
+};
+const char *ciot_token_kind_name(ciot_token_kind k) {
+    return (int)k >= 0 && k < CIOT_TOK_KINDS ? kind_names[k] : NULL;
+}
+
+#define CIOT_OPS_TABLE(isa)                                                                             \
+    .rmsnorm = ciot_rmsnorm_##isa, .deltanet = ciot_deltanet_##isa, .attention = ciot_attention_##isa, \
+    .rope = ciot_rope_##isa, .glu = ciot_glu_##isa, .state_copy = ciot_state_copy_##isa,               \
+    .embed = ciot_embed_##isa, .argmax = ciot_argmax_##isa
+
+const ciot_token_ops ciot_token_ops_ref = {.name = "ref", .features = 0, CIOT_OPS_TABLE(ref)};
+
+/* The versions' own loops; rope and embed (a few KiB per token) run the reference's everywhere, and so does
+ * NEON's state_copy (libc's memcpy: a non-temporal copy's gain cannot be measured without ARM hardware). */
+#if defined(__x86_64__) || defined(_M_X64)
+static const ciot_token_ops ops_avx2 = {
+    .name = "avx2", .features = CIOT_F_AVX2 | CIOT_F_FMA,
+    .rmsnorm = ciot_rmsnorm_avx2, .deltanet = ciot_deltanet_avx2, .attention = ciot_attention_avx2,
+    .rope = ciot_rope_ref, .glu = ciot_glu_avx2, .state_copy = ciot_state_copy_avx2,
+    .embed = ciot_embed_ref, .argmax = ciot_argmax_avx2,
+};
+#define ARCH_VERSIONS , &ops_avx2
+#elif defined(__aarch64__)
+static const ciot_token_ops ops_neon = {
+    .name = "neon", .features = CIOT_F_NEON,
+    .rmsnorm = ciot_rmsnorm_neon, .deltanet = ciot_deltanet_neon, .attention = ciot_attention_neon,
+    .rope = ciot_rope_ref, .glu = ciot_glu_neon, .state_copy = ciot_state_copy_ref,
+    .embed = ciot_embed_ref, .argmax = ciot_argmax_neon,
+};
+#define ARCH_VERSIONS , &ops_neon
+#else
+#define ARCH_VERSIONS
+#endif
+
+static const ciot_token_ops *const versions[] = {&ciot_token_ops_ref ARCH_VERSIONS};
+#define N_VERSIONS ((int)(sizeof versions / sizeof versions[0]))
+
+int ciot_token_ops_count(void) { return N_VERSIONS; }
+const ciot_token_ops *ciot_token_ops_at(int i) { return i >= 0 && i < N_VERSIONS ? versions[i] : NULL; }
+const ciot_token_ops *ciot_token_ops_find(const char *name) {
+    for (int i = 0; i < N_VERSIONS; i++)
+        if (!strcmp(versions[i]->name, name)) return versions[i];
+    return NULL;
+}
+const ciot_token_ops *ciot_token_ops_best(void) {
+    unsigned cpu = ciot_cpu_features();
+    const ciot_token_ops *best = versions[0];
+    for (int i = 1; i < N_VERSIONS; i++)
+        if ((versions[i]->features & cpu) == versions[i]->features) best = versions[i];
+    return best;
+}
