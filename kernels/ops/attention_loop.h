@@ -5,6 +5,17 @@
 #ifndef CIOT_ATTENTION_LOOP_H
 #define CIOT_ATTENTION_LOOP_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include "ops_impl.h"
+
+/* What the including version defines (before it includes this). */
+static inline void scores(const ciot_attention_args *a, const uint16_t *K, int n, const ciot_attn_batch *b, const int nb);
+static inline void weighted_v(const ciot_attention_args *a, const uint16_t *V, int n, const ciot_attn_batch *b,
+                              const int nb);
+static void softmax_part(float *e, int n, float *rec, int D);
+static void combine(const ciot_attention_args *a, int qh);
+
 #define CIOT_ATTN_BY_BATCH(fn, a, X, n, b, nb) \
     switch (nb) {                              \
     case 6: fn(a, X, n, b, 6); break;          \
