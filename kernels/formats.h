@@ -108,18 +108,23 @@ typedef struct {
 
 /* TL16: 256 rows x 128 weights of PTQ1_0 (or a half of TQ1_0) whose codes index 16-entry tables (7424 bytes,
  * 1.8125 bits per weight; kernels/README.md). Row r's weights 32q + 3g .. 32q + 3g + 2 (sub-block q = 0..3,
- * group g = 0..9) are one 3-trit group: magnitude nibble (g & 1) of sb[q].qs[g >> 1][r] and sign bit G & 7 of
- * sg[G >> 3][r], G = 10q + g; weights 32q + 30, 32q + 31 are a TL3 pair code in nibble (r >> 7) of
- * sb[q].qn[r & 127]. See ciot_tl16_trit. */
+ * group g = 0..9) are one 3-trit group: magnitude nibble (g & 1) of sb[q].qs[g >> 1][r] and a sign bit, bit g
+ * of sb[q].sg[r] for g < 8, bit 2q + g - 8 of sx[r] for g = 8, 9; weights 32q + 30, 32q + 31 are a TL3 pair
+ * code in nibble (r >> 7) of sb[q].qn[r & 127]. See ciot_tl16_trit. */
 #define CIOT_TL16_GROUP 8
 typedef struct {
     uint16_t d[256];
-    uint8_t sg[5][256];
+    uint8_t sx[256];
     struct {
+        uint8_t sg[256];
         uint8_t qs[5][256];
         uint8_t qn[128];
     } sb[4];
 } block_tl16;
+/* The sign bit of group g of sub-block q, row r. */
+static inline int ciot_tl16_sign_bit(const block_tl16 *b, int q, int g, int r) {
+    return g < 8 ? (b->sb[q].sg[r] >> g) & 1 : (b->sx[r] >> (2 * q + g - 8)) & 1;
+}
 
 _Static_assert(sizeof(block_pq2_0) == 34, "PQ2_0 block is 34 bytes");
 _Static_assert(sizeof(block_ptq1_0) == 28, "PTQ1_0 block is 28 bytes");

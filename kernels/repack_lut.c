@@ -59,9 +59,10 @@ static void tl16_pack(const uint8_t u[CIOT_QK], uint16_t d, void *outp, int r) {
     for (int q = 0; q < 4; q++) {
         const uint8_t *s = u + 32 * q;
         for (int g = 0; g < 10; g++) {
-            const int v = ciot_tl16_value(s[3 * g], s[3 * g + 1], s[3 * g + 2]), G = 10 * q + g;
+            const int v = ciot_tl16_value(s[3 * g], s[3 * g + 1], s[3 * g + 2]);
             out->sb[q].qs[g >> 1][r] |= (uint8_t)(ciot_tl16_nibble(v) << (4 * (g & 1)));
-            out->sg[G >> 3][r] |= (uint8_t)(ciot_tl16_sign(v) << (G & 7));
+            if (g < 8) out->sb[q].sg[r] |= (uint8_t)(ciot_tl16_sign(v) << g);
+            else out->sx[r] |= (uint8_t)(ciot_tl16_sign(v) << (2 * q + g - 8));
         }
         out->sb[q].qn[r & 127] |= (uint8_t)(ciot_tl3_pair_code(3 * s[30] + s[31]) << (4 * (r >> 7)));
     }
@@ -72,7 +73,7 @@ static uint16_t tl16_unpack(const void *inp, int r, uint8_t u[CIOT_QK]) {
     const block_tl16 *in = inp;
     for (int q = 0; q < 4; q++) {
         for (int g = 0; g < 10; g++) {
-            const int G = 10 * q + g, m = (in->sb[q].qs[g >> 1][r] >> (4 * (g & 1))) & 15, sg = (in->sg[G >> 3][r] >> (G & 7)) & 1;
+            const int m = (in->sb[q].qs[g >> 1][r] >> (4 * (g & 1))) & 15, sg = ciot_tl16_sign_bit(in, q, g, r);
             for (int n = 0; n < 3; n++) u[32 * q + 3 * g + n] = (uint8_t)ciot_tl16_trit(m, sg, n);
         }
         const int V = ciot_tl3_pair_value((in->sb[q].qn[r & 127] >> (4 * (r >> 7))) & 15);

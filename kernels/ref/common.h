@@ -61,13 +61,14 @@ static inline int32_t ciot_tl3_subblock_dot_ref(const block_tl3 *w, int r, int q
 }
 
 /* TL16 bytes read "the other way round": group g (0..9) of row r's sub-block q has magnitude nibble (g & 1) of
- * sb[q].qs[g >> 1][r] and sign bit G & 7 of sg[G >> 3][r], G = 10q + g; its trit n (ciot_tl16_trit) is weight
+ * sb[q].qs[g >> 1][r] and sign bit g of sb[q].sg[r] (g < 8) or bit 2q + g - 8 of sx[r] (g = 8, 9); its trit n (ciot_tl16_trit) is weight
  * 32q + 3g + n. The pair code is TL3's (nibble (r >> 7) of sb[q].qn[r & 127]). Exact dot of row r's sub-block
  * q (32 weights, w = trit - 1) with a[0..31]. */
 static inline int32_t ciot_tl16_subblock_dot_ref(const block_tl16 *w, int r, int q, const int8_t *a) {
     int32_t s = 0;
     for (int g = 0; g < 10; g++) {
-        const int G = 10 * q + g, m = (w->sb[q].qs[g >> 1][r] >> (4 * (g & 1))) & 15, sg = (w->sg[G >> 3][r] >> (G & 7)) & 1;
+        const int m = (w->sb[q].qs[g >> 1][r] >> (4 * (g & 1))) & 15;
+        const int sg = g < 8 ? (w->sb[q].sg[r] >> g) & 1 : (w->sx[r] >> (2 * q + g - 8)) & 1;
         for (int n = 0; n < 3; n++) s += (ciot_tl16_trit(m, sg, n) - 1) * a[3 * g + n];
     }
     const int P = ciot_tl3_pair_value((w->sb[q].qn[r & 127] >> (4 * (r >> 7))) & 15);

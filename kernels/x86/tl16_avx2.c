@@ -35,11 +35,10 @@ static inline __attribute__((always_inline)) void step(const block_tl16 *w, cons
         ciot_prefetch((const char *)w + v * (sizeof *w / 8), sizeof *w / 8, prefetch); /* the block, in eighths */
         __m256 dw[4];
         for (int k = 0; k < 4; k++) dw[k] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->d + 32 * v + 8 * k)));
-        for (int q = 0; q < 4; q++) {
+        _Pragma("clang loop unroll(disable)") for (int q = 0; q < 4; q++) { /* unrolled, it spills */
             __m256i s[CIOT_LUT_ROWS][2];
             const ciot_tl16_tables_avx2 *t[CIOT_LUT_ROWS];
             for (int r = 0; r < nr; r++) {
-                s[r][0] = s[r][1] = _mm256_setzero_si256();
                 t[r] = &((const block_tables *)tables[r])->t[q];
             }
             ciot_tl16_subblock_rows_avx2(w, q, v, t, nr, s); /* the sub-block's isum, within +-32 * 127 */

@@ -10,13 +10,14 @@
 #include "formats.h"
 #include "lut_loop.h"
 
-/* The tables of one 32-weight sub-block: per group g (0..9) bytes 0..15 the l plane, 16..31 the h plane of
- * E[m] = sum_n w_n(m) a_{3g+n} (w_n(m): the weights of magnitude m, 0 for m = 14, 15), E = 32 h + l with
- * l in -16..15, h in -12..12 (|E| <= 3 * 127); the pair code's table the same with l = E & 31 (0..31),
+/* The tables of one 32-weight sub-block, each 16-entry plane stored twice (both 128-bit lanes, so that a plain
+ * load fetches it: a broadcast load takes a shuffle pipe on Zen 3): per group g (0..9) the l plane, then the h
+ * plane of E[m] = sum_n w_n(m) a_{3g+n} (w_n(m): the weights of magnitude m, 0 for m = 14, 15), E = 32 h + l
+ * with l in -16..15, h in -12..12 (|E| <= 3 * 127); the pair code's table the same with l = E & 31 (0..31),
  * h = E >> 5 (-8..7), |E| <= 2 * 127. */
 typedef struct {
-    int8_t g[10][32];
-    int8_t pair[32];
+    int8_t g[10][2][32];
+    int8_t pair[2][32];
 } ciot_tl16_tables_avx2;
 
 #define CIOT_TL16_W(m, n) ((m) < 14 ? (13 + (m)) / ((n) == 0 ? 9 : (n) == 1 ? 3 : 1) % 3 - 1 : 0)
@@ -27,9 +28,11 @@ static const int16_t ciot_tl16_coef_avx2[5][16] = {{CIOT_L16(CIOT_TL16_W0, 0)}, 
                                                    {CIOT_L16(CIOT_TL16_W2, 0)}, {CIOT_L16(CIOT_TL3_PAIR_W0, 0)},
                                                    {CIOT_L16(CIOT_TL3_PAIR_W1, 0)}};
 
-/* 16 int16 lanes E of a table -> [l 0..15 | h 0..15] bytes at out. */
-static inline void ciot_tl16_planes_avx2(__m256i l, __m256i h, int8_t out[32]) {
-    _mm256_storeu_si256((__m256i *)out, _mm256_permute4x64_epi64(_mm256_packs_epi16(l, h), 0xd8));
+/* 16 int16 lanes l, h of a table -> its two planes, each in both lanes. */
+static inline void ciot_tl16_planes_avx2(__m256i l, __m256i h, int8_t out[2][32]) {
+    const __m256i p = _mm256_packs_epi16(l, h); /* [l 0..7, h 0..7 | l 8..15, h 8..15] */
+    _mm256_storeu_si256((__m256i *)out[0], _mm256_permute4x64_epi64(p, 0x88));
+    _mm256_storeu_si256((__m256i *)out[1], _mm256_permute4x64_epi64(p, 0xdd));
 }
 
 /* The tables of the sub-block whose activations are a[0..31]. */
@@ -52,56 +55,105 @@ static inline void ciot_tl16_build_avx2(const int8_t *a, ciot_tl16_tables_avx2 *
     ciot_tl16_planes_avx2(_mm256_and_si256(e, c31), _mm256_srai_epi16(e, 5), t->pair);
 }
 
-static inline __m256i ciot_tl16_plane_avx2(const int8_t *p) { return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p)); }
+/* x + x bytewise (x << 1 in each byte) on any vector pipe. The empty asm keeps the compiler from folding a
+ * chain of doublings into vpsllw + vpand, which would take the shuffle pipes the lookups need. */
+static inline __m256i ciot_tl16_double_avx2(__m256i x) {
+    x = _mm256_add_epi8(x, x);
+    __asm__("" : "+x"(x));
+    return x;
+}
 
-/* s[r][0] += rows 0-7 | 16-23, s[r][1] += rows 8-15 | 24-31 (int16) of the exact dot of sub-block q of rows
+/* x >> 4 and x << k in 16-bit lanes by the multipliers (vpmulhuw, vpmullw run beside the shuffles on Zen 3,
+ * where vpsrlw / vpsllw would compete with them). */
+static inline __m256i ciot_tl16_srl4_avx2(__m256i x) { return _mm256_mulhi_epu16(x, _mm256_set1_epi16(1 << 12)); }
+static inline __m256i ciot_tl16_sll_avx2(__m256i x, int k) { return _mm256_mullo_epi16(x, _mm256_set1_epi16((short)(1 << k))); }
+/* [q][g - 8]: 2^(7 - 2q - (g - 8)), the multiplier (a shift left) that moves bit 2q + g - 8 of sx (group g = 8, 9
+ * of sub-block q) to bit 7; for q = 0, g = 8 (bit 0) the kernel takes sx << 7 ORed with the nibble instead. */
+#define CIOT_TL16_REP(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+static const int16_t ciot_tl16_sx_mul_avx2[4][2][16] = {
+    {{CIOT_TL16_REP(1 << 7)}, {CIOT_TL16_REP(1 << 6)}}, {{CIOT_TL16_REP(1 << 5)}, {CIOT_TL16_REP(1 << 4)}},
+    {{CIOT_TL16_REP(1 << 3)}, {CIOT_TL16_REP(1 << 2)}}, {{CIOT_TL16_REP(1 << 1)}, {CIOT_TL16_REP(1 << 0)}}};
+#undef CIOT_TL16_REP
+
+/* One group's lookup for nr rows: l and h of magnitude m, negated by vpsignb where op is negative (op is 0
+ * only where m is, whose entries are 0), added to al and ah. */
+static inline __attribute__((always_inline)) void ciot_tl16_group_avx2(const ciot_tl16_tables_avx2 *const *t, int g,
+                                                                       __m256i m, __m256i op, int nr, __m256i *al,
+                                                                       __m256i *ah) {
+    for (int r = 0; r < nr; r++) {
+        const __m256i l = _mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)t[r]->g[g][0]), m);
+        const __m256i h = _mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)t[r]->g[g][1]), m);
+        al[r] = _mm256_add_epi8(al[r], _mm256_sign_epi8(l, op));
+        ah[r] = _mm256_add_epi8(ah[r], _mm256_sign_epi8(h, op));
+        /* the group done here, in program order: left free, the compiler starts many groups' lookups at once
+         * and spills them (the core reorders them anyway) */
+        __asm__("" : "+x"(al[r]), "+x"(ah[r]));
+    }
+}
+
+/* s[r][0] = rows 0-7 | 16-23, s[r][1] = rows 8-15 | 24-31 (int16) of the exact dot of sub-block q of rows
  * 32v .. 32v + 31 (v = 0..7) of a tile block with activation row r < nr, whose tables are t[r]. The nibbles
  * and sign operands are decoded once for all nr rows (a gemm shares them).
  *
- * Per group: the nibble m (AND 15, or a 16-bit shift by 4 and AND 15) looks up l and h (one vpshufb each);
- * vpsignb by an operand whose bit 7 is the group's sign negates both (-E = 32 (-h) + (-l)), and it is never 0
- * unless m is, whose entries are 0. The operand: the row's sign byte S shifted left by 7 - b in 16-bit lanes
- * moves bit b to bit 7 of both bytes; for b >= 1 the shift is of S | 1, whose bit 0 lands at bit 7 - b and
- * keeps the byte non-zero; for b = 0 the nibble is ORed in instead.
+ * Per group: the nibble m (AND 15, or a 16-bit shift by 4, by vpmulhuw, and AND 15) looks up l and h (one vpshufb each);
+ * vpsignb by an operand whose bit 7 is the group's sign negates both (-E = 32 (-h) + (-l)). The operand of
+ * sign bit b (0..7) of a byte S is S1 << (7 - b) bytewise, S1 = S | 1: bit 7 is bit b of S, and the 1 lands at
+ * bit 7 - b <= 6 for b >= 1, so the operand is never 0. Groups 7, 6, .., 1 of sg take S1 doubled by vpaddb
+ * once more each; group 0 (b = 0) takes S << 7 ORed with m instead, which is
+ * 0 only where m is, whose entries are 0. Groups 8 and 9 (bits 2q, 2q + 1 of sx) are shifted in 16-bit lanes
+ * (vpmullw), which moves bit b to bit 7 of both bytes all the same.
  *
  * Exact in bytes: al_a over groups 0..4 is within +-5 * 16, al_b over groups 5..9 and the pair's l within
  * -80..111, ah over the ten groups and the pair's h within -128..127; isum = al_a + al_b + 32 ah is within
- * +-32 * 127, and added to s in int16 (a caller summing several sub-blocks keeps the total within int16). */
+ * +-32 * 127 (int16). */
 static inline __attribute__((always_inline)) void ciot_tl16_subblock_rows_avx2(const block_tl16 *w, int q, int v,
-                                                                               const ciot_tl16_tables_avx2 *const *t,
+                                                                               const ciot_tl16_tables_avx2 *const *tp,
                                                                                int nr, __m256i (*s)[2]) {
+    /* The tables are the same for every v: hidden from the compiler here, or it hoists their loads out of
+     * the caller's loop over v and spills them (they are read from L1 anyway). */
+    const ciot_tl16_tables_avx2 *t[CIOT_LUT_ROWS];
+    for (int r = 0; r < nr; r++) {
+        t[r] = tp[r];
+        __asm__("" : "+r"(t[r]));
+    }
     const __m256i c15 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1), w132 = _mm256_set1_epi16(1 | 32 << 8);
-    __m256i ala[CIOT_LUT_ROWS], alb[CIOT_LUT_ROWS], ah[CIOT_LUT_ROWS];
-    for (int r = 0; r < nr; r++) ala[r] = alb[r] = ah[r] = _mm256_setzero_si256();
-    for (int j = 0; j < 5; j++) {
+    __m256i al[2][CIOT_LUT_ROWS], ah[CIOT_LUT_ROWS]; /* al[0]: al_a, al[1]: al_b; indexed by constants only */
+    for (int r = 0; r < nr; r++) al[0][r] = al[1][r] = ah[r] = _mm256_setzero_si256();
+    const __m256i S = _mm256_loadu_si256((const __m256i *)(w->sb[q].sg + 32 * v));
+    __m256i op = _mm256_or_si256(S, one); /* group 7's operand; doubled for 6, 5, .., 1 */
+    for (int j = 3; j >= 0; j--) {
         const __m256i code = _mm256_loadu_si256((const __m256i *)(w->sb[q].qs[j] + 32 * v));
-        for (int half = 0; half < 2; half++) {
-            const int g = 2 * j + half, G = 10 * q + g, b = G & 7;
-            const __m256i m = _mm256_and_si256(half ? _mm256_srli_epi16(code, 4) : code, c15);
-            const __m256i S = _mm256_loadu_si256((const __m256i *)(w->sg[G >> 3] + 32 * v));
-            const __m256i op = b ? _mm256_slli_epi16(_mm256_or_si256(S, one), 7 - b)
-                                 : _mm256_or_si256(m, _mm256_slli_epi16(S, 7));
-            for (int r = 0; r < nr; r++) {
-                const __m256i l = _mm256_sign_epi8(_mm256_shuffle_epi8(ciot_tl16_plane_avx2(t[r]->g[g]), m), op);
-                const __m256i h = _mm256_sign_epi8(_mm256_shuffle_epi8(ciot_tl16_plane_avx2(t[r]->g[g] + 16), m), op);
-                if (g < 5) ala[r] = _mm256_add_epi8(ala[r], l);
-                else alb[r] = _mm256_add_epi8(alb[r], l);
-                ah[r] = _mm256_add_epi8(ah[r], h);
-            }
+        const __m256i mh = _mm256_and_si256(ciot_tl16_srl4_avx2(code), c15), ml = _mm256_and_si256(code, c15);
+        ciot_tl16_group_avx2(t, 2 * j + 1, mh, op, nr, al[2 * j + 1 >= 5], ah);
+        op = ciot_tl16_double_avx2(op);
+        if (j) {
+            ciot_tl16_group_avx2(t, 2 * j, ml, op, nr, al[2 * j >= 5], ah);
+            op = ciot_tl16_double_avx2(op);
+        } else {
+            ciot_tl16_group_avx2(t, 0, ml, _mm256_or_si256(ml, ciot_tl16_sll_avx2(S, 7)), nr, al[0], ah);
         }
+    }
+    {
+        const __m256i code = _mm256_loadu_si256((const __m256i *)(w->sb[q].qs[4] + 32 * v));
+        const __m256i X = _mm256_loadu_si256((const __m256i *)(w->sx + 32 * v)), X1 = _mm256_or_si256(X, one);
+        const __m256i m8 = _mm256_and_si256(code, c15), m9 = _mm256_and_si256(ciot_tl16_srl4_avx2(code), c15);
+        const __m256i *mul = (const __m256i *)ciot_tl16_sx_mul_avx2[q];
+        const __m256i op8 = q ? _mm256_mullo_epi16(X1, _mm256_loadu_si256(mul)) : _mm256_or_si256(m8, ciot_tl16_sll_avx2(X, 7));
+        ciot_tl16_group_avx2(t, 8, m8, op8, nr, al[1], ah);
+        ciot_tl16_group_avx2(t, 9, m9, _mm256_mullo_epi16(X1, _mm256_loadu_si256(mul + 1)), nr, al[1], ah);
     }
     /* qn byte j: row j in the low nibble, row j + 128 in the high one */
     const __m256i n = _mm256_loadu_si256((const __m256i *)(w->sb[q].qn + 32 * (v & 3)));
     const __m256i c = _mm256_and_si256(v < 4 ? n : _mm256_srli_epi16(n, 4), c15);
     for (int r = 0; r < nr; r++) {
-        alb[r] = _mm256_add_epi8(alb[r], _mm256_shuffle_epi8(ciot_tl16_plane_avx2(t[r]->pair), c));
-        ah[r] = _mm256_add_epi8(ah[r], _mm256_shuffle_epi8(ciot_tl16_plane_avx2(t[r]->pair + 16), c));
+        al[1][r] = _mm256_add_epi8(al[1][r], _mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)t[r]->pair[0]), c));
+        ah[r] = _mm256_add_epi8(ah[r], _mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)t[r]->pair[1]), c));
         /* al_a + 32 ah by vpmaddubsw with byte weights (1, 32); al_b sign-extended from (al_b, al_b) words */
-        const __m256i lo = _mm256_add_epi16(_mm256_maddubs_epi16(w132, _mm256_unpacklo_epi8(ala[r], ah[r])),
-                                            _mm256_srai_epi16(_mm256_unpacklo_epi8(alb[r], alb[r]), 8));
-        const __m256i hi = _mm256_add_epi16(_mm256_maddubs_epi16(w132, _mm256_unpackhi_epi8(ala[r], ah[r])),
-                                            _mm256_srai_epi16(_mm256_unpackhi_epi8(alb[r], alb[r]), 8));
-        s[r][0] = _mm256_add_epi16(s[r][0], lo), s[r][1] = _mm256_add_epi16(s[r][1], hi);
+        const __m256i lo = _mm256_add_epi16(_mm256_maddubs_epi16(w132, _mm256_unpacklo_epi8(al[0][r], ah[r])),
+                                            _mm256_srai_epi16(_mm256_unpacklo_epi8(al[1][r], al[1][r]), 8));
+        const __m256i hi = _mm256_add_epi16(_mm256_maddubs_epi16(w132, _mm256_unpackhi_epi8(al[0][r], ah[r])),
+                                            _mm256_srai_epi16(_mm256_unpackhi_epi8(al[1][r], al[1][r]), 8));
+        s[r][0] = lo, s[r][1] = hi;
     }
 }
 

@@ -39,25 +39,25 @@ static inline __attribute__((always_inline)) void step(const block_tl16 *w, cons
     const int half = ((const block_tables *)tables[0])->half; /* every row's 128-block i is the same half */
     for (int v = 0; v < 8; v++) {
         ciot_prefetch((const char *)w + v * (sizeof *w / 8), sizeof *w / 8, prefetch); /* the block, in eighths */
-        __m256i s[CIOT_LUT_ROWS][2];
-        for (int r = 0; r < nr; r++) {
-            const tile_state *st = states[r];
-            s[r][0] = half ? st->s[v][0] : _mm256_setzero_si256();
-            s[r][1] = half ? st->s[v][1] : _mm256_setzero_si256();
-        }
-        for (int q = 0; q < 4; q++) {
-            const ciot_tl16_tables_avx2 *t[CIOT_LUT_ROWS];
-            for (int r = 0; r < nr; r++) t[r] = &((const block_tables *)tables[r])->t[q];
-            ciot_tl16_subblock_rows_avx2(w, q, v, t, nr, s);
-        }
+        /* the 256-block's sums so far live in the tile state, not in registers, which the lookups need */
         for (int r = 0; r < nr; r++) {
             tile_state *st = states[r];
-            if (!half) {
-                st->s[v][0] = s[r][0], st->s[v][1] = s[r][1];
-                continue;
+            if (!half) st->s[v][0] = st->s[v][1] = _mm256_setzero_si256();
+        }
+        _Pragma("clang loop unroll(disable)") for (int q = 0; q < 4; q++) {
+            const ciot_tl16_tables_avx2 *t[CIOT_LUT_ROWS];
+            __m256i s[CIOT_LUT_ROWS][2];
+            for (int r = 0; r < nr; r++) t[r] = &((const block_tables *)tables[r])->t[q];
+            ciot_tl16_subblock_rows_avx2(w, q, v, t, nr, s);
+            for (int r = 0; r < nr; r++) { /* every partial sum within +-256 * 127: exact in int16 */
+                tile_state *st = states[r];
+                st->s[v][0] = _mm256_add_epi16(st->s[v][0], s[r][0]), st->s[v][1] = _mm256_add_epi16(st->s[v][1], s[r][1]);
             }
+        }
+        for (int r = 0; r < nr && half; r++) {
+            tile_state *st = states[r];
             __m256i isum[4];
-            ciot_tl16_isum_avx2(s[r], isum);
+            ciot_tl16_isum_avx2(st->s[v], isum);
             const __m256 dy = _mm256_set1_ps(((const block_tables *)tables[r])->dy);
             for (int k = 0; k < 4; k++) {
                 const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->d + 32 * v + 8 * k)));
