@@ -27,14 +27,27 @@ static void build(const void *x, int i, void *tables) {
     }
 }
 
+/* The int32 lanes of vpmaddwd by (1, 0) and (0, 1) on the sums' int16 vectors s[0] (rows 0-7 | 16-23) and s[1]
+ * (rows 8-15 | 24-31): vector k holds rows 8 (k >> 1) + (k & 1) + 2j (j = 0..3) in its low lane and 16 more in
+ * its high lane. No shuffle: the row scales are permuted to match once per 32 rows (four sub-blocks), the
+ * results back once per tile. */
+static inline void rows_permuted(const __m256 d[4], __m256 p[4]) {
+    for (int h = 0; h < 2; h++) {
+        const __m256 a = _mm256_permute2f128_ps(d[h], d[h + 2], 0x20), b = _mm256_permute2f128_ps(d[h], d[h + 2], 0x31);
+        p[2 * h] = _mm256_shuffle_ps(a, b, 0x88), p[2 * h + 1] = _mm256_shuffle_ps(a, b, 0xdd);
+    }
+}
+
 /* One 128-block of a tile for nr activation rows: eight vectors v of 32 rows; acc[v][q][k] of row r's state
- * = float lanes of rows 32v + 8k .. + 7. The nibbles and signs are decoded once for all nr rows. */
+ * = float lanes of the rows of rows_permuted's vector k. The nibbles and signs are decoded once for all nr
+ * rows. */
 static inline __attribute__((always_inline)) void step(const block_tl16 *w, const void *const *tables,
                                                        void *const *states, int nr, size_t prefetch) {
     for (int v = 0; v < 8; v++) {
         ciot_prefetch((const char *)w + v * (sizeof *w / 8), sizeof *w / 8, prefetch); /* the block, in eighths */
-        __m256 dw[4];
-        for (int k = 0; k < 4; k++) dw[k] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->d + 32 * v + 8 * k)));
+        __m256 d[4], dw[4];
+        for (int k = 0; k < 4; k++) d[k] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->d + 32 * v + 8 * k)));
+        rows_permuted(d, dw);
         _Pragma("clang loop unroll(disable)") for (int q = 0; q < 4; q++) { /* unrolled, it spills */
             __m256i s[CIOT_LUT_ROWS][2];
             const ciot_tl16_tables_avx2 *t[CIOT_LUT_ROWS];
@@ -44,8 +57,9 @@ static inline __attribute__((always_inline)) void step(const block_tl16 *w, cons
             ciot_tl16_subblock_rows_avx2(w, q, v, t, nr, s); /* the sub-block's isum, within +-32 * 127 */
             for (int r = 0; r < nr; r++) {
                 __m256(*acc)[4][4] = states[r];
-                __m256i isum[4];
-                ciot_tl16_isum_avx2(s[r], isum);
+                const __m256i e = _mm256_set1_epi32(1), o = _mm256_set1_epi32(1 << 16);
+                const __m256i isum[4] = {_mm256_madd_epi16(s[r][0], e), _mm256_madd_epi16(s[r][0], o),
+                                         _mm256_madd_epi16(s[r][1], e), _mm256_madd_epi16(s[r][1], o)};
                 const __m256 dy = _mm256_set1_ps(((const block_tables *)tables[r])->dy[q]);
                 for (int k = 0; k < 4; k++)
                     acc[v][q][k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[k]), _mm256_mul_ps(dw[k], dy), acc[v][q][k]);
@@ -59,10 +73,16 @@ CIOT_LUT_RUN_FROM_STEP(step, run, run_rows)
 
 static void finish(const void *state, float *y) {
     const __m256(*acc)[4][4] = state;
-    for (int v = 0; v < 8; v++)
+    for (int v = 0; v < 8; v++) {
+        __m256 a[4];
         for (int k = 0; k < 4; k++) /* (acc0 + acc1) + (acc2 + acc3) */
-            _mm256_storeu_ps(y + 32 * v + 8 * k, _mm256_add_ps(_mm256_add_ps(acc[v][0][k], acc[v][1][k]),
-                                                               _mm256_add_ps(acc[v][2][k], acc[v][3][k])));
+            a[k] = _mm256_add_ps(_mm256_add_ps(acc[v][0][k], acc[v][1][k]), _mm256_add_ps(acc[v][2][k], acc[v][3][k]));
+        for (int h = 0; h < 2; h++) { /* rows 8h .. 8h + 7 and 16 more, back in order */
+            const __m256 lo = _mm256_unpacklo_ps(a[2 * h], a[2 * h + 1]), hi = _mm256_unpackhi_ps(a[2 * h], a[2 * h + 1]);
+            _mm256_storeu_ps(y + 32 * v + 8 * h, _mm256_permute2f128_ps(lo, hi, 0x20));
+            _mm256_storeu_ps(y + 32 * v + 8 * h + 16, _mm256_permute2f128_ps(lo, hi, 0x31));
+        }
+    }
 }
 
 static const ciot_lut_method method = {CIOT_TL16_GROUP, sizeof(block_tables), sizeof(__m256[8][4][4]), sizeof(block_tl16),
