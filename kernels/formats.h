@@ -107,23 +107,27 @@ typedef struct {
 } block_tl2;
 
 /* TL16: 256 rows x 128 weights of PTQ1_0 (or a half of TQ1_0) whose codes index 16-entry tables (7424 bytes,
- * 1.8125 bits per weight; kernels/README.md). Row r's weights 32q + 3g .. 32q + 3g + 2 (sub-block q = 0..3,
- * group g = 0..9) are one 3-trit group: magnitude nibble (g & 1) of sb[q].qs[g >> 1][r] and a sign bit, bit g
- * of sb[q].sg[r] for g < 8, bit 2q + g - 8 of sx[r] for g = 8, 9; weights 32q + 30, 32q + 31 are a TL3 pair
- * code in nibble (r >> 7) of sb[q].qn[r & 127]. See ciot_tl16_trit. */
+ * 1.8125 bits per weight; kernels/README.md), in eight slices of 32 rows (928 bytes each), so that a kernel
+ * taking 32 rows at a time reads the block in address order. Row r is byte j = r & 31 of slice v = r >> 5.
+ * Its weights 32q + 3g .. 32q + 3g + 2 (sub-block q = 0..3, group g = 0..9) are one 3-trit group: magnitude
+ * nibble (g & 1) of sb[q].qs[g >> 1][j] and a sign bit, bit g of sb[q].sg[j] for g < 8, bit 2q + g - 8 of
+ * sx[j] for g = 8, 9; weights 32q + 30, 32q + 31 are a TL3 pair code in nibble (q & 1) of qn[q >> 1][j].
+ * See ciot_tl16_trit. */
 #define CIOT_TL16_GROUP 8
 typedef struct {
-    uint16_t d[256];
-    uint8_t sx[256];
     struct {
-        uint8_t sg[256];
-        uint8_t qs[5][256];
-        uint8_t qn[128];
-    } sb[4];
+        uint16_t d[32];
+        uint8_t sx[32];
+        struct {
+            uint8_t sg[32];
+            uint8_t qs[5][32];
+        } sb[4];
+        uint8_t qn[2][32];
+    } v[8];
 } block_tl16;
 /* The sign bit of group g of sub-block q, row r. */
 static inline int ciot_tl16_sign_bit(const block_tl16 *b, int q, int g, int r) {
-    return g < 8 ? (b->sb[q].sg[r] >> g) & 1 : (b->sx[r] >> (2 * q + g - 8)) & 1;
+    return g < 8 ? (b->v[r >> 5].sb[q].sg[r & 31] >> g) & 1 : (b->v[r >> 5].sx[r & 31] >> (2 * q + g - 8)) & 1;
 }
 
 _Static_assert(sizeof(block_pq2_0) == 34, "PQ2_0 block is 34 bytes");

@@ -14,7 +14,7 @@ static void gemv(const ciot_mm *mm, int first, int count) {
             const block_tl16 *w = (const block_tl16 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL16_GROUP);
             ciot_prefetch(w, sizeof *w, mm->prefetch);
             for (int r = 0; r < CIOT_LUT_TILE; r++) {
-                const float dw = ciot_fp16_to_fp32(w->d[r]);
+                const float dw = ciot_fp16_to_fp32(w->v[r >> 5].d[r & 31]);
                 for (int q = 0; q < 4; q++) {
                     const block_q8_0 *y = &x[4 * i + q];
                     acc[r][q] = fmaf((float)ciot_tl16_subblock_dot_ref(w, r, q, y->qs), ciot_fp16_to_fp32(y->d) * dw,

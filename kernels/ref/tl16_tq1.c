@@ -21,7 +21,7 @@ static void gemv(const ciot_mm *mm, int first, int count) {
                 for (int h = 0; h < 2; h++)
                     for (int s = 0; s < 4; s++)
                         isum += ciot_tl16_subblock_dot_ref(w[h], r, s, x[q].qs + CIOT_QK * h + 32 * s);
-                acc[r] = ciot_acc_q8_K_ref(acc[r], isum, w[1]->d[r], x[q].d);
+                acc[r] = ciot_acc_q8_K_ref(acc[r], isum, w[1]->v[r >> 5].d[r & 31], x[q].d);
             }
         }
         for (int r = 0; r < CIOT_LUT_TILE; r++) mm->y[(size_t)CIOT_LUT_TILE * t + r] = acc[r];

@@ -44,9 +44,9 @@ static inline void rows_permuted(const __m256 d[4], __m256 p[4]) {
 static inline __attribute__((always_inline)) void step(const block_tl16 *w, const void *const *tables,
                                                        void *const *states, int nr, size_t prefetch) {
     for (int v = 0; v < 8; v++) {
-        ciot_prefetch((const char *)w + v * (sizeof *w / 8), sizeof *w / 8, prefetch); /* the block, in eighths */
+        ciot_prefetch(&w->v[v], sizeof w->v[v], prefetch); /* the block slice by slice, as it is read */
         __m256 d[4], dw[4];
-        for (int k = 0; k < 4; k++) d[k] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->d + 32 * v + 8 * k)));
+        for (int k = 0; k < 4; k++) d[k] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->v[v].d + 8 * k)));
         rows_permuted(d, dw);
         _Pragma("clang loop unroll(disable)") for (int q = 0; q < 4; q++) { /* unrolled, it spills */
             __m256i s[CIOT_LUT_ROWS][2];

@@ -119,10 +119,10 @@ static inline __attribute__((always_inline)) void ciot_tl16_subblock_rows_avx2(c
     const __m256i c15 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1), w132 = _mm256_set1_epi16(1 | 32 << 8);
     __m256i al[2][CIOT_LUT_ROWS], ah[CIOT_LUT_ROWS]; /* al[0]: al_a, al[1]: al_b; indexed by constants only */
     for (int r = 0; r < nr; r++) al[0][r] = al[1][r] = ah[r] = _mm256_setzero_si256();
-    const __m256i S = _mm256_loadu_si256((const __m256i *)(w->sb[q].sg + 32 * v));
+    const __m256i S = _mm256_loadu_si256((const __m256i *)(w->v[v].sb[q].sg));
     __m256i op = _mm256_or_si256(S, one); /* group 7's operand; doubled for 6, 5, .., 1 */
     for (int j = 3; j >= 0; j--) {
-        const __m256i code = _mm256_loadu_si256((const __m256i *)(w->sb[q].qs[j] + 32 * v));
+        const __m256i code = _mm256_loadu_si256((const __m256i *)(w->v[v].sb[q].qs[j]));
         const __m256i mh = _mm256_and_si256(ciot_tl16_srl4_avx2(code), c15), ml = _mm256_and_si256(code, c15);
         ciot_tl16_group_avx2(t, 2 * j + 1, mh, op, nr, al[2 * j + 1 >= 5], ah);
         op = ciot_tl16_double_avx2(op);
@@ -134,17 +134,17 @@ static inline __attribute__((always_inline)) void ciot_tl16_subblock_rows_avx2(c
         }
     }
     {
-        const __m256i code = _mm256_loadu_si256((const __m256i *)(w->sb[q].qs[4] + 32 * v));
-        const __m256i X = _mm256_loadu_si256((const __m256i *)(w->sx + 32 * v)), X1 = _mm256_or_si256(X, one);
+        const __m256i code = _mm256_loadu_si256((const __m256i *)(w->v[v].sb[q].qs[4]));
+        const __m256i X = _mm256_loadu_si256((const __m256i *)(w->v[v].sx)), X1 = _mm256_or_si256(X, one);
         const __m256i m8 = _mm256_and_si256(code, c15), m9 = _mm256_and_si256(ciot_tl16_srl4_avx2(code), c15);
         const __m256i *mul = (const __m256i *)ciot_tl16_sx_mul_avx2[q];
         const __m256i op8 = q ? _mm256_mullo_epi16(X1, _mm256_loadu_si256(mul)) : _mm256_or_si256(m8, ciot_tl16_sll_avx2(X, 7));
         ciot_tl16_group_avx2(t, 8, m8, op8, nr, al[1], ah);
         ciot_tl16_group_avx2(t, 9, m9, _mm256_mullo_epi16(X1, _mm256_loadu_si256(mul + 1)), nr, al[1], ah);
     }
-    /* qn byte j: row j in the low nibble, row j + 128 in the high one */
-    const __m256i n = _mm256_loadu_si256((const __m256i *)(w->sb[q].qn + 32 * (v & 3)));
-    const __m256i c = _mm256_and_si256(v < 4 ? n : _mm256_srli_epi16(n, 4), c15);
+    /* qn[q >> 1]: sub-block q's pair codes in nibble q & 1 */
+    const __m256i n = _mm256_loadu_si256((const __m256i *)w->v[v].qn[q >> 1]);
+    const __m256i c = _mm256_and_si256(q & 1 ? ciot_tl16_srl4_avx2(n) : n, c15);
     for (int r = 0; r < nr; r++) {
         al[1][r] = _mm256_add_epi8(al[1][r], _mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)t[r]->pair[0]), c));
         ah[r] = _mm256_add_epi8(ah[r], _mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)t[r]->pair[1]), c));

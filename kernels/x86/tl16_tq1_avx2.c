@@ -38,7 +38,7 @@ static inline __attribute__((always_inline)) void step(const block_tl16 *w, cons
                                                        void *const *states, int nr, size_t prefetch) {
     const int half = ((const block_tables *)tables[0])->half; /* every row's 128-block i is the same half */
     for (int v = 0; v < 8; v++) {
-        ciot_prefetch((const char *)w + v * (sizeof *w / 8), sizeof *w / 8, prefetch); /* the block, in eighths */
+        ciot_prefetch(&w->v[v], sizeof w->v[v], prefetch); /* the block slice by slice, as it is read */
         /* the 256-block's sums so far live in the tile state, not in registers, which the lookups need */
         for (int r = 0; r < nr; r++) {
             tile_state *st = states[r];
@@ -60,7 +60,7 @@ static inline __attribute__((always_inline)) void step(const block_tl16 *w, cons
             ciot_tl16_isum_avx2(st->s[v], isum);
             const __m256 dy = _mm256_set1_ps(((const block_tables *)tables[r])->dy);
             for (int k = 0; k < 4; k++) {
-                const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->d + 32 * v + 8 * k)));
+                const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->v[v].d + 8 * k)));
                 st->acc[v][k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[k]), _mm256_mul_ps(dw, dy), st->acc[v][k]);
             }
         }
