@@ -106,6 +106,30 @@ typedef struct {
     uint8_t qs[32][256];
 } block_tl2;
 
+/* TL16: 256 rows x 128 weights of PTQ1_0 (or a half of TQ1_0) whose codes index 16-entry tables (7424 bytes,
+ * 1.8125 bits per weight; kernels/README.md), in eight slices of 32 rows (928 bytes each), so that a kernel
+ * taking 32 rows at a time reads the block in address order. Row r is byte j = r & 31 of slice v = r >> 5.
+ * Its weights 32q + 3g .. 32q + 3g + 2 (sub-block q = 0..3, group g = 0..9) are one 3-trit group: magnitude
+ * nibble (g & 1) of sb[q].qs[g >> 1][j] and a sign bit, bit g of sb[q].sg[j] for g < 8, bit 2q + g - 8 of
+ * sx[j] for g = 8, 9; weights 32q + 30, 32q + 31 are a TL3 pair code in nibble (q & 1) of qn[q >> 1][j].
+ * See ciot_tl16_trit. */
+#define CIOT_TL16_GROUP 8
+typedef struct {
+    struct {
+        uint16_t d[32];
+        uint8_t sx[32];
+        struct {
+            uint8_t sg[32];
+            uint8_t qs[5][32];
+        } sb[4];
+        uint8_t qn[2][32];
+    } v[8];
+} block_tl16;
+/* The sign bit of group g of sub-block q, row r. */
+static inline int ciot_tl16_sign_bit(const block_tl16 *b, int q, int g, int r) {
+    return g < 8 ? (b->v[r >> 5].sb[q].sg[r & 31] >> g) & 1 : (b->v[r >> 5].sx[r & 31] >> (2 * q + g - 8)) & 1;
+}
+
 _Static_assert(sizeof(block_pq2_0) == 34, "PQ2_0 block is 34 bytes");
 _Static_assert(sizeof(block_ptq1_0) == 28, "PTQ1_0 block is 28 bytes");
 _Static_assert(sizeof(block_tq2_0) == 66, "TQ2_0 block is 66 bytes");
@@ -116,6 +140,7 @@ _Static_assert(sizeof(block_q8_0) == 34, "Q8_0 block is 34 bytes");
 _Static_assert(sizeof(block_t2x4) == 136, "T2X4 block is 136 bytes");
 _Static_assert(sizeof(block_t2p) == 136, "T2P block is 136 bytes");
 _Static_assert(sizeof(block_tl3) == 256 * 28, "TL3 block is 256 PTQ1_0 blocks' worth: 7168 bytes");
+_Static_assert(sizeof(block_tl16) == 256 * 29, "TL16 block is 29 bytes per row and 128 weights: 7424 bytes");
 _Static_assert(sizeof(block_tl2) == 256 * 34, "TL2 block is 256 PQ2_0 blocks' worth: 8704 bytes");
 
 /* PQ2_0 code of weight k (0..127) of a block. */
@@ -152,5 +177,19 @@ static inline int ciot_tl3_value(int b) { return b < 128 ? b : 370 - b; }
 static inline int ciot_tl3_pair_value(int c) { return CIOT_TL3_PAIR_VALUE(c); }
 static inline uint8_t ciot_tl3_code(int V) { return (uint8_t)(V <= 121 ? V : 370 - V); }
 static inline uint8_t ciot_tl3_pair_code(int V) { return (uint8_t)(V <= 4 ? V : 16 - V); }
+
+/* TL16 codes. A 3-trit group (trits u0 u1 u2, weights w = u - 1) has the balanced value v = 9 w0 + 3 w1 + w2
+ * (-13..13); it is stored as the magnitude nibble m = |v| and a sign bit s = (v < 0). Nibbles 14 and 15 read
+ * as magnitude 0 (the zero group), so every nibble and bit is a valid code; the packer writes s = 0 for v = 0.
+ * Trit n (0..2) of (m, s): (V / 3^(2 - n)) % 3 with V = 13 + v. */
+static inline int ciot_tl16_magnitude(int m) { return m < 14 ? m : 0; }
+static inline int ciot_tl16_trit(int m, int s, int n) {
+    const int v = s ? -ciot_tl16_magnitude(m) : ciot_tl16_magnitude(m), V = 13 + v;
+    return (n == 0 ? V / 9 : n == 1 ? V / 3 : V) % 3;
+}
+/* The group's value from trits u0 u1 u2 (0..2): its nibble and sign bit. */
+static inline int ciot_tl16_value(int u0, int u1, int u2) { return 9 * u0 + 3 * u1 + u2 - 13; }
+static inline uint8_t ciot_tl16_nibble(int v) { return (uint8_t)(v < 0 ? -v : v); }
+static inline uint8_t ciot_tl16_sign(int v) { return (uint8_t)(v < 0); }
 
 #endif

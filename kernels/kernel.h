@@ -28,7 +28,7 @@ typedef void (*ciot_compute_fn)(const ciot_mm *mm, int first, int count);
 
 /* A weight layout: how source blocks become what a kernel reads. */
 typedef struct {
-    const char *name;           /* "pq2_0", "t2x4", "t2p", "tl2", "ptq1_0", "tl3", "tq1_0", "tq2_0", "t2p_tq2", "tl3_tq1" */
+    const char *name;           /* "pq2_0", "t2x4", "t2p", "tl2", "ptq1_0", "tl3", "tq1_0", "tq2_0", "t2p_tq2", "tl3_tq1", "tl16", "tl16_tq1" */
     ciot_format source;         /* the file format it is made from */
     int tile_rows;              /* rows per block and per slice unit: 1 (row-major), 4 or 256 */
     int block_k;                /* weights of one row per block: 128, or 256 for the TQ formats' own blocks */
@@ -63,7 +63,7 @@ enum { CIOT_ISA(CIOT_ISA_F) };
  * roof applies. Every descriptor declares it (0 is "not declared", which test_cpu refuses). */
 typedef enum {
     CIOT_MAC_SCALAR = 1,        /* a portable reference: scalar C, no vector roof */
-    CIOT_MAC_LOOKUP,            /* table lookups and adds (TL2, TL3 layouts): no weight x activation multiply */
+    CIOT_MAC_LOOKUP,            /* table lookups and adds (TL2, TL3, TL16 layouts): no weight x activation multiply */
     /* then CIOT_MAC_FAMILY per compute-probe family of kernels/isa.def (AVX2, AVXVNNI, AVX512VNNI, NEONDOT,
      * I8MM), whose instruction the kernel multiplies with (ptq1_0's AVX2 and AVX-512 VNNI: vpmaddwd, vpdpwssd) */
 #define CIOT_ISA_MAC(id, suffix, family, instruction) CIOT_MAC_##family,
@@ -97,6 +97,8 @@ extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, c
 /* TQ1_0 and TQ2_0 as stored (the reference twins read them), TQ2_0 repacked into T2P bytes and TQ1_0 into
  * TL3 bytes: each 256-block's scale carried by both 128-halves (kernels/README-tq.md). */
 extern const ciot_layout ciot_layout_tq1_0, ciot_layout_tq2_0, ciot_layout_t2p_tq2, ciot_layout_tl3_tq1;
+/* The 16-entry lookup layout TL16 of PTQ1_0, and of TQ1_0 (each 256-block's scale carried by both halves). */
+extern const ciot_layout ciot_layout_tl16, ciot_layout_tl16_tq1;
 extern const ciot_act_format ciot_act_q8_K, ciot_act_q8_Kx4, ciot_act_q8_0;
 
 /* Bytes of a packed matrix, and whether the layout can take the shape. */

@@ -15,6 +15,10 @@ static ciot_status pack_tl3(const void *src, void *dst, int rows, int K) { retur
 static ciot_status unpack_tl3(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl3(src, dst, rows, K); }
 static ciot_status pack_tl3_tq1(const void *src, void *dst, int rows, int K) { return ciot_repack_tl3_tq1(src, dst, rows, K); }
 static ciot_status unpack_tl3_tq1(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl3_tq1(src, dst, rows, K); }
+static ciot_status pack_tl16(const void *src, void *dst, int rows, int K) { return ciot_repack_tl16(src, dst, rows, K); }
+static ciot_status unpack_tl16(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl16(src, dst, rows, K); }
+static ciot_status pack_tl16_tq1(const void *src, void *dst, int rows, int K) { return ciot_repack_tl16_tq1(src, dst, rows, K); }
+static ciot_status unpack_tl16_tq1(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl16_tq1(src, dst, rows, K); }
 static ciot_status pack_tl2(const void *src, void *dst, int rows, int K) { return ciot_repack_tl2(src, dst, rows, K); }
 static ciot_status unpack_tl2(const void *src, void *dst, int rows, int K) { return ciot_unpack_tl2(src, dst, rows, K); }
 
@@ -40,6 +44,13 @@ const ciot_layout ciot_layout_tl3 = {.name = "tl3", .source = CIOT_FMT_PTQ1_0, .
 const ciot_layout ciot_layout_tl3_tq1 = {.name = "tl3_tq1", .source = CIOT_FMT_TQ1_0, .tile_rows = CIOT_LUT_TILE,
                                          .block_k = CIOT_QK, .k_multiple = CIOT_QK_K, .block_bytes = sizeof(block_tl3),
                                          .pack = pack_tl3_tq1, .unpack = unpack_tl3_tq1, .group_tiles = CIOT_TL3_GROUP};
+/* The 16-entry lookup layout of PTQ1_0 and TQ1_0 (3-trit groups: magnitude nibble and sign bit). */
+const ciot_layout ciot_layout_tl16 = {.name = "tl16", .source = CIOT_FMT_PTQ1_0, .tile_rows = CIOT_LUT_TILE, .block_k = CIOT_QK,
+                                      .k_multiple = CIOT_QK, .block_bytes = sizeof(block_tl16), .pack = pack_tl16,
+                                      .unpack = unpack_tl16, .group_tiles = CIOT_TL16_GROUP};
+const ciot_layout ciot_layout_tl16_tq1 = {.name = "tl16_tq1", .source = CIOT_FMT_TQ1_0, .tile_rows = CIOT_LUT_TILE,
+                                          .block_k = CIOT_QK, .k_multiple = CIOT_QK_K, .block_bytes = sizeof(block_tl16),
+                                          .pack = pack_tl16_tq1, .unpack = unpack_tl16_tq1, .group_tiles = CIOT_TL16_GROUP};
 const ciot_layout ciot_layout_ptq1_0 = {.name = "ptq1_0", .source = CIOT_FMT_PTQ1_0, .tile_rows = 1, .block_k = CIOT_QK,
                                         .k_multiple = CIOT_QK, .block_bytes = sizeof(block_ptq1_0)};
 const ciot_layout ciot_layout_tq1_0 = {.name = "tq1_0", .source = CIOT_FMT_TQ1_0, .tile_rows = 1, .block_k = CIOT_QK_TQ,

@@ -11,8 +11,10 @@
     X(pq2_0_gemv_ref, 1, REF) X(pq2_0_gemm_ref, 1, REF) X(t2x4_gemv_ref, 2, REF) X(t2x4_gemm_ref, 2, REF) \
     X(t2p_gemv_ref, 3, REF) X(t2p_gemm_ref, 3, REF) X(tl2_gemv_ref, 4, REF) X(tl2_gemm_ref, 4, REF) \
     X(ptq1_0_gemv_ref, 1, REF) X(ptq1_0_gemm_ref, 1, REF) X(tl3_gemv_ref, 2, REF) X(tl3_gemm_ref, 2, REF) \
+    X(tl16_gemv_ref, 3, REF) X(tl16_gemm_ref, 3, REF) \
     X(tq1_0_gemv_ref, 1, REF) X(tq1_0_gemm_ref, 1, REF) X(tq2_0_gemv_ref, 1, REF) X(tq2_0_gemm_ref, 1, REF) \
     X(t2p_tq2_gemv_ref, 2, REF) X(t2p_tq2_gemm_ref, 2, REF) X(tl3_tq1_gemv_ref, 2, REF) X(tl3_tq1_gemm_ref, 2, REF) \
+    X(tl16_tq1_gemv_ref, 3, REF) X(tl16_tq1_gemm_ref, 3, REF) \
     CIOT_KERNELS_TEST(X)
 
 /* The test build's mutant (tests/mutant/): this file compiled once more with CIOT_TEST_MUTANT. */
@@ -48,7 +50,7 @@ static const ranked table[] = {CIOT_KERNELS_PORTABLE(K) CIOT_KERNELS_ISA(K)};
 static const ciot_layout *const layouts[] = {&ciot_layout_pq2_0, &ciot_layout_t2x4,  &ciot_layout_t2p,
                                              &ciot_layout_tl2,   &ciot_layout_ptq1_0, &ciot_layout_tl3,
                                              &ciot_layout_tq1_0, &ciot_layout_tq2_0,  &ciot_layout_t2p_tq2,
-                                             &ciot_layout_tl3_tq1};
+                                             &ciot_layout_tl3_tq1, &ciot_layout_tl16, &ciot_layout_tl16_tq1};
 
 int ciot_kernel_count(void) { return (int)(sizeof table / sizeof table[0]); }
 const ciot_kernel *ciot_kernel_at(int i) { return i >= 0 && i < ciot_kernel_count() ? table[i].kernel : NULL; }

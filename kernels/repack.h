@@ -1,8 +1,8 @@
 /* Load-time repacks of PQ2_0 rows into the 4-row T2X4 and T2P layouts, and of TQ2_0 rows into T2P, and
  * back (for tests). Rows must be a multiple of 4 and K a multiple of 256, or CIOT_E_SHAPE and nothing is
  * written.
- * The lookup-table layouts (repack_lut.c): PTQ1_0 <-> TL3, TQ1_0 <-> TL3 and PQ2_0 <-> TL2, 256-row tiles;
- * rows must be a multiple of 256 and K of 128 (TL3 from PTQ1_0) or 256 (TL3 from TQ1_0, TL2). */
+ * The lookup-table layouts (repack_lut.c): PTQ1_0 and TQ1_0 <-> TL3 and TL16, PQ2_0 <-> TL2, 256-row tiles;
+ * rows must be a multiple of 256 and K of 128 (from PTQ1_0) or 256 (from TQ1_0, TL2). */
 #ifndef CIOT_REPACK_H
 #define CIOT_REPACK_H
 
@@ -31,6 +31,13 @@ ciot_status ciot_unpack_tl3(const block_tl3 *src, block_ptq1_0 *dst, int rows, i
  * matrix where the two halves of a 256-block disagree on a row's scale. */
 ciot_status ciot_repack_tl3_tq1(const block_tq1_0 *src, block_tl3 *dst, int rows, int K);
 ciot_status ciot_unpack_tl3_tq1(const block_tl3 *src, block_tq1_0 *dst, int rows, int K);
+/* TL16 (the 16-entry lookup layout, kernels/README.md) keeps every trit and scale as TL3 does, from PTQ1_0 and
+ * (layout tl16_tq1, both halves of a 256-block carrying its scale) from TQ1_0; the unpacks write the canonical
+ * encoding of the trits and the TQ1_0 one refuses halves that disagree on a scale, as TL3's. */
+ciot_status ciot_repack_tl16(const block_ptq1_0 *src, block_tl16 *dst, int rows, int K);
+ciot_status ciot_unpack_tl16(const block_tl16 *src, block_ptq1_0 *dst, int rows, int K);
+ciot_status ciot_repack_tl16_tq1(const block_tq1_0 *src, block_tl16 *dst, int rows, int K);
+ciot_status ciot_unpack_tl16_tq1(const block_tl16 *src, block_tq1_0 *dst, int rows, int K);
 /* TL2 keeps the PQ2_0 bytes as they are (code 3 included): the round trip is byte for byte. */
 ciot_status ciot_repack_tl2(const block_pq2_0 *src, block_tl2 *dst, int rows, int K);
 ciot_status ciot_unpack_tl2(const block_tl2 *src, block_pq2_0 *dst, int rows, int K);

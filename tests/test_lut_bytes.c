@@ -1,6 +1,7 @@
 /* The lookup-table kernels on every code byte, not only the ones the packer writes. TL3 group bytes 122..127
  * and 249..255 and pair nibbles 5..7 and 12..15 are valid codes (kernels/README.md) that the PTQ1_0 repack
- * never produces, so the oracle's packed weights never reach them; TL2 takes any byte. Here the weight bytes
+ * never produces, so the oracle's packed weights never reach them, nor TL16's nibbles 14, 15 and signed zero
+ * groups; TL2 takes any byte. TL16 also gets blocks at the bounds of its byte sums. Here the weight bytes
  * cycle through all 256 values in every plane or are drawn at random (fp16 scales finite), activations are
  * random in -127..127 or at the +-127 bounds, and every TL2 / TL3 kernel this CPU runs must give its
  * reference's outputs bit for bit. A gemm runs 5 activation rows, each with another pattern: 4 at once
@@ -53,20 +54,39 @@ static void *activations(const ciot_act_format *a, int pattern, int batch) {
     return x;
 }
 
-/* Weight bytes of a TL2 / TL3 matrix: the fp16 scales (the first 512 bytes of each tile block) finite and
- * positive; every other byte b(j) = (j + 37 * (j >> 8)) & 255 (all values in every 256-byte plane, shifted
- * from plane to plane) when `cycle`, else random. */
-static void weights(const ciot_layout *l, unsigned char *w, int cycle) {
-    const size_t bytes = ciot_layout_bytes(l, ROWS, K), block = l->block_bytes;
-    for (size_t j = 0; j < bytes; j++) {
-        if (j % block < 512) continue;
-        w[j] = (unsigned char)(cycle ? (j % block + 37 * (j % block >> 8)) & 255 : rnd() & 255);
+static int is_tl16(const ciot_layout *l) { return l == &ciot_layout_tl16 || l == &ciot_layout_tl16_tq1; }
+
+/* Offset of row r's fp16 scale in a tile block: d[256] opens a TL2 / TL3 block; TL16 has 32 per 928-byte slice. */
+static size_t scale_at(const ciot_layout *l, int r) { return is_tl16(l) ? 928 * (size_t)(r / 32) + 2 * (r % 32) : 2 * (size_t)r; }
+
+/* The extreme TL16 block (pattern 2), where the byte sums reach their bounds (tl16_sums_avx2.h): every group
+ * of magnitude 13 (three equal non-zero trits), all signs set in odd slices and clear in even ones, the pair
+ * codes of the same sign (8: +1 +1; 0: -1 -1), so with activations all +-127 every row's |sum| of each plane is
+ * the largest the bounds allow. */
+static void extreme_tl16(unsigned char *slice, int v) {
+    const int neg = v & 1;
+    memset(slice + 64, neg ? 0xff : 0, 32); /* sx */
+    for (int q = 0; q < 4; q++) {
+        memset(slice + 96 + 192 * q, neg ? 0xff : 0, 32);  /* sg */
+        memset(slice + 96 + 192 * q + 32, 0xdd, 5 * 32);   /* qs: magnitude 13 in both nibbles */
     }
-    for (size_t b = 0; b < bytes / block; b++)
+    memset(slice + 864, neg ? 0x00 : 0x88, 64); /* qn */
+}
+
+/* Weight bytes of a lookup-layout matrix: the fp16 scales finite and positive; every other byte b(j) = (j +
+ * 37 * (j >> 8)) & 255 of its offset j in the block (all values in every 256-byte plane, shifted from plane
+ * to plane) for pattern 1, the extreme TL16 block for pattern 2, else random. */
+static void weights(const ciot_layout *l, unsigned char *w, int pattern) {
+    const size_t bytes = ciot_layout_bytes(l, ROWS, K), block = l->block_bytes;
+    for (size_t j = 0; j < bytes; j++) w[j] = (unsigned char)(pattern == 1 ? (j % block + 37 * (j % block >> 8)) & 255 : rnd() & 255);
+    for (size_t b = 0; b < bytes / block; b++) {
+        if (pattern == 2)
+            for (int v = 0; v < 8; v++) extreme_tl16(w + b * block + 928 * (size_t)v, v);
         for (int r = 0; r < 256; r++) {
             const uint16_t d = ciot_fp32_to_fp16(0.002f + (float)(rnd() % 1000) / 20000.0f);
-            memcpy(w + b * block + 2 * r, &d, 2);
+            memcpy(w + b * block + scale_at(l, r), &d, 2);
         }
+    }
 }
 
 static void check_kernel(const ciot_kernel *k) {
@@ -76,7 +96,7 @@ static void check_kernel(const ciot_kernel *k) {
     unsigned char *w = malloc(bytes);
     float *want = malloc(sizeof(float) * n), *got = malloc(sizeof(float) * n);
     CHECK(w && want && got, "out of memory");
-    for (int cycle = 0; w && want && got && cycle < 2; cycle++) {
+    for (int cycle = 0; w && want && got && cycle < (is_tl16(k->layout) ? 3 : 2); cycle++) {
         weights(k->layout, w, cycle);
         for (int pattern = 0; pattern < 4; pattern++) {
             void *x = activations(k->act, pattern, batch);
@@ -89,7 +109,7 @@ static void check_kernel(const ciot_kernel *k) {
             int differ = 0;
             for (int r = 0; r < n; r++) differ += memcmp(&want[r], &got[r], 4) != 0;
             CHECK(differ == 0, "%s, %s weight bytes, activation pattern %d: %d of %d outputs differ from %s", k->name,
-                  cycle ? "cycled" : "random", pattern, differ, n, ref->name);
+                  cycle == 2 ? "extreme" : cycle ? "cycled" : "random", pattern, differ, n, ref->name);
             free(x);
         }
     }
@@ -101,11 +121,12 @@ int main(void) {
     int kernels = 0;
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *k = ciot_kernel_at(i);
-        if ((k->layout != &ciot_layout_tl2 && k->layout != &ciot_layout_tl3) || k->reference == k) continue;
+        if ((k->layout != &ciot_layout_tl2 && k->layout != &ciot_layout_tl3 && !is_tl16(k->layout)) || k->reference == k)
+            continue;
         kernels++;
         if (ciot_kernel_missing(k, cpu)) SKIP("%s: this CPU lacks features 0x%x", k->name, ciot_kernel_missing(k, cpu));
         else check_kernel(k);
     }
-    CHECK(kernels > 0, "the registry holds optimized TL2 / TL3 kernels");
+    CHECK(kernels > 0, "the registry holds optimized TL2 / TL3 / TL16 kernels");
     return check_summary();
 }

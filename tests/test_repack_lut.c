@@ -88,6 +88,134 @@ static void test_tl3(void) {
     free(src), free(back), free(t);
 }
 
+/* Trit n (0 = most significant) of TL16 group g of sub-block q, row r, from the bytes at the positions of
+ * kernels/README.md: magnitude m = nibble, 0 for 14 and 15; value v = -m when the sign bit is set, else m;
+ * trits of 13 + v in base 3. Scale of row r. */
+static int tl16_trit(const block_tl16 *b, int r, int q, int g, int n) {
+    const unsigned char *slice = (const unsigned char *)b + 928 * (r / 32);
+    const int j = r % 32, nib = (slice[96 + 192 * q + 32 + 32 * (g / 2) + j] >> (4 * (g % 2))) & 15;
+    const int sign = g < 8 ? (slice[96 + 192 * q + j] >> g) & 1 : (slice[64 + j] >> (2 * q + g - 8)) & 1;
+    const int m = nib < 14 ? nib : 0, V = 13 + (sign ? -m : m), p[3] = {9, 3, 1};
+    return V / p[n] % 3;
+}
+static int tl16_pair_trit(const block_tl16 *b, int r, int q, int n) {
+    const unsigned char *slice = (const unsigned char *)b + 928 * (r / 32);
+    return pair_trit((slice[864 + 32 * (q / 2) + r % 32] >> (4 * (q % 2))) & 15, n);
+}
+static int tl16_weight_trit(const block_tl16 *b, int r, int k) {
+    const int q = k / 32, e = k % 32;
+    return e < 30 ? tl16_trit(b, r, q, e / 3, e % 3) : tl16_pair_trit(b, r, q, e - 30);
+}
+static uint16_t tl16_scale(const block_tl16 *b, int r) {
+    uint16_t d;
+    memcpy(&d, (const unsigned char *)b + 928 * (r / 32) + 2 * (r % 32), 2);
+    return d;
+}
+
+static void test_tl16_codes(void) {
+    int bad = 0, zero_sign = 0;
+    for (int V = 0; V < 27; V++) { /* every 3-trit value: nibble and sign, and back */
+        const int u[3] = {V / 9, V / 3 % 3, V % 3}, v = ciot_tl16_value(u[0], u[1], u[2]);
+        const int m = ciot_tl16_nibble(v), sg = ciot_tl16_sign(v);
+        bad += m > 13 || v != V - 13;
+        zero_sign += v == 0 && sg;
+        for (int n = 0; n < 3; n++) bad += ciot_tl16_trit(m, sg, n) != u[n];
+    }
+    for (int m = 0; m < 16; m++) /* the sign negates every trit; 14, 15 read as the zero group */
+        for (int n = 0; n < 3; n++) {
+            bad += ciot_tl16_trit(m, 1, n) != 2 - ciot_tl16_trit(m, 0, n);
+            if (m >= 14) bad += ciot_tl16_trit(m, 0, n) != 1 || ciot_tl16_trit(m, 1, n) != 1;
+        }
+    CHECK(bad == 0 && zero_sign == 0, "%d TL16 code values wrong, %d zero groups with the sign set", bad, zero_sign);
+}
+
+static void test_tl16(void) {
+    const int tiles = CIOT_TL16_GROUP + 2, rows = CIOT_LUT_TILE * tiles, K = 3 * CIOT_QK, nb = K / CIOT_QK, n = rows * nb;
+    block_ptq1_0 *src = malloc(sizeof *src * n), *back = malloc(sizeof *back * n);
+    block_tl16 *t = malloc(sizeof *t * (size_t)tiles * nb);
+    for (int b = 0; b < n; b++) { /* canonical bytes, as the quantizer writes them */
+        uint8_t codes[CIOT_QK];
+        for (int k = 0; k < CIOT_QK; k++) codes[k] = (uint8_t)(rnd() % 3);
+        ciot_ptq1_set_codes(&src[b], codes);
+        src[b].d = (uint16_t)rnd();
+    }
+    CHECK(ciot_repack_tl16(src, t, rows, K) == CIOT_OK, "tl16 repack");
+    CHECK(ciot_unpack_tl16(t, back, rows, K) == CIOT_OK && !memcmp(src, back, sizeof *src * n), "tl16 round trip");
+    int bad = 0, bad_d = 0;
+    for (int tt = 0; tt < tiles; tt++)
+        for (int i = 0; i < nb; i++) {
+            const block_tl16 *blk = &t[block_at(tt, i, tiles, nb, CIOT_TL16_GROUP)];
+            for (int r = 0; r < CIOT_LUT_TILE; r++) {
+                const block_ptq1_0 *s = &src[(size_t)(CIOT_LUT_TILE * tt + r) * nb + i];
+                bad_d += tl16_scale(blk, r) != s->d;
+                for (int k = 0; k < CIOT_QK; k++) bad += tl16_weight_trit(blk, r, k) != ciot_ptq1_code(s, k);
+            }
+        }
+    CHECK(bad == 0, "%d TL16 trits misplaced", bad);
+    CHECK(bad_d == 0, "%d TL16 row scales not copied bit for bit", bad_d);
+    /* any PTQ1_0 bytes: the trits and scales survive */
+    for (size_t j = 0; j < sizeof *src * n; j++) ((unsigned char *)src)[j] = (unsigned char)rnd();
+    ciot_repack_tl16(src, t, rows, K);
+    ciot_unpack_tl16(t, back, rows, K);
+    bad = 0;
+    for (int b = 0; b < n; b++) {
+        bad += src[b].d != back[b].d;
+        for (int k = 0; k < CIOT_QK; k++) bad += ciot_ptq1_code(&src[b], k) != ciot_ptq1_code(&back[b], k);
+    }
+    CHECK(bad == 0, "%d trits or scales lost from non-canonical PTQ1_0 bytes", bad);
+    /* any TL16 bytes (nibbles 14, 15, the sign of a zero group, every pair nibble): unpack and repack keep
+     * the trits the layout's formulas read */
+    for (size_t j = 0; j < sizeof *t * (size_t)tiles * nb; j++) ((unsigned char *)t)[j] = (unsigned char)rnd();
+    block_tl16 *again = malloc(sizeof *t * (size_t)tiles * nb);
+    CHECK(again && ciot_unpack_tl16(t, back, rows, K) == CIOT_OK && ciot_repack_tl16(back, again, rows, K) == CIOT_OK,
+          "tl16 takes any bytes");
+    bad = 0;
+    for (int b = 0; again && b < tiles * nb; b++)
+        for (int r = 0; r < CIOT_LUT_TILE; r++) {
+            bad += tl16_scale(&t[b], r) != tl16_scale(&again[b], r);
+            for (int k = 0; k < CIOT_QK; k++) bad += tl16_weight_trit(&t[b], r, k) != tl16_weight_trit(&again[b], r, k);
+        }
+    CHECK(bad == 0, "%d trits or scales of arbitrary TL16 bytes lost", bad);
+    free(src), free(back), free(t), free(again);
+}
+
+static int tq1_trit(const block_tq1_0 *b, int k);
+
+static void test_tl16_tq1(void) {
+    const int tiles = CIOT_TL16_GROUP + 2, rows = CIOT_LUT_TILE * tiles, K = 3 * CIOT_QK_TQ, nq = K / CIOT_QK_TQ,
+              nb = K / CIOT_QK, n = rows * nq;
+    block_tq1_0 *src = malloc(sizeof *src * n), *back = malloc(sizeof *back * n);
+    block_tl16 *t = malloc(sizeof *t * (size_t)tiles * nb);
+    for (int b = 0; b < n; b++) {
+        uint8_t codes[CIOT_QK_TQ];
+        for (int k = 0; k < CIOT_QK_TQ; k++) codes[k] = (uint8_t)(rnd() % 3);
+        ciot_tq1_set_codes(&src[b], codes);
+        src[b].d = (uint16_t)rnd();
+    }
+    CHECK(ciot_repack_tl16_tq1(src, t, rows, K) == CIOT_OK, "tl16_tq1 repack");
+    CHECK(ciot_unpack_tl16_tq1(t, back, rows, K) == CIOT_OK && !memcmp(src, back, sizeof *src * n), "tl16_tq1 round trip");
+    int bad = 0, bad_d = 0;
+    for (int tt = 0; tt < tiles; tt++)
+        for (int q = 0; q < nq; q++)
+            for (int r = 0; r < CIOT_LUT_TILE; r++) {
+                const block_tq1_0 *s = &src[(size_t)(CIOT_LUT_TILE * tt + r) * nq + q];
+                for (int h = 0; h < 2; h++) { /* weight k of the 256-block is weight k % 128 of 128-block 2q + k / 128 */
+                    const block_tl16 *blk = &t[block_at(tt, 2 * q + h, tiles, nb, CIOT_TL16_GROUP)];
+                    bad_d += tl16_scale(blk, r) != s->d;
+                    for (int k = 0; k < CIOT_QK; k++) bad += tl16_weight_trit(blk, r, k) != tq1_trit(s, CIOT_QK * h + k);
+                }
+            }
+    CHECK(bad == 0, "%d TQ1_0 trits misplaced in TL16", bad);
+    CHECK(bad_d == 0, "%d TL16 half-block row scales not the 256-block's bit for bit", bad_d);
+    block_tl16 *blk = &t[block_at(tiles - 1, nb - 1, tiles, nb, CIOT_TL16_GROUP)];
+    blk->v[5].d[3] ^= 1; /* row 163 of the last tile: its halves disagree */
+    memset(back, 0xab, sizeof *back * n);
+    CHECK(ciot_unpack_tl16_tq1(t, back, rows, K) == CIOT_E_FORMAT, "tl16_tq1: halves with different scales must be refused");
+    CHECK(((unsigned char *)back)[0] == 0xab && ((unsigned char *)back)[sizeof *back * n - 1] == 0xab,
+          "a refused tl16_tq1 unpack wrote output");
+    free(src), free(back), free(t);
+}
+
 static const int pow3_lo[5] = {1, 3, 9, 27, 81};
 
 /* Trit n (0 = most significant) of a TQ1_0 / PTQ1_0 byte: floor(3 * ((b * 3^n) mod 256) / 256). */
@@ -245,6 +373,22 @@ static void test_refusals(void) {
         CHECK(((unsigned char *)t3)[0] == 0xab && ((unsigned char *)t2)[0] == 0xab, "a refused repack wrote output");
     }
     CHECK(ciot_repack_tl3(p, t3, CIOT_LUT_TILE, 384) == CIOT_OK, "tl3 takes K = 384 (PTQ1_0 blocks of 128)");
+    static block_tl16 t16[4];
+    static block_tq1_0 tq16[2 * CIOT_LUT_TILE];
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        const int r = shapes[s][0], k = shapes[s][1];
+        memset(t16, 0xab, sizeof t16);
+        CHECK(ciot_repack_tl16(p, t16, r, k) == CIOT_E_SHAPE && ciot_unpack_tl16(t16, p, r, k) == CIOT_E_SHAPE &&
+                  ciot_repack_tl16_tq1(tq16, t16, r, k) == CIOT_E_SHAPE && ciot_unpack_tl16_tq1(t16, tq16, r, k) == CIOT_E_SHAPE &&
+                  ((unsigned char *)t16)[0] == 0xab,
+              "tl16 / tl16_tq1 take %d x %d", r, k);
+    }
+    CHECK(ciot_repack_tl16(p, t16, CIOT_LUT_TILE, 384) == CIOT_OK && ciot_repack_tl16_tq1(tq16, t16, CIOT_LUT_TILE, 384) == CIOT_E_SHAPE,
+          "tl16 takes K = 384, tl16_tq1 refuses it");
+    CHECK(ciot_repack_tl16(NULL, t16, CIOT_LUT_TILE, 256) == CIOT_E_ARG && ciot_repack_tl16(p, t16, 0, 256) == CIOT_E_ARG,
+          "tl16: NULL, 0 rows");
+    CHECK(ciot_layout_bits_per_weight(&ciot_layout_tl16) == 1.8125 && ciot_layout_bits_per_weight(&ciot_layout_tl16_tq1) == 1.8125,
+          "TL16 takes 1.8125 bits per weight, scales included");
     static block_tq1_0 tq[2 * CIOT_LUT_TILE];
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         const int r = shapes[s][0], k = shapes[s][1];
@@ -273,9 +417,12 @@ static void test_refusals(void) {
 
 int main(void) {
     test_codes();
+    test_tl16_codes();
     test_tl3();
     test_tl3_tq1();
     test_tl3_tq1_scale_copy();
+    test_tl16();
+    test_tl16_tq1();
     test_tl2();
     test_refusals();
     return check_summary();

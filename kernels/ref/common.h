@@ -60,6 +60,23 @@ static inline int32_t ciot_tl3_subblock_dot_ref(const block_tl3 *w, int r, int q
     return s + (P / 3 - 1) * a[30] + (P % 3 - 1) * a[31];
 }
 
+/* TL16 bytes read "the other way round": row r is byte j = r & 31 of slice v = r >> 5; group g (0..9) of its
+ * sub-block q has magnitude nibble (g & 1) of sb[q].qs[g >> 1][j] and sign bit g of sb[q].sg[j] (g < 8) or
+ * bit 2q + g - 8 of sx[j] (g = 8, 9); its trit n (ciot_tl16_trit) is weight 32q + 3g + n. The pair code is
+ * TL3's, in nibble (q & 1) of qn[q >> 1][j]. Exact dot of row r's sub-block q (32 weights, w = trit - 1) with
+ * a[0..31]. */
+static inline int32_t ciot_tl16_subblock_dot_ref(const block_tl16 *w, int r, int q, const int8_t *a) {
+    const int v = r >> 5, j = r & 31;
+    int32_t s = 0;
+    for (int g = 0; g < 10; g++) {
+        const int m = (w->v[v].sb[q].qs[g >> 1][j] >> (4 * (g & 1))) & 15;
+        const int sg = g < 8 ? (w->v[v].sb[q].sg[j] >> g) & 1 : (w->v[v].sx[j] >> (2 * q + g - 8)) & 1;
+        for (int n = 0; n < 3; n++) s += (ciot_tl16_trit(m, sg, n) - 1) * a[3 * g + n];
+    }
+    const int P = ciot_tl3_pair_value((w->v[v].qn[q >> 1][j] >> (4 * (q & 1))) & 15);
+    return s + (P / 3 - 1) * a[30] + (P % 3 - 1) * a[31];
+}
+
 /* Code of weight k of a TQ1_0 or TQ2_0 256-block `b`. */
 typedef int (*ciot_tq_code_ref_fn)(const void *b, int k);
 

@@ -205,9 +205,9 @@ def part_list(ciot, d, meta, tensors):
         layouts = {t: jt[t]["layouts"] for t in ("blk.0.attn_q.weight", "blk.1.attn_q.weight", "blk.2.attn_q.weight",
                                                  "blk.2.attn_k.weight", "blk.3.attn_q.weight",
                                                  "blk.3.ffn_up_exps.weight", "token_embd.weight")}
-        check(layouts == {"blk.0.attn_q.weight": ["tq2_0", "t2p_tq2"], "blk.1.attn_q.weight": ["tq1_0", "tl3_tq1"],
+        check(layouts == {"blk.0.attn_q.weight": ["tq2_0", "t2p_tq2"], "blk.1.attn_q.weight": ["tq1_0", "tl3_tq1", "tl16_tq1"],
                           "blk.2.attn_q.weight": ["pq2_0", "t2x4", "t2p", "tl2"], "blk.2.attn_k.weight": ["pq2_0"],
-                          "blk.3.attn_q.weight": ["ptq1_0", "tl3"], "blk.3.ffn_up_exps.weight": [],
+                          "blk.3.attn_q.weight": ["ptq1_0", "tl3", "tl16"], "blk.3.ffn_up_exps.weight": [],
                           "token_embd.weight": []}, "%s: layouts per tensor %r" % (name, layouts))
         kq = [k for k in jt["blk.0.attn_q.weight"]["kernels"]]
         check(any(k["name"] == "t2p_tq2_gemv_ref" and k["available"] for k in kq) and
@@ -273,8 +273,9 @@ def run_file(ciot, path, tensors):
              ("pq2_0", "blk.2.ffn_up.weight"), ("ptq1_0", "blk.3.attn_v.weight"))
     by_name = {t.name: t for t in tensors}
     takes = takers(ciot, path)
-    check(any(k.startswith("tl3_tq1_gemv") for k in takes["blk.1.ffn_down.weight"]),
-          "a 256-row TQ1_0 tensor is taken by the tl3_tq1 kernels: %s" % takes["blk.1.ffn_down.weight"])
+    check(any(k.startswith("tl3_tq1_gemv") for k in takes["blk.1.ffn_down.weight"]) and
+          any(k.startswith("tl16_tq1_gemv") for k in takes["blk.1.ffn_down.weight"]),
+          "a 256-row TQ1_0 tensor is taken by the tl3_tq1 and tl16_tq1 kernels: %s" % takes["blk.1.ffn_down.weight"])
     for fmt, tname in picks:
         t = by_name[tname]
         K = t.ne[0]
@@ -410,9 +411,9 @@ def part_replay(ciot, d, meta, tensors):
     check("blk.0.attn_q+attn_k+attn_v" in fused and "blk.0.ffn_gate+ffn_up" in fused,
           "replay: q+k+v and gate+up fused from the names: %s" % fused)
     kernels = {o["name"]: o["op_kernel"] for o in static["ops"]}
-    # 10 and 64 rows: no tiled layout takes them; 256 rows of TQ1_0: its TL3 layout does
+    # 10 and 64 rows: no tiled layout takes them; 256 rows of TQ1_0: its lookup layouts (TL3, TL16) do
     check(kernels["blk.2.attn_k"].startswith("pq2_0_gemv") and kernels["blk.1.attn_k"].startswith("tq1_0_gemv") and
-          kernels["blk.1.attn_q"].startswith("tl3_tq1_gemv"),
+          kernels["blk.1.attn_q"].startswith(("tl3_tq1_gemv", "tl16_tq1_gemv")),
           "replay: each op on a kernel of its own format that takes its shape: %s" % kernels)
     rc, out, err = ciot("replay", "--model", ops, "--tokens", "1", "--ceiling-size", "4M", "--dispatch", "static",
                         "--kernel", "pq2_0_gemv_ref", "--json", js)
