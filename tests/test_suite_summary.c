@@ -43,7 +43,7 @@ int main(void) {
     rows[3] = row("t2p_gemm_ref", 4, 0.0345, CIOT_ROOF_NONE, 0);
     snprintf(rows[3].no_family, sizeof rows[3].no_family, "scalar reference");
     rows[4] = row("t2x4_gemm_avx2", 4, 0.0456, CIOT_ROOF_COMPUTE, 1.07);
-    snprintf(rows[4].family, sizeof rows[4].family, "avx2");
+    snprintf(rows[4].family, sizeof rows[4].family, "avx2_i16");
     rows[4].compute_min = rows[4].compute_median = rows[4].compute_max = 50.0;
     rows[4].above_compute_roof = 1;
 
@@ -61,7 +61,7 @@ int main(void) {
     CHECK(strstr(line_of(text, "t2p_gemv_avx2", 1, l, sizeof l), "| bw | 66% (66 - 66%) |") != NULL,
           "gemv: bw roof, the paired read ratio: %s", l);
     line_of(text, "t2p_gemm_avx2", 64, l, sizeof l);
-    CHECK(strstr(l, "| 240.6 | 61.8 (61.8 - 61.8) avx2 | compute | 71% (71 - 71%) |") != NULL,
+    CHECK(strstr(l, "| 240.6 | 61.8 (61.8 - 61.8) avx2 | compute avx2 | 71% (71 - 71%) |") != NULL,
           "compute-bound gemm: MAC/B, the paired compute roof, its ratio to it: %s", l);
     CHECK(strstr(l, "1% (1 - 1%)") == NULL, "compute-bound gemm: not its 1%% of the read ceiling: %s", l);
     line_of(text, "tl2_gemm_avx2", 64, l, sizeof l);
@@ -71,7 +71,10 @@ int main(void) {
     CHECK(strstr(l, "| none (scalar reference) | - | - |") != NULL && strstr(l, "3% (3 - 3%)") == NULL,
           "scalar gemm: no compute roof, no ratio: %s", l);
     line_of(text, "t2x4_gemm_avx2", 4, l, sizeof l);
-    CHECK(strstr(l, "| compute | 107% (107 - 107%) **[3]** |") != NULL, "above its compute roof: flagged [3]: %s", l);
+    CHECK(strstr(l, "| compute avx2_i16 | 107% (107 - 107%) **[3]** |") != NULL, "above its compute roof: flagged [3]: %s", l);
+    CHECK(strstr(text, "`avx2`: vpmaddubsw + vpmaddwd + vpaddd ymm: int32 sums; `avx2_i16`: vpmaddubsw + vpaddw ymm: int16 sums.")
+              != NULL && strstr(text, "`avxvnni`") == NULL,
+          "the roofs used, each with its instructions, and no other");
     CHECK(strstr(text, "\n[3] ") != NULL && strstr(text, CIOT_COMPUTE_FLAG) != NULL, "the [3] footnote says why");
     CHECK(strstr(text, "\n[1] ") == NULL && strstr(text, "\n[2] ") == NULL, "no footnote for a flag that is absent");
     CHECK(strstr(text, "% of paired ceiling") == NULL, "no column of the read ceiling for every row");

@@ -27,8 +27,26 @@ static void roof_cells(const ciot_bench_row *r, char *comp, size_t comp_len, cha
     else if (r->no_family[0])
         snprintf(comp, comp_len, "none (%s)", r->no_family);
     if (r->bound == CIOT_ROOF_NONE) return;
-    snprintf(roof, roof_len, "%s%s", ciot_roof_kind_name((ciot_roof_kind)r->bound), r->bound_mixed ? "\\*" : "");
+    /* a compute roof names its row: which instruction sequence's peak the gemm is judged by */
+    snprintf(roof, roof_len, "%s%s%s%s", ciot_roof_kind_name((ciot_roof_kind)r->bound),
+             r->bound == CIOT_ROOF_COMPUTE && r->family[0] ? " " : "", r->bound == CIOT_ROOF_COMPUTE ? r->family : "",
+             r->bound_mixed ? "\\*" : "");
     snprintf(pct, pct_len, "%.0f%% (%.0f - %.0f%%)", 100 * r->roof_median, 100 * r->roof_min, 100 * r->roof_max);
+}
+
+/* One line naming the instructions of every compute roof the rows were judged by, in the probe's order. */
+static void sequences_used(FILE *f, const ciot_bench_row *rows, int n) {
+    int any = 0;
+    for (int fam = 0; fam < CIOT_COMPUTE_N_FAMILIES; fam++) {
+        const char *name = ciot_compute_family_name((ciot_compute_family)fam);
+        int used = 0;
+        for (int i = 0; i < n && !used; i++) used = !strcmp(rows[i].family, name);
+        if (!used) continue;
+        fprintf(f, "%s`%s`: %s", any ? "; " : "\nCompute roofs, one per instruction sequence a kernel issues (ciot compute's "
+                                                "rows): ", name, ciot_compute_instruction((ciot_compute_family)fam));
+        any = 1;
+    }
+    if (any) fprintf(f, ".\n");
 }
 
 void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_context *c, int quick) {
@@ -40,7 +58,7 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
     int above = 0, cache = 0, compute = 0, mixed = 0;
     for (int i = 0; i < n; i++) {
         const ciot_bench_row *r = &rows[i], *s = stock_for(rows, n, r);
-        char speed[32] = "-", flags[64] = "", comp[64], roof[16], pct[48];
+        char speed[32] = "-", flags[64] = "", comp[64], roof[48], pct[48];
         if (s && r->batch == 1) snprintf(speed, sizeof speed, "%.2f", r->gw_median / s->gw_median);
         if (r->ratio_above_1) strcat(flags, " **[1]**"), above = 1;
         if (r->above_compute_roof) strcat(flags, " **[3]**"), compute = 1;
@@ -61,6 +79,7 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
                "`tl2_*_avx512vnni`) do no multiplies and scalar references have no vector family: their gemm rows "
                "have no compute roof and no %%. x stock: Gweights/s over the fastest pq2_0 gemv at the same threads "
                "and pool.\n");
+    sequences_used(f, rows, n);
     if (mixed) fprintf(f, "\n\\* the repetitions differ in which roof bounds them (near the ridge; bench.json has each).\n");
     if (above) fprintf(f, "\n[1] a repetition read above 100%% of its paired ceiling: %s. A finding, not a result.\n", CIOT_RATIO_FLAG);
     if (cache) fprintf(f, "\n[2] %s.\n", CIOT_CACHE_FLAG);

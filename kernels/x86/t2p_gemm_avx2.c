@@ -10,4 +10,4 @@
 static void gemm(const ciot_mm *mm, int first, int count) { ciot_t2p_tile8x4_gemm_avx2(mm, first, count, 1); }
 
 CIOT_KERNEL(t2p_gemm_avx2, t2p_gemm_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2);
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16);
