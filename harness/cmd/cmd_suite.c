@@ -18,6 +18,8 @@
 #include "output.h"
 #include "json.h"
 #include "opts.h"
+#include "cpu.h"
+#include "registry.h"
 #include "suite_summary.h"
 
 enum { MAX_ROWS = 1024 };
@@ -94,7 +96,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     char threads[32], all_threads[16];
     snprintf(threads, sizeof threads, ctx.topo.cores > 1 ? "1,%d" : "%d", ctx.topo.cores);
     snprintf(all_threads, sizeof all_threads, "%d", ctx.topo.cores);
-    const int stages = 4;
+    const int stages = 5;
     int failed = 0;
 
     stage(1, stages, "DRAM bandwidth probe (ciot bw)");
@@ -120,7 +122,22 @@ int ciot_cmd_suite(int argc, char **argv) {
     int nrows = 0;
     failed |= ciot_bench_main(a.n, a.v, rows, MAX_ROWS, &nrows) != 0;
 
-    stage(4, stages, "model replay, each token paired with a probe sample (ciot replay)");
+    stage(4, stages, "speculative-verification batches 2, 3, 4, 5, 8 of each source file's chosen gemm (ciot bench)");
+    a = (args){0};
+    char kernels[512] = "";
+    for (int f = CIOT_FMT_PQ2_0; f <= CIOT_FMT_TQ2_0; f++) {
+        const ciot_kernel *k = ciot_kernel_best_source((ciot_format)f, CIOT_OP_GEMM, ciot_cpu_features());
+        if (k) snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s", kernels[0] ? "," : "", k->name);
+    }
+    arg(&a, "bench"), arg(&a, "--threads"), arg(&a, threads), arg(&a, "--kernels"), arg(&a, kernels);
+    arg(&a, "--batches"), arg(&a, CIOT_SUITE_SPEC_BATCHES), arg(&a, "--no-spawn"), arg(&a, "--json");
+    snprintf(path, sizeof path, "%s/spec-bench.json", dir), arg(&a, path);
+    if (quick) arg(&a, "--reps"), arg(&a, "3"), arg(&a, "--rep-ms"), arg(&a, "50");
+    static ciot_bench_row spec[MAX_ROWS];
+    int nspec = 0;
+    failed |= ciot_bench_main(a.n, a.v, spec, MAX_ROWS, &nspec) != 0;
+
+    stage(5, stages, "model replay, each token paired with a probe sample (ciot replay)");
     a = (args){0};
     arg(&a, "replay"), arg(&a, "--model"), arg(&a, quick ? "tiny-0.6b" : "bonsai-2-27b"), arg(&a, "--threads");
     arg(&a, all_threads), arg(&a, "--dispatch"), arg(&a, "all"), arg(&a, "--tokens");
@@ -138,6 +155,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     FILE *mem = open_memstream(&text, &len);
     if (mem) {
         ciot_suite_summary(mem, rows, nrows, &ctx, quick);
+        ciot_suite_spec_summary(mem, spec, nspec);
         fclose(mem);
         if (ciot_write_atomic(path, text, len, why, sizeof why) != CIOT_OK) {
             fprintf(stderr, "ciot suite: %s\n", why);

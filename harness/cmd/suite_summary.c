@@ -86,3 +86,37 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
     if (compute) fprintf(f, "\n[3] a compute-bound repetition above 100%% of its compute sample: %s. A finding, not a result.\n",
                          CIOT_COMPUTE_FLAG);
 }
+
+/* The batch-4 row of the same kernel, threads and pool. */
+static const ciot_bench_row *batch4_of(const ciot_bench_row *rows, int n, const ciot_bench_row *r) {
+    for (int i = 0; i < n; i++)
+        if (rows[i].batch == 4 && rows[i].threads == r->threads && !strcmp(rows[i].kernel, r->kernel) &&
+            !strcmp(rows[i].pool, r->pool))
+            return &rows[i];
+    return NULL;
+}
+
+void ciot_suite_spec_summary(FILE *f, const ciot_bench_row *rows, int n) {
+    if (n <= 0) return;
+    fprintf(f, "\n### Speculative-verification batches\n\n"
+               "| kernel | threads | batch | Gweights/s median (min - max) | ms per call | time(B) / (ceil(B/4) x time(4)) |\n"
+               "|---|---|---|---|---|---|\n");
+    int cliff = 0;
+    for (int i = 0; i < n; i++) {
+        const ciot_bench_row *r = &rows[i], *four = batch4_of(rows, n, r);
+        if (!(r->gw_median > 0)) continue;
+        const double ms = 1e-6 * r->rows * (double)r->K * r->batch / r->gw_median; /* MACs / (GMAC/s) */
+        char ratio[32] = "-";
+        if (four && four->gw_median > 0) {
+            const double q = (r->batch / r->gw_median) / (((r->batch + 3) / 4) * 4 / four->gw_median);
+            snprintf(ratio, sizeof ratio, "%.2f%s", q, q > 1.1 ? " **cliff**" : "");
+            cliff |= q > 1.1;
+        }
+        fprintf(f, "| %s | %d | %d | %.1f (%.1f - %.1f) | %.2f | %s |\n", r->kernel, r->threads, r->batch, r->gw_median,
+                r->gw_min, r->gw_max, ms, ratio);
+    }
+    fprintf(f, "\nEach source file's chosen gemm (the registry's highest-ranked on this CPU) at the batches a draft "
+               "model's verification step meets, in one bench run (spec-bench.json), medians. A batch B pads to ceil(B/4) "
+               "groups of 4 activation rows; the last column compares one call with that many calls at batch 4: %s.\n",
+            cliff ? "a row over 1.1 (**cliff**) costs more than its padded groups" : "every row at most 1.1, no cliff");
+}
