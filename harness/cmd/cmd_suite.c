@@ -1,6 +1,6 @@
 /* ciot suite: the default measurement of this machine into one run folder
  * results/<date>-<host>-<commit>/: DRAM probe, compute probe, kernel benchmarks at 1 and all threads,
- * a short model replay, raw JSON per part, then a markdown summary on stdout and in summary.md.
+ * the speculative-verification batches of each source file's chosen gemm, a short model replay, raw JSON per part, then a markdown summary on stdout and in summary.md.
  * The folder holds a file INCOMPLETE until every part finished; an interrupted run keeps the parts that
  * finished whole. */
 #include <errno.h>
@@ -65,8 +65,9 @@ int ciot_cmd_suite(int argc, char **argv) {
         {"--results", CIOT_OPT_STRING, &results, 0, 0, NULL, "DIR", "where the run folder goes (default results/ of the source tree)", NULL},
     };
     const ciot_cmdline c = {"suite", "[--quick] [--results DIR]",
-                            "probe, compute probe, kernel benchmarks at 1 and all threads, and a replay, into\n"
-                            "DIR/<date>-<host>-<commit>/ with a summary table (results/SCHEMA.md)",
+                            "probe, compute probe, kernel benchmarks at 1 and all threads, the speculative-\n"
+                            "verification batches (2, 3, 4, 5, 8) of each source file's chosen gemm, and a replay,\n"
+                            "into DIR/<date>-<host>-<commit>/ with a summary table (results/SCHEMA.md)",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc >= 0) return rc;
