@@ -83,18 +83,20 @@ int main(void) {
 
     /* speculative-verification batches: batch 8 at batch 4's speed costs two batch-4 calls (1.00); batch 5 at
      * half the speed costs 1.25 of its two padded groups (a cliff); a kernel with no batch-4 row has no ratio */
-    ciot_bench_row spec[4] = {row("t2p_gemm_avx2", 4, 0, CIOT_ROOF_NONE, 0), row("t2p_gemm_avx2", 8, 0, CIOT_ROOF_NONE, 0),
-                              row("t2p_gemm_avx2", 5, 0, CIOT_ROOF_NONE, 0), row("tl3_gemm_avx2", 2, 0, CIOT_ROOF_NONE, 0)};
+    ciot_bench_row spec[5] = {row("t2p_gemm_avx2", 4, 0, CIOT_ROOF_NONE, 0), row("t2p_gemm_avx2", 8, 0, CIOT_ROOF_NONE, 0),
+                              row("t2p_gemm_avx2", 5, 0, CIOT_ROOF_NONE, 0), row("tl3_gemm_avx2", 2, 0, CIOT_ROOF_NONE, 0),
+                              row("t2x4_gemm_avx2", 2, 0, CIOT_ROOF_NONE, 0)};
     spec[2].gw_median = 20;
     f = open_memstream(&text, &len);
     if (!f) return 1;
-    ciot_suite_spec_summary(f, spec, 4);
+    ciot_suite_spec_summary(f, spec, 5, ",t2p_gemm_avx2,tl3_gemm_avx2,");
     fclose(f);
     CHECK(strstr(text, "| t2p_gemm_avx2 | 1 | 8 | 40.0 (40.0 - 40.0) | 17.83 | 1.00 |") != NULL, "batch 8: two groups' time");
     CHECK(strstr(text, "| t2p_gemm_avx2 | 1 | 5 | 20.0 (40.0 - 40.0) | 22.28 | 1.25 **cliff** |") != NULL,
           "batch 5 at half speed: a cliff");
     CHECK(strstr(text, "| tl3_gemm_avx2 | 1 | 2 | 40.0 (40.0 - 40.0) | 4.46 | - |") != NULL, "no batch-4 twin: no ratio");
     CHECK(strstr(text, "costs more than its padded groups") != NULL, "the note says a cliff was found");
+    CHECK(strstr(text, "t2x4_gemm_avx2") == NULL, "a kernel that is not a chosen gemm has no row");
     if (check_failed || getenv("SHOW")) printf("%s", text);
     free(text);
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);

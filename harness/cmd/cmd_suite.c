@@ -34,6 +34,17 @@ static void arg(args *a, const char *s) {
     a->v[a->n] = NULL;
 }
 
+/* ",name,name,...," of each source file's chosen gemm on this CPU (scalar references left out: not what the
+ * speculative-verification table is about). */
+static const char *chosen_gemms(char *out, size_t len) {
+    snprintf(out, len, ",");
+    for (int f = CIOT_FMT_PQ2_0; f <= CIOT_FMT_TQ2_0; f++) {
+        const ciot_kernel *k = ciot_kernel_best_source((ciot_format)f, CIOT_OP_GEMM, ciot_cpu_features());
+        if (k && k->mac != CIOT_MAC_SCALAR) snprintf(out + strlen(out), len - strlen(out), "%s,", k->name);
+    }
+    return out;
+}
+
 static void stage(int i, int n, const char *what) {
     fprintf(stderr, "\n[%d/%d] %s\n", i, n, what);
     fflush(stderr);
@@ -97,7 +108,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     char threads[32], all_threads[16];
     snprintf(threads, sizeof threads, ctx.topo.cores > 1 ? "1,%d" : "%d", ctx.topo.cores);
     snprintf(all_threads, sizeof all_threads, "%d", ctx.topo.cores);
-    const int stages = 5;
+    const int stages = 4;
     int failed = 0;
 
     stage(1, stages, "DRAM bandwidth probe (ciot bw)");
@@ -116,35 +127,18 @@ int ciot_cmd_suite(int argc, char **argv) {
 
     stage(3, stages, "kernel benchmarks, each repetition paired with a probe sample (ciot bench)");
     a = (args){0};
-    arg(&a, "bench"), arg(&a, "--threads"), arg(&a, threads), arg(&a, "--json");
+    /* the speculative-verification batches (2, 3, 5, 8) beside 4 and 64: Google Benchmark runs once a process,
+     * so they are rows of this one run */
+    arg(&a, "bench"), arg(&a, "--threads"), arg(&a, threads), arg(&a, "--batches"), arg(&a, CIOT_SUITE_BATCHES);
+    arg(&a, "--json");
     snprintf(path, sizeof path, "%s/bench.json", dir), arg(&a, path);
     if (quick) arg(&a, "--reps"), arg(&a, "3"), arg(&a, "--rep-ms"), arg(&a, "50");
     static ciot_bench_row rows[MAX_ROWS];
     int nrows = 0;
+    char kernels[512];
     failed |= ciot_bench_main(a.n, a.v, rows, MAX_ROWS, &nrows) != 0;
 
-    stage(4, stages, "speculative-verification batches 2, 3, 4, 5, 8 of each source file's chosen gemm (ciot bench)");
-    a = (args){0};
-    char kernels[512] = "";
-    for (int f = CIOT_FMT_PQ2_0; f <= CIOT_FMT_TQ2_0; f++) {
-        const ciot_kernel *k = ciot_kernel_best_source((ciot_format)f, CIOT_OP_GEMM, ciot_cpu_features());
-        /* a scalar reference (a CPU masked to none) is not what these shapes measure */
-        if (k && k->mac != CIOT_MAC_SCALAR)
-            snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s", kernels[0] ? "," : "", k->name);
-    }
-    static ciot_bench_row spec[MAX_ROWS];
-    int nspec = 0;
-    if (kernels[0]) {
-        arg(&a, "bench"), arg(&a, "--threads"), arg(&a, threads), arg(&a, "--kernels"), arg(&a, kernels);
-        arg(&a, "--batches"), arg(&a, CIOT_SUITE_SPEC_BATCHES), arg(&a, "--no-spawn"), arg(&a, "--json");
-        snprintf(path, sizeof path, "%s/spec-bench.json", dir), arg(&a, path);
-        if (quick) arg(&a, "--reps"), arg(&a, "3"), arg(&a, "--rep-ms"), arg(&a, "50");
-        failed |= ciot_bench_main(a.n, a.v, spec, MAX_ROWS, &nspec) != 0;
-    } else {
-        printf("no vector gemm on this CPU: no speculative-verification rows\n");
-    }
-
-    stage(5, stages, "model replay, each token paired with a probe sample (ciot replay)");
+    stage(4, stages, "model replay, each token paired with a probe sample (ciot replay)");
     a = (args){0};
     arg(&a, "replay"), arg(&a, "--model"), arg(&a, quick ? "tiny-0.6b" : "bonsai-2-27b"), arg(&a, "--threads");
     arg(&a, all_threads), arg(&a, "--dispatch"), arg(&a, "all"), arg(&a, "--tokens");
@@ -162,7 +156,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     FILE *mem = open_memstream(&text, &len);
     if (mem) {
         ciot_suite_summary(mem, rows, nrows, &ctx, quick);
-        ciot_suite_spec_summary(mem, spec, nspec);
+        ciot_suite_spec_summary(mem, rows, nrows, chosen_gemms(kernels, sizeof kernels));
         fclose(mem);
         if (ciot_write_atomic(path, text, len, why, sizeof why) != CIOT_OK) {
             fprintf(stderr, "ciot suite: %s\n", why);

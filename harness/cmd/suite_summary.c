@@ -96,15 +96,24 @@ static const ciot_bench_row *batch4_of(const ciot_bench_row *rows, int n, const 
     return NULL;
 }
 
-void ciot_suite_spec_summary(FILE *f, const ciot_bench_row *rows, int n) {
-    if (n <= 0) return;
+/* Whether a row belongs in the speculative-verification table. */
+static int spec_row(const ciot_bench_row *r, const char *kernels) {
+    char key[80];
+    snprintf(key, sizeof key, ",%s,", r->kernel);
+    return r->batch >= 2 && r->batch <= 8 && !strcmp(r->pool, "persistent") && (!kernels || strstr(kernels, key));
+}
+
+void ciot_suite_spec_summary(FILE *f, const ciot_bench_row *rows, int n, const char *kernels) {
+    int any = 0;
+    for (int i = 0; i < n; i++) any |= spec_row(&rows[i], kernels);
+    if (!any) return;
     fprintf(f, "\n### Speculative-verification batches\n\n"
                "| kernel | threads | batch | Gweights/s median (min - max) | ms per call | time(B) / (ceil(B/4) x time(4)) |\n"
                "|---|---|---|---|---|---|\n");
     int cliff = 0;
     for (int i = 0; i < n; i++) {
         const ciot_bench_row *r = &rows[i], *four = batch4_of(rows, n, r);
-        if (!(r->gw_median > 0)) continue;
+        if (!spec_row(r, kernels) || !(r->gw_median > 0)) continue;
         const double ms = 1e-6 * r->rows * (double)r->K * r->batch / r->gw_median; /* MACs / (GMAC/s) */
         char ratio[32] = "-";
         if (four && four->gw_median > 0) {
@@ -116,7 +125,7 @@ void ciot_suite_spec_summary(FILE *f, const ciot_bench_row *rows, int n) {
                 r->gw_min, r->gw_max, ms, ratio);
     }
     fprintf(f, "\nEach source file's chosen gemm (the registry's highest-ranked on this CPU) at the batches a draft "
-               "model's verification step meets, in one bench run (spec-bench.json), medians. A batch B pads to ceil(B/4) "
+               "model's verification step meets, rows of the same bench run (bench.json), medians. A batch B pads to ceil(B/4) "
                "groups of 4 activation rows; the last column compares one call with that many calls at batch 4: %s.\n",
             cliff ? "a row over 1.1 (**cliff**) costs more than its padded groups" : "every row at most 1.1, no cliff");
 }
