@@ -58,14 +58,16 @@ enum { CIOT_ISA(CIOT_ISA_BIT) CIOT_N_FEATURES };
 enum { CIOT_ISA(CIOT_ISA_F) };
 #undef CIOT_ISA_F
 
-/* What a kernel's inner loop multiplies weights by activations with: the int8 instruction family whose
- * peak is the compute roof of its gemm (the harness's compute probe times each family), or why no such
- * roof applies. Every descriptor declares it (0 is "not declared", which test_cpu refuses). */
+/* What a kernel's inner loop multiplies weights by activations with: the int8 instruction sequence whose
+ * peak is the compute roof of its gemm (the harness's compute probe times each, one row per sequence;
+ * bench, the roofline and summary.md name the row a gemm is judged by), or why no such roof applies. Every descriptor declares it (0 is "not declared", which test_cpu refuses). */
 typedef enum {
     CIOT_MAC_SCALAR = 1,        /* a portable reference: scalar C, no vector roof */
     CIOT_MAC_LOOKUP,            /* table lookups and adds (TL2, TL3, TL16 layouts): no weight x activation multiply */
-    /* then CIOT_MAC_FAMILY per compute-probe family of kernels/isa.def (AVX2, AVXVNNI, AVX512VNNI, NEONDOT,
-     * I8MM), whose instruction the kernel multiplies with (ptq1_0's AVX2 and AVX-512 VNNI: vpmaddwd, vpdpwssd) */
+    /* then CIOT_MAC_FAMILY per compute-probe sequence of kernels/isa.def: AVX2 (vpmaddubsw widened by vpmaddwd
+     * at every step; ptq1_0's AVX2 and AVX-512 VNNI: vpmaddwd, vpdpwssd), AVX2_I16 (vpmaddubsw summed by vpaddw
+     * in int16, widened once per block: t2x4 / t2p gemms), AVXVNNI, AVX512VNNI, NEONDOT, I8MM,
+     * SVEDOT, SVEI8MM */
 #define CIOT_ISA_MAC(id, suffix, family, instruction) CIOT_MAC_##family,
 #define CIOT_ISA_MAC_ROW(id, word, suffix, flags, needs, probe, detect) CIOT_ISA_PROBE(CIOT_ISA_MAC, id, suffix, probe)
     CIOT_ISA_FAMILY_ORDER(CIOT_ISA_MAC_ROW)

@@ -8,7 +8,8 @@ ops/byte = 2 x Gweights/s / GB/s (GB/s counts the packed weight bytes, so for a 
 shared by the batch), all medians of the repetitions in bench.json. The read roof at T threads is the
 median of every paired probe sample of the persistent-pool cases at T threads (bench.json), the ceiling
 each repetition was measured against; the compute roof is compute.json's fastest median; a gemm case's own
-compute roof (schema 3) is the median of the compute samples of its kernel's family paired with the gemm cases
+compute roof (schema 3) is the median of the compute samples of its kernel's family (the instruction sequence
+the kernel declares it issues, named with its instructions and the kernels it judges) paired with the gemm cases
 at T threads, drawn thin and purple (a lookup or scalar gemm has none: its point stands under the read roof
 alone). A point whose case has a flagged repetition, or a cache-resident working set, is ringed."""
 import statistics
@@ -53,7 +54,11 @@ def roofs_of(run, threads):
         for fam in sorted({c.compute_family for c in run.bench.cases if c.compute_family and c.threads == t
                            and c.pool == "persistent"}):
             samples = run.bench.paired_compute(fam, t)
+            probe = [r.note for r in run.compute if r.name == fam]
+            kernels = sorted({c.kernel for c in run.bench.cases if c.compute_family == fam and c.threads == t
+                              and c.pool == "persistent"})
             out.append(dict(what="paired_compute_roof", threads=t, family=fam,
+                            instruction=probe[0] if probe else "", kernels=" ".join(kernels),
                             compute_gops=2 * statistics.median(samples), samples=len(samples)))
     return out
 
@@ -91,7 +96,9 @@ def plot(run, base):
         style = THREAD_STYLES[threads.index(r["threads"]) % len(THREAD_STYLES)]
         roof_lines += ax.plot([r["compute_gops"] / read[r["threads"]], x1], [r["compute_gops"]] * 2, style,
                               color="purple", lw=0.9,
-                              label=f"{r['threads']}T: {r['family']} compute samples paired with its gemm cases, "
+                              label=f"{r['threads']}T: {r['family']}"
+                                    f"{' (' + r['instruction'] + ')' if r['instruction'] else ''} compute samples "
+                                    f"paired with the gemm cases of {r['kernels']}, "
                                     f"median {fmt(r['compute_gops'])} GOPS ({r['samples']} samples)")
     for p in points:
         ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color=colors[p["kernel"]], ms=6, mec="black", mew=0.4)

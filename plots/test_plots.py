@@ -203,6 +203,12 @@ def check_roofline(run_dir, rows, expect):
                and c["threads"] == r["threads"] for x in c["repetitions"]]
         if not (close(r["compute_gops"], 2 * statistics.median(raw)) and r["samples"] == len(raw)):
             bad.append(f"{r['family']} {r['threads']}T")
+        # each paired roof names its instruction sequence (compute.json's row) and the kernels it judges
+        instr = {x["instruction"] for x in comp["results"] if x["family"] == r["family"]}
+        judged = {c["kernel"] for c in cases if c.get("compute_family") == r["family"] and c["pool"] == "persistent"
+                  and c["threads"] == r["threads"]}
+        if (r["instruction"] not in instr and (instr or r["instruction"])) or set(r["kernels"].split()) != judged:
+            bad.append(f"{r['family']} {r['threads']}T names '{r['instruction']}' for {r['kernels']}")
     for r in points:
         c = find_case(cases, kernel=r["kernel"], shape=r["shape"], batch=r["batch"], threads=r["threads"], pool="persistent")
         want_roof = raw_roof(c)

@@ -43,7 +43,7 @@ int main(void) {
     rows[3] = row("t2p_gemm_ref", 4, 0.0345, CIOT_ROOF_NONE, 0);
     snprintf(rows[3].no_family, sizeof rows[3].no_family, "scalar reference");
     rows[4] = row("t2x4_gemm_avx2", 4, 0.0456, CIOT_ROOF_COMPUTE, 1.07);
-    snprintf(rows[4].family, sizeof rows[4].family, "avx2");
+    snprintf(rows[4].family, sizeof rows[4].family, "avx2_i16");
     rows[4].compute_min = rows[4].compute_median = rows[4].compute_max = 50.0;
     rows[4].above_compute_roof = 1;
 
@@ -61,7 +61,7 @@ int main(void) {
     CHECK(strstr(line_of(text, "t2p_gemv_avx2", 1, l, sizeof l), "| bw | 66% (66 - 66%) |") != NULL,
           "gemv: bw roof, the paired read ratio: %s", l);
     line_of(text, "t2p_gemm_avx2", 64, l, sizeof l);
-    CHECK(strstr(l, "| 240.6 | 61.8 (61.8 - 61.8) avx2 | compute | 71% (71 - 71%) |") != NULL,
+    CHECK(strstr(l, "| 240.6 | 61.8 (61.8 - 61.8) avx2 | compute avx2 | 71% (71 - 71%) |") != NULL,
           "compute-bound gemm: MAC/B, the paired compute roof, its ratio to it: %s", l);
     CHECK(strstr(l, "1% (1 - 1%)") == NULL, "compute-bound gemm: not its 1%% of the read ceiling: %s", l);
     line_of(text, "tl2_gemm_avx2", 64, l, sizeof l);
@@ -71,10 +71,32 @@ int main(void) {
     CHECK(strstr(l, "| none (scalar reference) | - | - |") != NULL && strstr(l, "3% (3 - 3%)") == NULL,
           "scalar gemm: no compute roof, no ratio: %s", l);
     line_of(text, "t2x4_gemm_avx2", 4, l, sizeof l);
-    CHECK(strstr(l, "| compute | 107% (107 - 107%) **[3]** |") != NULL, "above its compute roof: flagged [3]: %s", l);
+    CHECK(strstr(l, "| compute avx2_i16 | 107% (107 - 107%) **[3]** |") != NULL, "above its compute roof: flagged [3]: %s", l);
+    CHECK(strstr(text, "`avx2`: vpmaddubsw + vpmaddwd + vpaddd ymm: int32 sums; `avx2_i16`: vpmaddubsw + vpaddw ymm: int16 sums.")
+              != NULL && strstr(text, "`avxvnni`") == NULL,
+          "the roofs used, each with its instructions, and no other");
     CHECK(strstr(text, "\n[3] ") != NULL && strstr(text, CIOT_COMPUTE_FLAG) != NULL, "the [3] footnote says why");
     CHECK(strstr(text, "\n[1] ") == NULL && strstr(text, "\n[2] ") == NULL, "no footnote for a flag that is absent");
     CHECK(strstr(text, "% of paired ceiling") == NULL, "no column of the read ceiling for every row");
+    if (check_failed || getenv("SHOW")) printf("%s", text);
+    free(text);
+
+    /* speculative-verification batches: batch 8 at batch 4's speed costs two batch-4 calls (1.00); batch 5 at
+     * half the speed costs 1.25 of its two padded groups (a cliff); a kernel with no batch-4 row has no ratio */
+    ciot_bench_row spec[5] = {row("t2p_gemm_avx2", 4, 0, CIOT_ROOF_NONE, 0), row("t2p_gemm_avx2", 8, 0, CIOT_ROOF_NONE, 0),
+                              row("t2p_gemm_avx2", 5, 0, CIOT_ROOF_NONE, 0), row("tl3_gemm_avx2", 2, 0, CIOT_ROOF_NONE, 0),
+                              row("t2x4_gemm_avx2", 2, 0, CIOT_ROOF_NONE, 0)};
+    spec[2].gw_median = 20;
+    f = open_memstream(&text, &len);
+    if (!f) return 1;
+    ciot_suite_spec_summary(f, spec, 5, ",t2p_gemm_avx2,tl3_gemm_avx2,");
+    fclose(f);
+    CHECK(strstr(text, "| t2p_gemm_avx2 | 1 | 8 | 40.0 (40.0 - 40.0) | 17.83 | 1.00 |") != NULL, "batch 8: two groups' time");
+    CHECK(strstr(text, "| t2p_gemm_avx2 | 1 | 5 | 20.0 (40.0 - 40.0) | 22.28 | 1.25 **cliff** |") != NULL,
+          "batch 5 at half speed: a cliff");
+    CHECK(strstr(text, "| tl3_gemm_avx2 | 1 | 2 | 40.0 (40.0 - 40.0) | 4.46 | - |") != NULL, "no batch-4 twin: no ratio");
+    CHECK(strstr(text, "costs more than its padded groups") != NULL, "the note says a cliff was found");
+    CHECK(strstr(text, "t2x4_gemm_avx2") == NULL, "a kernel that is not a chosen gemm has no row");
     if (check_failed || getenv("SHOW")) printf("%s", text);
     free(text);
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);

@@ -10,7 +10,7 @@
 #include "testdata.h"
 
 static const char *const pattern_names[CIOT_PAT_COUNT] = {
-    "random", "zero", "const", "plus", "minus", "code3+127", "code3-127", "code3+-127", "zero-act-blocks",
+    "random", "zero", "const", "plus", "minus", "code3+127", "code3-127", "code3+-127", "code3-128", "zero-act-blocks",
     "ties", "tiny-scales", "large-scales", "zero-weights-negative-scales",
 };
 const char *ciot_pattern_name(ciot_pattern p) { return p < CIOT_PAT_COUNT ? pattern_names[p] : "?"; }
@@ -26,14 +26,15 @@ static int draw_code(uint64_t *s, ciot_format f, ciot_pattern p, int k) {
     case CIOT_PAT_ZERO: case CIOT_PAT_NEG_ZERO: return 1;
     case CIOT_PAT_PLUS: return 2;
     case CIOT_PAT_MINUS: return 0;
-    case CIOT_PAT_CODE3_POS: case CIOT_PAT_CODE3_NEG: case CIOT_PAT_CODE3_MIXED: return top;
+    case CIOT_PAT_CODE3_POS: case CIOT_PAT_CODE3_NEG: case CIOT_PAT_CODE3_MIXED: case CIOT_PAT_CODE3_MIN: return top;
     default: return uniform(s, 0, top);
     }
     (void)k;
 }
 
-static int draw_act(uint64_t *s, ciot_pattern p, int k) {
+static int draw_act(uint64_t *s, ciot_pattern p, int k, const ciot_act_format *act) {
     switch (p) {
+    case CIOT_PAT_CODE3_MIN: return act == &ciot_act_q8_0 ? -127 : -128;
     case CIOT_PAT_ZERO: return 0;
     case CIOT_PAT_CODE3_POS: return 127;
     case CIOT_PAT_CODE3_NEG: return -127;
@@ -188,7 +189,7 @@ ciot_status ciot_testdata_make(ciot_testdata *t, ciot_format f, const ciot_act_f
         if (p == CIOT_PAT_CONST && j % (size_t)ciot_format_block_values(f)) codes[j] = codes[j - 1];
     }
     for (size_t j = 0; j < na; j++) {
-        q[j] = (int8_t)draw_act(&s, p, (int)(j % (size_t)K));
+        q[j] = (int8_t)draw_act(&s, p, (int)(j % (size_t)K), act);
         if (p == CIOT_PAT_CONST && j % (size_t)act->block_values) q[j] = q[j - 1];
     }
     for (int j = 0; j < nscale; j++) {

@@ -15,6 +15,8 @@ typedef enum {
     CIOT_PAT_CODE3_POS,   /* code 3 (PQ2_0, TQ2_0; +1 for PTQ1_0, TQ1_0) against +127 */
     CIOT_PAT_CODE3_NEG,   /* code 3 against -127 */
     CIOT_PAT_CODE3_MIXED, /* code 3 against +-127 alternating in runs */
+    CIOT_PAT_CODE3_MIN,   /* code 3 against -128 (Q8_K's reference quantizer makes it; -127 for Q8_0, whose
+                           * does not): every int16 lane of a gemm's partial sums at its worst case */
     CIOT_PAT_ZERO_BLOCKS, /* random, with every third activation block all zero (d = 0) */
     CIOT_PAT_TIES,        /* float activations at half-way points, through the reference quantizer */
     CIOT_PAT_TINY,        /* tiny scales (fp16 subnormal weight scales) */

@@ -1,4 +1,4 @@
-/* ciot compute: the peak int8 multiply-accumulate rate of every instruction family this CPU has, over a
+/* ciot compute: the peak int8 multiply-accumulate rate of every instruction sequence this CPU has, over a
  * thread sweep on the persistent pool; prints GMAC/s and GOPS (2 ops per MAC), optionally as JSON. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,8 +65,10 @@ static int parse_args(int argc, char **argv, compute_opts *o) {
         {"--json", CIOT_OPT_STRING, &o->json_path, 0, 0, NULL, "FILE", "also write the results as JSON", NULL},
     };
     const ciot_cmdline c = {"compute", "[options]",
-                            "Peak int8 multiply-accumulate rate per instruction family this CPU has, enough\n"
-                            "independent chains to hide latency, over a thread sweep on the persistent pool.",
+                            "Peak int8 multiply-accumulate rate per instruction sequence this CPU has, one row\n"
+                            "each, named for what it computes (avx2: vpmaddubsw widened to int32 at every step;\n"
+                            "avx2_i16: vpmaddubsw summed in int16), enough independent chains to hide latency,\n"
+                            "over a thread sweep on the persistent pool.",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc < 0 && o->families_arg) rc = parse_families(&c, o);

@@ -1,6 +1,6 @@
 /* ciot suite: the default measurement of this machine into one run folder
  * results/<date>-<host>-<commit>/: DRAM probe, compute probe, kernel benchmarks at 1 and all threads,
- * a short model replay, raw JSON per part, then a markdown summary on stdout and in summary.md.
+ * the speculative-verification batches of each source file's chosen gemm, a short model replay, raw JSON per part, then a markdown summary on stdout and in summary.md.
  * The folder holds a file INCOMPLETE until every part finished; an interrupted run keeps the parts that
  * finished whole. */
 #include <errno.h>
@@ -18,6 +18,8 @@
 #include "output.h"
 #include "json.h"
 #include "opts.h"
+#include "cpu.h"
+#include "registry.h"
 #include "suite_summary.h"
 
 enum { MAX_ROWS = 1024 };
@@ -30,6 +32,17 @@ static void arg(args *a, const char *s) {
     a->v[a->n++] = memcpy(a->buf + a->used, s, len);
     a->used += len;
     a->v[a->n] = NULL;
+}
+
+/* ",name,name,...," of each source file's chosen gemm on this CPU (scalar references left out: not what the
+ * speculative-verification table is about). */
+static const char *chosen_gemms(char *out, size_t len) {
+    snprintf(out, len, ",");
+    for (int f = CIOT_FMT_PQ2_0; f <= CIOT_FMT_TQ2_0; f++) {
+        const ciot_kernel *k = ciot_kernel_best_source((ciot_format)f, CIOT_OP_GEMM, ciot_cpu_features());
+        if (k && k->mac != CIOT_MAC_SCALAR) snprintf(out + strlen(out), len - strlen(out), "%s,", k->name);
+    }
+    return out;
 }
 
 static void stage(int i, int n, const char *what) {
@@ -63,8 +76,9 @@ int ciot_cmd_suite(int argc, char **argv) {
         {"--results", CIOT_OPT_STRING, &results, 0, 0, NULL, "DIR", "where the run folder goes (default results/ of the source tree)", NULL},
     };
     const ciot_cmdline c = {"suite", "[--quick] [--results DIR]",
-                            "probe, compute probe, kernel benchmarks at 1 and all threads, and a replay, into\n"
-                            "DIR/<date>-<host>-<commit>/ with a summary table (results/SCHEMA.md)",
+                            "probe, compute probe, kernel benchmarks at 1 and all threads, the speculative-\n"
+                            "verification batches (2, 3, 4, 5, 8) of each source file's chosen gemm, and a replay,\n"
+                            "into DIR/<date>-<host>-<commit>/ with a summary table (results/SCHEMA.md)",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc >= 0) return rc;
@@ -113,11 +127,15 @@ int ciot_cmd_suite(int argc, char **argv) {
 
     stage(3, stages, "kernel benchmarks, each repetition paired with a probe sample (ciot bench)");
     a = (args){0};
-    arg(&a, "bench"), arg(&a, "--threads"), arg(&a, threads), arg(&a, "--json");
+    /* the speculative-verification batches (2, 3, 5, 8) beside 4 and 64: Google Benchmark runs once a process,
+     * so they are rows of this one run */
+    arg(&a, "bench"), arg(&a, "--threads"), arg(&a, threads), arg(&a, "--batches"), arg(&a, CIOT_SUITE_BATCHES);
+    arg(&a, "--json");
     snprintf(path, sizeof path, "%s/bench.json", dir), arg(&a, path);
     if (quick) arg(&a, "--reps"), arg(&a, "3"), arg(&a, "--rep-ms"), arg(&a, "50");
     static ciot_bench_row rows[MAX_ROWS];
     int nrows = 0;
+    char kernels[512];
     failed |= ciot_bench_main(a.n, a.v, rows, MAX_ROWS, &nrows) != 0;
 
     stage(4, stages, "model replay, each token paired with a probe sample (ciot replay)");
@@ -138,6 +156,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     FILE *mem = open_memstream(&text, &len);
     if (mem) {
         ciot_suite_summary(mem, rows, nrows, &ctx, quick);
+        ciot_suite_spec_summary(mem, rows, nrows, chosen_gemms(kernels, sizeof kernels));
         fclose(mem);
         if (ciot_write_atomic(path, text, len, why, sizeof why) != CIOT_OK) {
             fprintf(stderr, "ciot suite: %s\n", why);

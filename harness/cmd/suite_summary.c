@@ -27,8 +27,26 @@ static void roof_cells(const ciot_bench_row *r, char *comp, size_t comp_len, cha
     else if (r->no_family[0])
         snprintf(comp, comp_len, "none (%s)", r->no_family);
     if (r->bound == CIOT_ROOF_NONE) return;
-    snprintf(roof, roof_len, "%s%s", ciot_roof_kind_name((ciot_roof_kind)r->bound), r->bound_mixed ? "\\*" : "");
+    /* a compute roof names its row: which instruction sequence's peak the gemm is judged by */
+    snprintf(roof, roof_len, "%s%s%s%s", ciot_roof_kind_name((ciot_roof_kind)r->bound),
+             r->bound == CIOT_ROOF_COMPUTE && r->family[0] ? " " : "", r->bound == CIOT_ROOF_COMPUTE ? r->family : "",
+             r->bound_mixed ? "\\*" : "");
     snprintf(pct, pct_len, "%.0f%% (%.0f - %.0f%%)", 100 * r->roof_median, 100 * r->roof_min, 100 * r->roof_max);
+}
+
+/* One line naming the instructions of every compute roof the rows were judged by, in the probe's order. */
+static void sequences_used(FILE *f, const ciot_bench_row *rows, int n) {
+    int any = 0;
+    for (int fam = 0; fam < CIOT_COMPUTE_N_FAMILIES; fam++) {
+        const char *name = ciot_compute_family_name((ciot_compute_family)fam);
+        int used = 0;
+        for (int i = 0; i < n && !used; i++) used = !strcmp(rows[i].family, name);
+        if (!used) continue;
+        fprintf(f, "%s`%s`: %s", any ? "; " : "\nCompute roofs, one per instruction sequence a kernel issues (ciot compute's "
+                                                "rows): ", name, ciot_compute_instruction((ciot_compute_family)fam));
+        any = 1;
+    }
+    if (any) fprintf(f, ".\n");
 }
 
 void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_context *c, int quick) {
@@ -40,7 +58,7 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
     int above = 0, cache = 0, compute = 0, mixed = 0;
     for (int i = 0; i < n; i++) {
         const ciot_bench_row *r = &rows[i], *s = stock_for(rows, n, r);
-        char speed[32] = "-", flags[64] = "", comp[64], roof[16], pct[48];
+        char speed[32] = "-", flags[64] = "", comp[64], roof[48], pct[48];
         if (s && r->batch == 1) snprintf(speed, sizeof speed, "%.2f", r->gw_median / s->gw_median);
         if (r->ratio_above_1) strcat(flags, " **[1]**"), above = 1;
         if (r->above_compute_roof) strcat(flags, " **[3]**"), compute = 1;
@@ -61,9 +79,53 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
                "`tl2_*_avx512vnni`) do no multiplies and scalar references have no vector family: their gemm rows "
                "have no compute roof and no %%. x stock: Gweights/s over the fastest pq2_0 gemv at the same threads "
                "and pool.\n");
+    sequences_used(f, rows, n);
     if (mixed) fprintf(f, "\n\\* the repetitions differ in which roof bounds them (near the ridge; bench.json has each).\n");
     if (above) fprintf(f, "\n[1] a repetition read above 100%% of its paired ceiling: %s. A finding, not a result.\n", CIOT_RATIO_FLAG);
     if (cache) fprintf(f, "\n[2] %s.\n", CIOT_CACHE_FLAG);
     if (compute) fprintf(f, "\n[3] a compute-bound repetition above 100%% of its compute sample: %s. A finding, not a result.\n",
                          CIOT_COMPUTE_FLAG);
+}
+
+/* The batch-4 row of the same kernel, threads and pool. */
+static const ciot_bench_row *batch4_of(const ciot_bench_row *rows, int n, const ciot_bench_row *r) {
+    for (int i = 0; i < n; i++)
+        if (rows[i].batch == 4 && rows[i].threads == r->threads && !strcmp(rows[i].kernel, r->kernel) &&
+            !strcmp(rows[i].pool, r->pool))
+            return &rows[i];
+    return NULL;
+}
+
+/* Whether a row belongs in the speculative-verification table. */
+static int spec_row(const ciot_bench_row *r, const char *kernels) {
+    char key[80];
+    snprintf(key, sizeof key, ",%s,", r->kernel);
+    return r->batch >= 2 && r->batch <= 8 && !strcmp(r->pool, "persistent") && (!kernels || strstr(kernels, key));
+}
+
+void ciot_suite_spec_summary(FILE *f, const ciot_bench_row *rows, int n, const char *kernels) {
+    int any = 0;
+    for (int i = 0; i < n; i++) any |= spec_row(&rows[i], kernels);
+    if (!any) return;
+    fprintf(f, "\n### Speculative-verification batches\n\n"
+               "| kernel | threads | batch | Gweights/s median (min - max) | ms per call | time(B) / (ceil(B/4) x time(4)) |\n"
+               "|---|---|---|---|---|---|\n");
+    int cliff = 0;
+    for (int i = 0; i < n; i++) {
+        const ciot_bench_row *r = &rows[i], *four = batch4_of(rows, n, r);
+        if (!spec_row(r, kernels) || !(r->gw_median > 0)) continue;
+        const double ms = 1e-6 * r->rows * (double)r->K * r->batch / r->gw_median; /* MACs / (GMAC/s) */
+        char ratio[32] = "-";
+        if (four && four->gw_median > 0) {
+            const double q = (r->batch / r->gw_median) / (((r->batch + 3) / 4) * 4 / four->gw_median);
+            snprintf(ratio, sizeof ratio, "%.2f%s", q, q > 1.1 ? " **cliff**" : "");
+            cliff |= q > 1.1;
+        }
+        fprintf(f, "| %s | %d | %d | %.1f (%.1f - %.1f) | %.2f | %s |\n", r->kernel, r->threads, r->batch, r->gw_median,
+                r->gw_min, r->gw_max, ms, ratio);
+    }
+    fprintf(f, "\nEach source file's chosen gemm (the registry's highest-ranked on this CPU) at the batches a draft "
+               "model's verification step meets, rows of the same bench run (bench.json), medians. A batch B pads to ceil(B/4) "
+               "groups of 4 activation rows; the last column compares one call with that many calls at batch 4: %s.\n",
+            cliff ? "a row over 1.1 (**cliff**) costs more than its padded groups" : "every row at most 1.1, no cliff");
 }

@@ -1,4 +1,5 @@
-/* The compute probe's inner loops, one per instruction family, each in its own ISA file. Every loop
+/* The compute probe's inner loops, one per instruction sequence (a row of `ciot compute`), each in the file
+ * of its ISA's suffix. Every loop
  * runs `iters` iterations of independent multiply-accumulate chains on registers and returns a checksum
  * of its accumulators (so it cannot be dropped); the MACs one iteration performs sit beside the loop. */
 #ifndef CIOT_COMPUTE_LOOPS_H
@@ -9,8 +10,8 @@
 
 typedef uint64_t (*ciot_compute_loop)(uint64_t iters);
 
-/* ciot_compute_loop_SUFFIX and ciot_compute_macs_SUFFIX, in <arch>/compute_SUFFIX.c, for every family of this
- * architecture in kernels/isa.def. */
+/* ciot_compute_loop_NAME and ciot_compute_macs_NAME, in <arch>/compute_SUFFIX.c, for every probe sequence
+ * (PROBE(FAMILY, NAME, ...)) of this architecture's rows in kernels/isa.def. */
 #define CIOT_COMPUTE_LOOP(id, suffix, family, instruction) \
     uint64_t ciot_compute_loop_##suffix(uint64_t iters); \
     extern const int ciot_compute_macs_##suffix;

@@ -10,7 +10,7 @@
 #include "stats.h"
 
 typedef struct {
-    const char *name;           /* the family's file suffix */
+    const char *name;           /* the row's name (isa.def PROBE) */
     const char *instruction;
     ciot_mac mac;               /* the kernels whose inner loop this family's loop times */
 } family_desc;

@@ -1,4 +1,4 @@
-/* The compute probe: peak int8 multiply-accumulate rate per instruction family on a pool, the flat roof
+/* The compute probe: peak int8 multiply-accumulate rate per instruction sequence on a pool, the flat roof
  * of the roofline. Rates count MACs (one int8 product added); GOPS = 2 x GMAC/s. */
 #ifndef CIOT_PROBE_COMPUTE_H
 #define CIOT_PROBE_COMPUTE_H
@@ -8,8 +8,8 @@
 #include "pool.h"
 #include "status.h"
 
-/* One per compute-probe family of kernels/isa.def, x86's first: CIOT_COMPUTE_AVX2, CIOT_COMPUTE_AVXVNNI,
- * CIOT_COMPUTE_AVX512VNNI, CIOT_COMPUTE_NEONDOT, CIOT_COMPUTE_I8MM. */
+/* One per compute-probe sequence of kernels/isa.def, x86's first: CIOT_COMPUTE_AVX2, CIOT_COMPUTE_AVX2_I16,
+ * CIOT_COMPUTE_AVXVNNI, CIOT_COMPUTE_AVX512VNNI, CIOT_COMPUTE_NEONDOT, CIOT_COMPUTE_I8MM. */
 #define CIOT_COMPUTE_ENUM(id, suffix, family, instruction) CIOT_COMPUTE_##family,
 #define CIOT_COMPUTE_ENUM_ROW(id, word, suffix, flags, needs, probe, detect) CIOT_ISA_PROBE(CIOT_COMPUTE_ENUM, id, suffix, probe)
 typedef enum { CIOT_ISA_FAMILY_ORDER(CIOT_COMPUTE_ENUM_ROW) CIOT_COMPUTE_N_FAMILIES } ciot_compute_family;
@@ -25,7 +25,7 @@ typedef struct {
     double min_gmacs, median_gmacs, max_gmacs;  /* all threads together; GOPS is twice these */
 } ciot_compute_result;
 
-/* "avx2", "avxvnni", "avx512vnni", "neondot", "i8mm": the family's file suffix. */
+/* "avx2", "avx2_i16", "avxvnni", "avx512vnni", "neondot", "i8mm": the row's name (isa.def). */
 const char *ciot_compute_family_name(ciot_compute_family f);
 /* Every family's name, separated by sep ("avx2, avxvnni, ..."), for help texts and messages. */
 const char *ciot_compute_family_names(const char *sep, char *buf, int len);

@@ -1,7 +1,7 @@
-/* The AVX2 block dots over T2P bytes (vpmaddubsw into int16, widened by vpmaddwd), shared by the kernels
- * of T2P made from PQ2_0 and from TQ2_0: one 128-block of a 4-row tile against prepared Q8_K activations
- * (gemv, act_t2p_avx2.h) or against one Q8_Kx4 group (gemm); and the slot decoding and row sums that the
- * AVX-VNNI and AVX-512 VNNI dots share. Byte 64p + 16w + j holds, in slot s (bits 2s..2s+1), row
+/* The AVX2 gemv block dot over T2P bytes (vpmaddubsw into int16, widened by vpmaddwd), shared by the
+ * gemvs of T2P made from PQ2_0 and from TQ2_0: one 128-block of a 4-row tile against prepared Q8_K
+ * activations (act_t2p_avx2.h); and the slot decoding and row sums that the AVX-VNNI and AVX-512 VNNI dots
+ * share. The AVX2 gemms have their own tile (t2p_tile8x4_avx2.h). Byte 64p + 16w + j holds, in slot s (bits 2s..2s+1), row
  * 2p + (j >= 8), weight 8 (4w + s) + (j & 7). Include only from files built with the AVX2 flags or more. */
 #ifndef CIOT_X86_T2P_DOT_AVX2_H
 #define CIOT_X86_T2P_DOT_AVX2_H
@@ -44,32 +44,6 @@ static inline __m128i ciot_t2p_dot4x_avx2(const uint8_t *qs, const ciot_t2p_act_
         m[p] = _mm256_madd_epi16(_mm256_add_epi16(_mm256_slli_epi16(c1, 2), c4), _mm256_set1_epi16(1));
     }
     return ciot_t2p_rows4_avx2(m);
-}
-
-/* One 128-block (half h of the Q8_Kx4 block xb): 4 * (u . y) for the 16 (weight row, activation row)
- * pairs as [b0: R0..R3 | b1: R0..R3] and [b2 | b3]. */
-static inline void ciot_t2p_dot4x4_avx2(const uint8_t *qs, const block_q8_Kx4 *xb, int h, __m256i *s01, __m256i *s23) {
-    __m256i c1[4], c4[4];
-    for (int b = 0; b < 4; b++) c1[b] = c4[b] = _mm256_setzero_si256();
-    for (int w = 0; w < 4; w++) {
-        __m256i u[4];
-        ciot_t2p_slots_avx2(ciot_load2x16_avx2(qs + 16 * w, qs + 64 + 16 * w), u);
-        const int8_t *a = xb->qs + 32 * (16 * h + 4 * w); /* chunk 4w of this half; row b at +8b */
-        for (int b = 0; b < 4; b++) {
-            c1[b] = _mm256_add_epi16(c1[b], _mm256_add_epi16(_mm256_maddubs_epi16(u[0], ciot_bcast8_avx2(a + 8 * b)),
-                                                             _mm256_maddubs_epi16(u[2], ciot_bcast8_avx2(a + 64 + 8 * b))));
-            c4[b] = _mm256_add_epi16(c4[b], _mm256_add_epi16(_mm256_maddubs_epi16(u[1], ciot_bcast8_avx2(a + 32 + 8 * b)),
-                                                             _mm256_maddubs_epi16(u[3], ciot_bcast8_avx2(a + 96 + 8 * b))));
-        }
-    }
-    /* int16 safe: c1 sums 8 pairs of 3 * 127 (6096), c4 8 pairs of 12 * 127 (24384) */
-    __m256i t[4];
-    for (int b = 0; b < 4; b++)
-        t[b] = _mm256_add_epi32(_mm256_madd_epi16(c1[b], _mm256_set1_epi16(4)), _mm256_madd_epi16(c4[b], _mm256_set1_epi16(1)));
-    /* t[b] = [R0 R0 R1 R1 | R2 R2 R3 R3]; hadd pairs rows b, b + 1, the permute restores R order */
-    const __m256i order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
-    *s01 = _mm256_permutevar8x32_epi32(_mm256_hadd_epi32(t[0], t[1]), order);
-    *s23 = _mm256_permutevar8x32_epi32(_mm256_hadd_epi32(t[2], t[3]), order);
 }
 
 #endif

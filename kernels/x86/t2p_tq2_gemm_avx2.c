@@ -2,17 +2,13 @@
 #error "t2p_tq2_gemm_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
 /* The gemm: T2P made from TQ2_0 (blocks 2q, 2q + 1 = 256-block q, its scale in both) times a
- * batch of Q8_Kx4 groups, tile = 4 weight rows x 4 activation rows. The block dot is t2p_gemm_avx2's
- * (t2p_dot_avx2.h); per (weight row, activation row) the two halves' exact integer sums are added, then
- * one fmaf per 256-block with block 2q's scales. Partial last group: one padded tile, real rows written.
- * K % 256 == 0; F16C. */
+ * batch of Q8_Kx4 groups, t2p_gemm_avx2's 8 x 4 tile (t2p_tile8x4_avx2.h) with the two halves summed in
+ * int16 (32 steps a lane, inside the bound written there), then one fmaf per 256-block with block 2q's
+ * scales. Partial last group: one padded tile, real rows written. K % 256 == 0; F16C. */
 #include "kernel.h"
-#include "t2p_dot_avx2.h"
-#include "tile4x4_avx2.h"
+#include "t2p_tile8x4_avx2.h"
 
-static void gemm(const ciot_mm *mm, int first, int count) {
-    ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx2, 2);
-}
+static void gemm(const ciot_mm *mm, int first, int count) { ciot_t2p_tile8x4_gemm_avx2(mm, first, count, 2); }
 
 CIOT_KERNEL(t2p_tq2_gemm_avx2, t2p_tq2_gemm_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_Kx4,
-            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2);
+            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16);

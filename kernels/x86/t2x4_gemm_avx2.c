@@ -55,4 +55,4 @@ static void gemm(const ciot_mm *mm, int first, int count) {
 }
 
 CIOT_KERNEL(t2x4_gemm_avx2, t2x4_gemm_ref, .layout = &ciot_layout_t2x4, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2);
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16);

@@ -1,6 +1,11 @@
-/* Peak int8 MAC rate with AVX2, the way a gemv without VNNI multiplies: vpmaddubsw (u8 x s8 -> pairs
- * summed into s16) then vpmaddwd by ones (-> s32) then vpaddd into 8 independent accumulators.
- * 32 MACs per triple; one operand is reloaded from an L1-resident array each time, as a kernel would. */
+/* Peak int8 MAC rates with AVX2, the two sequences a kernel without VNNI multiplies with:
+ * - avx2 (the widening chain): vpmaddubsw (u8 x s8 -> pairs summed into s16) then vpmaddwd by ones
+ *   (-> s32) then vpaddd into 8 independent accumulators, 32 MACs per triple: the sequence that is exact
+ *   for any int8 operands;
+ * - avx2_i16: vpmaddubsw then vpaddw into 12 int16 accumulators, 32 MACs per pair: what a ternary kernel
+ *   issues when its small codes keep many steps inside int16 before one widening (t2p_tile8x4_avx2.h), so
+ *   it costs half the multiply-port work per MAC.
+ * One operand is reloaded from an L1-resident array each time, as a kernel would. */
 #if !defined(__AVX2__)
 #error "compute_avx2.c must be compiled with -mavx2 (cmake/isa.cmake gives *_avx2.c files these flags)"
 #endif
@@ -32,5 +37,30 @@ uint64_t ciot_compute_loop_avx2(uint64_t iters) {
     _mm256_store_si256((__m256i *)lanes, s);
     uint64_t sum = 0;
     for (int i = 0; i < 8; i++) sum += (uint32_t)lanes[i];
+    return sum;
+}
+
+enum { CHAINS16 = 12 };
+const int ciot_compute_macs_avx2_i16 = CHAINS16 * 32;
+
+uint64_t ciot_compute_loop_avx2_i16(uint64_t iters) {
+    /* u8 1 x s8 1: each step adds 2 to a lane; int16 lanes wrap, harmlessly, only after 16384 iterations */
+    _Alignas(32) int8_t w[CHAINS16][32];
+    for (int k = 0; k < CHAINS16; k++)
+        for (int i = 0; i < 32; i++) w[k][i] = 1;
+    const __m256i x = _mm256_set1_epi8(1);
+    __m256i a[CHAINS16];
+    for (int k = 0; k < CHAINS16; k++) a[k] = _mm256_setzero_si256();
+    for (uint64_t i = 0; i < iters; i++) {
+        __asm__ __volatile__("" : : "r"(w) : "memory"); /* as above: w reloaded, products redone */
+        for (int k = 0; k < CHAINS16; k++)
+            a[k] = _mm256_add_epi16(a[k], _mm256_maddubs_epi16(x, _mm256_load_si256((const __m256i *)w[k])));
+    }
+    __m256i s = a[0];
+    for (int k = 1; k < CHAINS16; k++) s = _mm256_add_epi16(s, a[k]);
+    _Alignas(32) int16_t lanes[16];
+    _mm256_store_si256((__m256i *)lanes, s);
+    uint64_t sum = 0;
+    for (int i = 0; i < 16; i++) sum += (uint16_t)lanes[i];
     return sum;
 }
