@@ -74,9 +74,24 @@ static inline __attribute__((always_inline)) void weighted_v(const ciot_attentio
 }
 
 /* exp(s - max) in place (zero past n, up to the next 16), the max and the sum of the exps into the record. */
+/* The canonical max (e[0], then each larger) eight lanes at a time: max_ps(x, m) is x > m ? x : m, so a NaN
+ * e[0] stays and a later NaN never wins, as in the scalar order. Lanes holding equal values agree bit for bit
+ * unless the max is a zero (+0 and -0 compare equal): then the first one, in order, decides. */
+static float chunk_max(const float *e, int n) {
+    int p = 0;
+    __m256 mv = _mm256_set1_ps(e[0]);
+    for (; p + 8 <= n; p += 8) mv = _mm256_max_ps(_mm256_loadu_ps(e + p), mv);
+    float l[8], m = e[0];
+    _mm256_storeu_ps(l, mv);
+    for (int j = 0; j < 8; j++) m = l[j] > m ? l[j] : m;
+    if (m == 0.0f)
+        for (int i = 0; i < p; i++) m = i == 0 || e[i] > m ? e[i] : m;
+    for (; p < n; p++) m = e[p] > m ? e[p] : m;
+    return m;
+}
+
 static void softmax_part(float *e, int n, float *rec, int D) {
-    float m = 0;
-    for (int p = 0; p < n; p++) m = p == 0 || e[p] > m ? e[p] : m;
+    float m = chunk_max(e, n);
     int n16 = (n + 15) & ~15;
     for (int p = n; p < n16; p++) e[p] = 0.0f;
     __m256 mv = _mm256_set1_ps(m), lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
