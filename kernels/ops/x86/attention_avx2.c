@@ -6,6 +6,7 @@
 #include "ops_impl.h"
 
 #define V_BLOCK 32 /* positions whose V rows (16 KiB at head dim 256) stay in L1 across the dim blocks */
+#define AHEAD 8    /* rows fetched ahead of the one scored: K into L1, V into L2 for weighted_v */
 
 /* The canonical fold of eight lane pairs (lo + hi of up to eight dot products) at once: the same additions
  * as ciot_fold16_avx2 on each, by shuffles across the eight; lane i of the result is the fold of s[i]. */
@@ -25,12 +26,16 @@ static inline __attribute__((always_inline)) void scores(const ciot_attention_ar
                                                          const ciot_attn_batch *b, const int nb) {
     int D = a->head_dim;
     const __m256 scale = _mm256_set1_ps(a->scale);
+    const uint16_t *V = a->v_cache + (K - a->k_cache); /* this chunk's V rows, fetched into L2 beside K */
     for (int p = 0; p < n; p++) {
         __m256 lo[CIOT_ATTN_BATCH], hi[CIOT_ATTN_BATCH];
         for (int j = 0; j < nb; j++) lo[j] = hi[j] = _mm256_setzero_ps();
         const uint16_t *kr = K + (size_t)p * D;
         for (int d = 0; d < D; d += 16) {
-            _mm_prefetch((const char *)(kr + 4 * D + d), _MM_HINT_T0);
+            if (d % 32 == 0) { /* one 64-byte line of each */
+                _mm_prefetch((const char *)(kr + AHEAD * D + d), _MM_HINT_T0);
+                _mm_prefetch((const char *)(V + (size_t)(p + AHEAD) * D + d), _MM_HINT_T1);
+            }
             __m256 k0 = ciot_fp16x8_avx2(kr + d), k1 = ciot_fp16x8_avx2(kr + d + 8);
             for (int j = 0; j < nb; j++) {
                 lo[j] = _mm256_fmadd_ps(_mm256_loadu_ps(b->q[j] + d), k0, lo[j]);
@@ -57,7 +62,7 @@ static inline __attribute__((always_inline)) void weighted_v(const ciot_attentio
                 hi[j] = p0 ? _mm256_loadu_ps(b->rec[j] + d + 8) : _mm256_setzero_ps();
             }
             for (int p = p0; p < p1; p++) {
-                if (d == 0) _mm_prefetch((const char *)(V + (size_t)(p + V_BLOCK) * D), _MM_HINT_T0);
+                if (2 * d < D) _mm_prefetch((const char *)(V + (size_t)(p + V_BLOCK) * D + 2 * d), _MM_HINT_T0);
                 __m256 v0 = ciot_fp16x8_avx2(V + (size_t)p * D + d), v1 = ciot_fp16x8_avx2(V + (size_t)p * D + d + 8);
                 for (int j = 0; j < nb; j++) {
                     __m256 w = _mm256_broadcast_ss(b->e[j] + p);
