@@ -6,6 +6,7 @@
 #include "ops_impl.h"
 
 #define V_BLOCK 32 /* positions whose V rows (16 KiB at head dim 256) stay in L1 across the dim blocks */
+#define AHEAD 8    /* rows fetched ahead of the one scored: K into L1, V into L2 for weighted_v */
 
 /* The canonical fold of eight lane pairs (lo + hi of up to eight dot products) at once: the same additions
  * as ciot_fold16_avx2 on each, by shuffles across the eight; lane i of the result is the fold of s[i]. */
@@ -25,12 +26,16 @@ static inline __attribute__((always_inline)) void scores(const ciot_attention_ar
                                                          const ciot_attn_batch *b, const int nb) {
     int D = a->head_dim;
     const __m256 scale = _mm256_set1_ps(a->scale);
+    const uint16_t *V = a->v_cache + (K - a->k_cache); /* this chunk's V rows, fetched into L2 beside K */
     for (int p = 0; p < n; p++) {
         __m256 lo[CIOT_ATTN_BATCH], hi[CIOT_ATTN_BATCH];
         for (int j = 0; j < nb; j++) lo[j] = hi[j] = _mm256_setzero_ps();
         const uint16_t *kr = K + (size_t)p * D;
         for (int d = 0; d < D; d += 16) {
-            _mm_prefetch((const char *)(kr + 4 * D + d), _MM_HINT_T0);
+            if (d % 32 == 0) { /* one 64-byte line of each */
+                _mm_prefetch((const char *)(kr + AHEAD * D + d), _MM_HINT_T0);
+                _mm_prefetch((const char *)(V + (size_t)(p + AHEAD) * D + d), _MM_HINT_T1);
+            }
             __m256 k0 = ciot_fp16x8_avx2(kr + d), k1 = ciot_fp16x8_avx2(kr + d + 8);
             for (int j = 0; j < nb; j++) {
                 lo[j] = _mm256_fmadd_ps(_mm256_loadu_ps(b->q[j] + d), k0, lo[j]);
@@ -57,7 +62,7 @@ static inline __attribute__((always_inline)) void weighted_v(const ciot_attentio
                 hi[j] = p0 ? _mm256_loadu_ps(b->rec[j] + d + 8) : _mm256_setzero_ps();
             }
             for (int p = p0; p < p1; p++) {
-                if (d == 0) _mm_prefetch((const char *)(V + (size_t)(p + V_BLOCK) * D), _MM_HINT_T0);
+                if (2 * d < D) _mm_prefetch((const char *)(V + (size_t)(p + V_BLOCK) * D + 2 * d), _MM_HINT_T0);
                 __m256 v0 = ciot_fp16x8_avx2(V + (size_t)p * D + d), v1 = ciot_fp16x8_avx2(V + (size_t)p * D + d + 8);
                 for (int j = 0; j < nb; j++) {
                     __m256 w = _mm256_broadcast_ss(b->e[j] + p);
@@ -74,9 +79,24 @@ static inline __attribute__((always_inline)) void weighted_v(const ciot_attentio
 }
 
 /* exp(s - max) in place (zero past n, up to the next 16), the max and the sum of the exps into the record. */
+/* The canonical max (e[0], then each larger) eight lanes at a time: max_ps(x, m) is x > m ? x : m, so a NaN
+ * e[0] stays and a later NaN never wins, as in the scalar order. Lanes holding equal values agree bit for bit
+ * unless the max is a zero (+0 and -0 compare equal): then the first one, in order, decides. */
+static float chunk_max(const float *e, int n) {
+    int p = 0;
+    __m256 mv = _mm256_set1_ps(e[0]);
+    for (; p + 8 <= n; p += 8) mv = _mm256_max_ps(_mm256_loadu_ps(e + p), mv);
+    float l[8], m = e[0];
+    _mm256_storeu_ps(l, mv);
+    for (int j = 0; j < 8; j++) m = l[j] > m ? l[j] : m;
+    if (m == 0.0f)
+        for (int i = 0; i < p; i++) m = i == 0 || e[i] > m ? e[i] : m;
+    for (; p < n; p++) m = e[p] > m ? e[p] : m;
+    return m;
+}
+
 static void softmax_part(float *e, int n, float *rec, int D) {
-    float m = 0;
-    for (int p = 0; p < n; p++) m = p == 0 || e[p] > m ? e[p] : m;
+    float m = chunk_max(e, n);
     int n16 = (n + 15) & ~15;
     for (int p = n; p < n16; p++) e[p] = 0.0f;
     __m256 mv = _mm256_set1_ps(m), lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
