@@ -36,7 +36,17 @@ void ciot_argmax_combine(const ciot_argmax_args *a) {
     *a->value = b.value;
 }
 
-void ciot_argmax_ref(const ciot_argmax_args *a, int phase, int part, int parts) {
+ciot_argmax_best ciot_argmax_lanes(const float *bv, const int *bi, int lanes, const float *x, int i, int hi) {
+    ciot_argmax_best b = {-__builtin_inff(), -1};
+    for (int j = 0; j < lanes; j++)
+        if (bi[j] >= 0 && (b.index < 0 || bv[j] > b.value || (bv[j] == b.value && bi[j] < b.index)))
+            b = (ciot_argmax_best){bv[j], bi[j]};
+    for (; i < hi; i++)
+        if (better(x[i], i, b)) b = (ciot_argmax_best){x[i], i};
+    return b;
+}
+
+void ciot_argmax_run(const ciot_argmax_args *a, int phase, int part, int parts, ciot_argmax_chunk_fn chunk_best) {
     if (phase == 1) {
         if (part == 0) ciot_argmax_combine(a);
         return;
@@ -45,10 +55,18 @@ void ciot_argmax_ref(const ciot_argmax_args *a, int phase, int part, int parts) 
     ciot_ops_share(ciot_argmax_chunks(a), part, parts, &lo, &hi);
     ciot_argmax_best *out = a->scratch;
     for (long c = lo; c < hi; c++) {
-        ciot_argmax_best b = {-__builtin_inff(), -1};
-        int end = (int)((c + 1) * CIOT_ARGMAX_CHUNK < a->n ? (c + 1) * CIOT_ARGMAX_CHUNK : a->n);
-        for (int i = (int)c * CIOT_ARGMAX_CHUNK; i < end; i++)
-            if (better(a->x[i], i, b)) b = (ciot_argmax_best){a->x[i], i};
-        out[c] = b;
+        long end = (c + 1) * CIOT_ARGMAX_CHUNK < a->n ? (c + 1) * CIOT_ARGMAX_CHUNK : a->n;
+        out[c] = chunk_best(a->x, (int)(c * CIOT_ARGMAX_CHUNK), (int)end);
     }
+}
+
+static ciot_argmax_best chunk_best_ref(const float *x, int lo, int hi) {
+    ciot_argmax_best b = {-__builtin_inff(), -1};
+    for (int i = lo; i < hi; i++)
+        if (better(x[i], i, b)) b = (ciot_argmax_best){x[i], i};
+    return b;
+}
+
+void ciot_argmax_ref(const ciot_argmax_args *a, int phase, int part, int parts) {
+    ciot_argmax_run(a, phase, part, parts, chunk_best_ref);
 }

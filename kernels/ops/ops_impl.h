@@ -31,6 +31,12 @@ static inline int ciot_argmax_chunks(const ciot_argmax_args *a) {
 }
 /* Phase 1, shared by every version: the first best of the chunks' bests, in chunk order. */
 void ciot_argmax_combine(const ciot_argmax_args *a);
+/* Both phases, every version: phase 0 runs chunk_best on the part's chunks into scratch, phase 1 combines. */
+typedef ciot_argmax_best (*ciot_argmax_chunk_fn)(const float *x, int lo, int hi);
+void ciot_argmax_run(const ciot_argmax_args *a, int phase, int part, int parts, ciot_argmax_chunk_fn chunk_best);
+/* A SIMD chunk's end: the lanes' bests (index -1: none) folded to the largest value at the smallest index,
+ * then the elements x[i .. hi) its vector loop left, in order. */
+ciot_argmax_best ciot_argmax_lanes(const float *bv, const int *bi, int lanes, const float *x, int i, int hi);
 
 /* state_copy: the part's byte range, in whole 64-byte lines but the last. */
 void ciot_state_copy_share(const ciot_state_copy_args *a, int part, int parts, size_t *lo, size_t *hi);

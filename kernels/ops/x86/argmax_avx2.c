@@ -22,25 +22,9 @@ static ciot_argmax_best chunk_best(const float *x, int lo, int hi) {
     int bi[8];
     _mm256_storeu_ps(bv, best);
     _mm256_storeu_si256((__m256i *)bi, at);
-    ciot_argmax_best b = {-__builtin_inff(), -1};
-    for (int j = 0; j < 8; j++)
-        if (bi[j] >= 0 && (b.index < 0 || bv[j] > b.value || (bv[j] == b.value && bi[j] < b.index)))
-            b = (ciot_argmax_best){bv[j], bi[j]};
-    for (; i < hi; i++)
-        if (x[i] > b.value || (b.index < 0 && x[i] == x[i])) b = (ciot_argmax_best){x[i], i};
-    return b;
+    return ciot_argmax_lanes(bv, bi, 8, x, i, hi);
 }
 
 void ciot_argmax_avx2(const ciot_argmax_args *a, int phase, int part, int parts) {
-    if (phase == 1) {
-        if (part == 0) ciot_argmax_combine(a);
-        return;
-    }
-    long lo, hi;
-    ciot_ops_share(ciot_argmax_chunks(a), part, parts, &lo, &hi);
-    ciot_argmax_best *out = a->scratch;
-    for (long c = lo; c < hi; c++) {
-        long end = (c + 1) * CIOT_ARGMAX_CHUNK < a->n ? (c + 1) * CIOT_ARGMAX_CHUNK : a->n;
-        out[c] = chunk_best(a->x, (int)(c * CIOT_ARGMAX_CHUNK), (int)end);
-    }
+    ciot_argmax_run(a, phase, part, parts, chunk_best);
 }
