@@ -8,11 +8,12 @@ empty when the pattern is "-"). The table's header says how rows, flags and setu
 A row marked known=REASON is a failure someone else is fixing: reported as KNOWN with the reason, counted
 as skipped, never as passed; when it passes it is reported as a failure so the mark gets removed.
 
-usage: bad_inputs.py --ciot PATH [--emulator "qemu-aarch64 -cpu max"] [--arch x86_64|aarch64] [--render]
+usage: bad_inputs.py --ciot PATH [--emulator "qemu-aarch64 -cpu max"] [--arch x86_64|aarch64] [--part ciot|render]
                      [--table FILE] [--only REGEX] [--keep] [-v]
 Ends with "N passed, M failed, K skipped" and exits 1 when a row failed; exits 2 at once, with one line, when
 --ciot is not an executable file."""
 import argparse
+import copy
 import hashlib
 import json
 import os
@@ -120,6 +121,19 @@ def set_json(path, keys, value):
         json.dump(doc, f)
 
 
+_MODEL = []
+
+
+def test_model():
+    """(make_gguf, metadata, tensors) of make_gguf.py's model, made once: making it draws millions of random
+    codes, which took most of this runner's time when every gguf row made its own."""
+    if not _MODEL:
+        sys.path.insert(0, os.path.join(HERE, "gguf"))
+        import make_gguf
+        _MODEL.extend((make_gguf,) + tuple(make_gguf.model(1)))
+    return _MODEL
+
+
 def run_setup(step, d, subst):
     op, args = step[0], [subst(a) for a in step[1:]]
     p = lambda name: os.path.join(d, name)  # noqa: E731
@@ -150,15 +164,15 @@ def run_setup(step, d, subst):
     elif op == "hardlink":    # hardlink NAME TARGET: one file, two names
         os.link(p(args[1]), p(args[0]))
     elif op == "gguf":        # gguf FILE [TENSOR BLOCK nan|inf|-inf]: make_gguf.py's model, one block scale bad
-        sys.path.insert(0, os.path.join(HERE, "gguf"))
-        import make_gguf
-        meta, tensors = make_gguf.model(1)
+        make_gguf, meta, tensors = test_model()
         if len(args) > 1:
-            t = next(t for t in tensors if t.name == args[1])
+            i = next(i for i, t in enumerate(tensors) if t.name == args[1])
+            t = copy.copy(tensors[i])   # the shared model stays as made
             per, size, at = FORMATS[make_gguf.TYPE_NAME[t.type]]
             data = bytearray(t.data)
             struct.pack_into("<H", data, int(args[2]) * size + at, FP16[args[3]])
             t.data = bytes(data)
+            tensors = tensors[:i] + [t] + tensors[i + 1:]
         make_gguf.write(p(args[0]), meta, tensors)
     elif op == "run":         # run DIR: a synthetic run folder (plots/testdata/make_run.py)
         sys.path.insert(0, os.path.join(ROOT, "plots", "testdata"))
@@ -204,7 +218,7 @@ class Runner:
         self.ciot = shlex.split(args.emulator) + [ciot] if args.emulator else [ciot]
         self.emulated = bool(args.emulator)
         self.arch = args.arch
-        self.render = args.render
+        self.part = args.part
         self.work = tempfile.mkdtemp(prefix="ciot-bad-inputs-")
         self.gguf = None
         self.features = {}   # CIOT_CPU value -> the features ciot info reports under it
@@ -217,8 +231,6 @@ class Runner:
         return self.gguf
 
     def skip_reason(self, row):
-        if row.render and not self.render:
-            return "plots/render runs in the native Release build only"
         if "native" in row.flags and self.emulated:
             return "needs gigabytes or this machine's CPU: not under the emulator"
         want = row.flag("arch")
@@ -360,7 +372,9 @@ def main(argv=None):
     ap.add_argument("--ciot", required=True)
     ap.add_argument("--emulator", default="")
     ap.add_argument("--arch", default=os.uname().machine)
-    ap.add_argument("--render", action="store_true", help="also the rows that call plots/render")
+    ap.add_argument("--part", choices=("ciot", "render"), default="ciot",
+                    help="the rows that run ciot (default) or those that run plots/render; the other part's rows "
+                         "are not this run's and are not counted")
     ap.add_argument("--table", default=os.path.join(HERE, "bad_inputs.tsv"))
     ap.add_argument("--only", help="the rows whose name matches this regex")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folders")
@@ -381,7 +395,7 @@ def main(argv=None):
     known = []
     try:
         for i, row in enumerate(rows):
-            if args.only and not re.search(args.only, row.name):
+            if row.render != (args.part == "render") or args.only and not re.search(args.only, row.name):
                 continue
             why = runner.skip_reason(row)
             if why:
