@@ -376,10 +376,13 @@ def test_run(run_dir, label, tmp, expect=None):
             unroofed = [r for r in flagged if r["roof_ratio_median"] == ""]
             check(f"{label} scaling: the rows without a roof are named under the ratio panel, not drawn",
                   ("no roof, not drawn" in svg) == bool(unroofed), f"{len(unroofed)} rows without a roof")
-        # the CSV form holds the same rows
-        rc, _, _ = run(script, *args, "--table", table[:-5] + ".csv")
-        with open(table[:-5] + ".csv") as f:
-            check(f"{label} {plot}: --table CSV has the rows of the JSON", rc == 0 and len(list(csv.DictReader(f))) == len(rows))
+        # the CSV form holds the same rows: on the mixed synthetic run only, since drawing again for it costs
+        # a third of this test and the writer does not depend on the run
+        if expect == "mixed":
+            rc, _, _ = run(script, *args, "--table", table[:-5] + ".csv")
+            with open(table[:-5] + ".csv") as f:
+                check(f"{label} {plot}: --table CSV has the rows of the JSON",
+                      rc == 0 and len(list(csv.DictReader(f))) == len(rows))
     rc, _, err = _render(run_dir, out + "-render")
     pics = sorted(glob.glob(os.path.join(out + "-render", "*.png")))
     has_replay = os.path.exists(os.path.join(run_dir, "replay.json"))
