@@ -66,8 +66,9 @@ static int parse_args(int argc, char **argv, bw_opts *o) {
         {"--priority", CIOT_OPT_FLAG, &o->priority, 0, 0, NULL, NULL, "raise the threads' priority (nice -5) against other processes", NULL},
         {"--json", CIOT_OPT_STRING, &o->json_path, 0, 0, NULL, "FILE", "also write the results as JSON", NULL},
     };
-    const ciot_cmdline c = {"bw", "[options]", "The DRAM probe: read (the ceiling kernels are compared with), write and copy,\n"
-                            "each labelled with the traffic it counts, over a thread sweep on the persistent pool.",
+    const ciot_cmdline c = {"bw", "[options]", "The DRAM probe: read (the ceiling kernels are compared with), write, copy, update (in\n"
+                            "place) and copy_nt (non-temporal stores), each labelled with the traffic it counts, over\n"
+                            "a thread sweep on the persistent pool.",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc < 0 && o->kernels) rc = parse_kernels(&c, o);
