@@ -190,7 +190,7 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
         fprintf(f, "%-8s %8s %28s %8.2f %11.2f %8.2f %22s %9.1f%%\n", ciot_dispatch_name(r->dispatch), context, ms,
                 r->tok_s, r->bound_tok_s, r->gbs, pct, 100 * r->wait_share);
     }
-    fprintf(f, "!: above 100%% of the paired ceiling, %s: a finding, not a result%s\n", CIOT_RATIO_FLAG,
+    fprintf(f, "!: above 100%% of the paired ceiling (a kind: of its own ruler), %s: a finding, not a result%s\n", CIOT_RATIO_FLAG,
             flagged ? " (present above)" : " (none above; op rows may carry it)");
     if (rep->batch > 1)
         fprintf(f, "(batch %d: a pass replays %d tokens; per-token figures are per pass / %d)\n", rep->batch,

@@ -345,6 +345,29 @@ static void test_command(void) {
     CHECK(strstr(t1, " read ") && strstr(t1, " update ") && strstr(t1, want) &&
               (!strcmp(copy, "copy") || !strstr(t1, " copy ")),
           "token 1 is paired with read, update and %s samples: %s", copy, t1);
+    /* in the order they ran: before the round (token 1) the read sample last, beside it; after it (token 2)
+     * first; every sample a rate */
+    double g_read = 0, g_update = 0, g_copy = 0;
+    char first[16] = "", last[16] = "";
+    for (int k = 1; k <= 2; k++) {
+        char name[16], tok[16];
+        snprintf(tok, sizeof tok, "token %d/2:", k);
+        const char *at = strstr(line_with(err, tok, line, sizeof line), k == 1 ? "probe (before)" : "probe (after)");
+        int used = 0, n = 0;
+        double v;
+        for (at = at ? at + strlen(k == 1 ? "probe (before)" : "probe (after)") : NULL;
+             at && sscanf(at, " %15s %lf GB/s%n", name, &v, &used) == 2; at += used, n++) {
+            if (!strcmp(name, "read")) g_read = v;
+            else if (!strcmp(name, "update")) g_update = v;
+            else if (!strcmp(name, copy)) g_copy = v;
+            if (n == 0) snprintf(first, sizeof first, "%s", name);
+            snprintf(last, sizeof last, "%s", name);
+        }
+        CHECK(n == 3 && !strcmp(k == 1 ? last : first, "read"), "token %d: three samples, the read one %s the round "
+              "(%d samples, first %s, last %s)", k, k == 1 ? "last, before" : "first, after", n, first, last);
+    }
+    CHECK(g_read > 0 && g_update > 0 && g_copy > 0, "every ruler's sample is a rate (read %.2f, update %.2f, %s %.2f)",
+          g_read, g_update, copy, g_copy);
     CHECK(strstr(line_with(out, "state_copy ", line, sizeof line), want) != NULL, "the table names %s for state_copy: %s",
           copy, line);
     CHECK(strstr(line_with(out, "deltanet ", line, sizeof line), " update ") != NULL,

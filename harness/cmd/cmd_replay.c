@@ -353,13 +353,15 @@ static ciot_status records_alloc(records *rs, const replay_opts *o, const ciot_r
  * the read probe first. The read sample sits beside the round as always, and each other ruler at the same
  * distance from it before as after. */
 static ciot_status sample_rulers(const ciot_ruler *ruler, ciot_pool *pool, const records *rs, int before,
-                                 double *gbs) {
+                                 double *gbs, int *order, int *n) {
     ciot_status st = CIOT_OK;
+    *n = 0;
     for (int i = 0; i < CIOT_BW_N_KINDS && st == CIOT_OK; i++) {
         const int p = before ? CIOT_BW_N_KINDS - 1 - i : i;
-        if (rs->ruler_gbs[p])
-            st = p == CIOT_BW_READ ? ciot_ruler_sample(ruler, pool, &gbs[p])
-                                   : ciot_ruler_sample_kind(ruler, pool, (ciot_bw_kind)p, &gbs[p]);
+        if (!rs->ruler_gbs[p]) continue;
+        st = p == CIOT_BW_READ ? ciot_ruler_sample(ruler, pool, &gbs[p])
+                               : ciot_ruler_sample_kind(ruler, pool, (ciot_bw_kind)p, &gbs[p]);
+        order[(*n)++] = p;
     }
     return st;
 }
@@ -388,7 +390,8 @@ static ciot_status run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *p
     for (int k = 0; k <= o->tokens; k++) {
         const int probe_first = k && ciot_probe_first(k - 1);
         double gbs[CIOT_BW_N_KINDS] = {0};
-        ciot_status st = probe_first ? sample_rulers(ruler, pool, rs, 1, gbs) : CIOT_OK;
+        int order[CIOT_BW_N_KINDS], sampled = 0;   /* the probes in the order they ran */
+        ciot_status st = probe_first ? sample_rulers(ruler, pool, rs, 1, gbs, order, &sampled) : CIOT_OK;
         if (k) fprintf(stderr, "ciot replay: token %d/%d:", k, o->tokens);
         else fprintf(stderr, "ciot replay: warm-up:");
         uint64_t off = 0;
@@ -403,7 +406,7 @@ static ciot_status run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *p
                                       (double)ns * 1e-6);
             else fprintf(stderr, "%s %s %.1f ms", i ? "," : "", ciot_dispatch_name(d), (double)ns * 1e-6);
         }
-        if (k && !probe_first && st == CIOT_OK) st = sample_rulers(ruler, pool, rs, 0, gbs);
+        if (k && !probe_first && st == CIOT_OK) st = sample_rulers(ruler, pool, rs, 0, gbs, order, &sampled);
         if (st != CIOT_OK) return st;
         for (int p = 0; k && p < CIOT_BW_N_KINDS; p++)
             if (rs->ruler_gbs[p]) rs->ruler_gbs[p][k - 1] = gbs[p];
@@ -411,8 +414,8 @@ static ciot_status run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *p
                 !k || ciot_overhead_timed_first(k - 1) ? "after the timed one" : "before the timed one");
         if (k) {
             fprintf(stderr, "; probe%s", probe_first ? " (before)" : " (after)");
-            for (int p = 0; p < CIOT_BW_N_KINDS; p++)
-                if (rs->ruler_gbs[p]) fprintf(stderr, " %s %.2f GB/s", ciot_bw_kind_name((ciot_bw_kind)p), gbs[p]);
+            for (int i = 0; i < sampled; i++)
+                fprintf(stderr, " %s %.2f GB/s", ciot_bw_kind_name((ciot_bw_kind)order[i]), gbs[order[i]]);
         }
         fprintf(stderr, "\n");
     }
