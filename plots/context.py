@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where a whole token's time goes as the context grows (replay.json of a whole-token replay): ms per token
 split into matvecs, DeltaNet, attention, state copies and the rest, stacked, one bar per KV length L (log
-axis), with tokens/s and the bound (the paired ceiling over every byte a token moves) on the right axis;
+axis), with tokens/s and the bound (every byte a token moves at its kind's paired ruler: the read probe, the
+update probe for DeltaNet, the copy probe for the state copies) on the right axis;
 the attention fit (intercept + slope x L) against the matvecs' time, and the context where they meet.
 
 The runs of the first dispatch are drawn; each bar's parts are the medians over the measured tokens (so
@@ -78,8 +79,9 @@ def plot(run, base):
     ax.set_ylim(0, max(max(bottom), c["matvecs_ms"] if c else 0) * 1.35)
     right = ax.twinx()
     right.plot(xs, [r.tok_s for r in runs], "o-", color="black", lw=1.2, label="tokens/s (median)")
-    right.plot(xs, [r.bound_tok_s for r in runs], "s--", color="grey", lw=1.2,
-               label=f"bound: paired ceiling ({rp.ceiling_gbs:.3g} GB/s) / every byte a token moves")
+    bound = (f"bound: every byte a token moves at its kind's paired ruler ({rp.ruler_text()})" if len(rp.rulers) > 1
+             else f"bound: paired ceiling ({rp.ceiling_gbs:.3g} GB/s) / every byte a token moves")
+    right.plot(xs, [r.bound_tok_s for r in runs], "s--", color="grey", lw=1.2, label=bound)
     right.set_ylim(0, max(max(r.bound_tok_s for r in runs), max(r.tok_s for r in runs)) * 1.3)
     right.set_ylabel("tokens/s")
     handles = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]

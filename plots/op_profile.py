@@ -6,8 +6,9 @@ matvecs); and tokens/s of each mode against the bound (read ceiling / weight byt
 byte a whole token moves).
 
 The ceiling is the median of the read-probe samples paired with the tokens (replay.json's ceiling_gbs);
-each mode's bar carries the median (min - max) of its per-token ratios, token GB/s over the token's own
-probe sample. A mode with a token above 100% (or its median token above the bound), or a cache-resident
+for a whole token whose ops write, each kind's bytes are at its own ruler (replay.json's rulers: update for
+DeltaNet, a copy for the state copies). Each mode's bar carries the median (min - max) of its per-token
+ratios, token GB/s over the token's own probe sample (its bytes' time at its own samples). A mode with a token above 100% (or its median token above the bound), or a cache-resident
 replay (weights not cold, or a probe buffer below 4 x LLC), is ringed; an op kind with an op above 100%
 of the ceiling is marked "!" in red.
 
@@ -101,9 +102,11 @@ def plot(run, base, top):
     ax.bar(x, tok, 0.5, color=WORK, yerr=[lo, hi], capsize=3, label="tokens/s (median; whiskers min-max)")
     for xi, m in zip(x, modes):
         ax.hlines(m["bound_tok_s"], xi - 0.35, xi + 0.35, colors="black", lw=2,
-                  label=f"bound: read ceiling ({fmt(rp.ceiling_gbs)} GB/s, the median of the {rp.tokens} paired probe "
-                        f"samples, {fmt(min(rp.probe_gbs_per_token))}-{fmt(max(rp.probe_gbs_per_token))}) / "
-                        + ("every byte a token moves" if rp.whole_token else "weight bytes per token")
+                  label=(f"bound: every byte a token moves at its kind's paired ruler (medians of the {rp.tokens} "
+                         f"paired samples: {rp.ruler_text()})" if len(rp.rulers) > 1 else
+                         f"bound: read ceiling ({fmt(rp.ceiling_gbs)} GB/s, the median of the {rp.tokens} paired probe "
+                         f"samples, {fmt(min(rp.probe_gbs_per_token))}-{fmt(max(rp.probe_gbs_per_token))}) / "
+                         + ("every byte a token moves" if rp.whole_token else "weight bytes per token"))
                   if xi == 0 else None)
         ax.text(xi, m["tok_s"] / 2, f"{m['tok_s']:.3g} tok/s\n{m['gbs']:.3g} GB/s", ha="center", va="center",
                 fontsize=8, color="white")
@@ -125,8 +128,9 @@ def plot(run, base, top):
     token_handles = ax.get_legend_handles_labels()[0] + flag_handles(flag_labels)
     if any(r["flags"] for rows in per_mode for r in rows):
         from matplotlib.lines import Line2D
-        token_handles.append(Line2D([], [], ls="none", label=f"op kind in red, \"!\": an op read above 100% of the "
-                                                             f"read ceiling ({rp.flag_text['ratio_above_1']})"))
+        ruler = "its paired ruler" if len(rp.rulers) > 1 else "the read ceiling"
+        token_handles.append(Line2D([], [], ls="none", label=f"op kind in red, \"!\": an op above 100% of {ruler} "
+                                                             f"({rp.flag_text['ratio_above_1']})"))
     ax.legend(handles=token_handles, loc="upper center", fontsize=8, ncol=1, frameon=False)
     # under the two title lines, so it never runs into them
     fig.legend(handles, labels, loc="upper center", fontsize=8, ncol=2, frameon=False,

@@ -1,5 +1,6 @@
 """replay.json, the per-op profiler's output, validated field by field (schema in profiles/README.md): the
-probe sample paired with every token, each run's per-token ratios and the flags they imply."""
+probe sample paired with every token (and, for a whole token's ops that write, their rulers' samples), each
+run's per-token ratios and the flags they imply."""
 import json
 import statistics
 
@@ -53,6 +54,8 @@ def _overhead(ov, path):
 
 
 PARTS = ("matvecs", "deltanet", "attention", "state_copies", "rest")
+# the probes an op kind is paired with (profiles/README.md, "The rulers"): read, and those of the ops that write
+RULERS = ("read", "update", "copy", "copy_nt")
 
 
 class Op:
@@ -65,6 +68,7 @@ class Op:
         self.K = count(d, "K", path, where, lo=lo, hi=MAX_DIM)
         self.bytes = count(d, "bytes", path, where, lo=0, hi=1 << 62)
         self.lm_head = get(d, "lm_head", "bool", path, where)
+        self.ruler = get(d, "ruler", "str", path, where) if "ruler" in d else "read"   # before the rulers: read
         self.wall_us = _micros(d, "wall_us", path, where)
         self.gbs = _share(d, "gbs", path, where, hi=1e12)
         self.pct_ceiling = _share(d, "pct_ceiling", path, where, hi=1e6)
@@ -108,6 +112,12 @@ class DispatchRun:
         if not ops:
             _fail(path, f"{where}.ops is empty")
         self.ops = [Op(o, path, f"{where}.ops[{i}]") for i, o in enumerate(ops)]
+        # the whole token's kinds, each named by its ruler (checked against the rulers sampled)
+        self.kind_rulers = []
+        for i, k in enumerate(get(d, "kinds", "list", path, where) if "kinds" in d else []):
+            place = f"{where}.kinds[{i}]"
+            if "ruler" in check(k, "dict", path, place):
+                self.kind_rulers.append((place, get(k, "ruler", "str", path, place)))
         # the whole token: its KV length and the headline split of every token
         self.context = count(d, "context", path, where, lo=0, hi=1 << 30) if "context" in d else None
         self.split = None
@@ -150,6 +160,7 @@ class Replay:
         median = statistics.median(self.probe_gbs_per_token)
         if abs(self.ceiling_gbs - median) > 2 * HALF_UNIT + 1e-9:
             _fail(path, f"\"ceiling_gbs\" is {self.ceiling_gbs:g}, but the median of \"probe_gbs_per_token\" is {median:g}")
+        self.rulers = self._rulers(d, path)
         self.cold = get(d, "cold", "bool", path, "")
         self.probe_cache_resident = get(d, "ceiling_buffer_cache_resident", "bool", path, "")
         texts = get(d, "flags", "dict", path, "")
@@ -165,6 +176,11 @@ class Replay:
         if not runs:
             _fail(path, "\"runs\" is empty")
         self.runs = [DispatchRun(r, path, f"runs[{i}]", self.tokens) for i, r in enumerate(runs)]
+        for i, r in enumerate(self.runs):   # a pairing names a ruler whose samples are there
+            named = [(f"runs[{i}].ops[{j}]", o.ruler) for j, o in enumerate(r.ops)] + r.kind_rulers
+            for where, ruler in named:
+                if ruler not in self.rulers:
+                    _fail(path, f"{where}: \"ruler\" is \"{ruler}\", but \"rulers\" has no samples of it")
         self.whole_token = get(d, "whole_token", "bool", path, "") if "whole_token" in d else False
         if self.whole_token and any(r.split is None or r.context is None for r in self.runs):
             _fail(path, "\"whole_token\" is true, but a run has no \"context\" or \"split\"")
@@ -173,6 +189,35 @@ class Replay:
             check(self.crossover, "dict", path, "crossover")
             for k in ("attention_intercept_ms", "attention_ms_per_position", "matvecs_ms", "context"):
                 get(self.crossover, k, "num", path, "crossover")
+
+    def _rulers(self, d, path):
+        """{ruler: its sample per token}: the read probe's are probe_gbs_per_token; a file from before the
+        rulers has those alone."""
+        if "rulers" not in d:
+            return {"read": self.probe_gbs_per_token}
+        out = {}
+        for i, r in enumerate(get(d, "rulers", "list", path, "")):
+            where = f"rulers[{i}]"
+            check(r, "dict", path, where)
+            name = get(r, "ruler", "str", path, where)
+            if name not in RULERS:
+                _fail(path, f"{where}: \"ruler\" is {json.dumps(name)}, expected one of {', '.join(RULERS)}")
+            if name in out:
+                _fail(path, f"{where}: the {name} ruler appears twice")
+            samples = get(r, "gbs_per_token", "list", path, where)
+            if len(samples) != self.tokens:
+                _fail(path, f"{where}, \"gbs_per_token\" has {len(samples)} samples, expected one per token "
+                            f"({self.tokens})")
+            out[name] = [_item(samples, k, MAX_RATE, path, f"{where}.gbs_per_token") for k in range(self.tokens)]
+        if "read" not in out:
+            _fail(path, "\"rulers\" has no read ruler")
+        if any(abs(a - b) > 2 * HALF_UNIT + 1e-9 for a, b in zip(out["read"], self.probe_gbs_per_token)):
+            _fail(path, "\"rulers\": the read ruler's samples are not \"probe_gbs_per_token\"")
+        return out
+
+    def ruler_text(self):
+        """The rulers' medians as a legend says them: "read 11.6, update 19.6, copy_nt 15.9 GB/s"."""
+        return ", ".join(f"{name} {statistics.median(v):.3g}" for name, v in self.rulers.items()) + " GB/s"
 
     @property
     def cache_resident(self):

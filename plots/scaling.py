@@ -19,7 +19,8 @@ from plotkit import flag_handles, flag_marks, flags_present, plain_log_ticks, re
 from runfolder import InputError
 
 PROG = "scaling"
-PROBE_STYLES = {"read": ("0.55", "-"), "write": ("0.65", "--"), "copy": ("0.75", ":")}
+PROBE_STYLES = {"read": ("0.55", "-"), "write": ("0.65", "--"), "copy": ("0.75", ":"), "update": ("0.45", "-."),
+                "copy_nt": ("0.7", (0, (1, 3)))}
 BATCH_STYLES = ["--", ":", "-."]   # gemm series of one kernel differ by batch
 PAIRED = "paired read probe"
 ROOF_MARKERS = {"bw": "s", "compute": "^"}   # gemm points on the right panel; gemv points keep "o"

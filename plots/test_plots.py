@@ -418,6 +418,28 @@ def test_whole_token(tmp):
     svg = open(os.path.join(out, "synthetic-whole-context.svg")).read()
     check("whole token: the crossover is written on the plot",
           f"{rp['crossover']['context']:,.0f}" in svg and "attention = matvecs" in svg)
+    rulers = [f"{x['ruler']} {statistics.median(x['gbs_per_token']):.3g}" for x in rp["rulers"]]
+    check("whole token: the bound names every ruler and its median (read, update for DeltaNet, copy_nt for the "
+          "state copies)", "paired ruler" in svg and all(r in svg for r in rulers) and len(rulers) == 3, rulers)
+    # a pairing with a ruler never sampled, or read samples that are not the probe's, is refused in one line
+    for what, edit, pattern in (
+            ("an op paired with a ruler not sampled",
+             lambda o: next(x for x in o["runs"][0]["ops"] if x["kind"] == "deltanet").update(ruler="copy"),
+             r'replay\.json: runs\[0\]\.ops\[\d+\]: "ruler" is "copy", but "rulers" has no samples of it'),
+            ("read-ruler samples that are not the probe's",
+             lambda o: o["rulers"][0]["gbs_per_token"].__setitem__(0, 2 * o["rulers"][0]["gbs_per_token"][0]),
+             r'replay\.json: "rulers": the read ruler\'s samples are not "probe_gbs_per_token"'),
+            ("a ruler sampled for fewer tokens", lambda o: o["rulers"][1].update(gbs_per_token=[1.0]),
+             r'replay\.json: rulers\[1\], "gbs_per_token" has 1 samples, expected one per token')):
+        broken = os.path.join(tmp, "synthetic-whole-" + what.split()[0] + str(len(pattern)))
+        shutil.copytree(d, broken)
+        doc = raw_json(broken, "replay.json")
+        edit(doc)
+        with open(os.path.join(broken, "replay.json"), "w") as f:
+            json.dump(doc, f)
+        rc, _, err = run("context.py", broken, "--out", out)
+        check(f"whole token: {what}: one clear line", rc == 2 and len(err.strip().splitlines()) == 1 and
+              re.search(pattern, err) is not None and "Traceback" not in err, f"rc {rc}, {err!r}")
     plain = make_run.make(os.path.join(tmp, "synthetic-plain"))
     rc, _, err = run("context.py", plain, "--out", out)
     check("a replay of the matvecs only: the context plot refuses it in one line",

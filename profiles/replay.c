@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "replay_ruler.h"
 #include "rules.h"
 #include "split.h"
 #include "weights.h"
@@ -100,6 +101,7 @@ static void op_step(const ciot_replay *r, int i, int L, ciot_replay_step *s) {
     snprintf(s->kind, sizeof s->kind, "%s", ciot_step_kind_name(t->kind));
     ciot_token_exec_traffic(r->o.exec, i, L, &s->traffic);
     s->bytes = ciot_op_traffic_total(&s->traffic);
+    s->ruler = ciot_step_ruler(t->kind, ciot_token_exec_ops(r->o.exec)->copy_streams);
 }
 
 /* The whole token: the model's token list in order, each matvec as the step of its dispatch (a fused

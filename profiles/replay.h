@@ -9,6 +9,7 @@
 #include "kernel.h"
 #include "model.h"
 #include "pool.h"
+#include "probe_bw.h"
 #include "status.h"
 #include "token_exec.h"
 
@@ -50,6 +51,7 @@ typedef struct {
     ciot_step_kind tok;         /* CIOT_STEP_MATVEC, or the kind of an op between the matvecs */
     int token_step;             /* an op's index in the model's token list (-1: a matvec) */
     ciot_op_traffic traffic;    /* an op's bytes moved by what they are (bytes is their total); a matvec: weights */
+    ciot_bw_kind ruler;         /* the probe its GB/s is paired with (replay_ruler.h); a matvec: read */
 } ciot_replay_step;
 
 /* What one token of one dispatch measured, per step (and per step x thread: [s * threads + t]), in ns.

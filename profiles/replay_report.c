@@ -42,23 +42,28 @@ static void print_row(FILE *f, const char *name, int count, const char *shp, dou
 }
 
 /* The whole token of one run: per kind ms per token with its spread, bytes by what they are, GB/s, the
- * paired share of the ceiling and of the token; the headline split; the ops' sum against the wall time. */
+ * paired share of its own ruler (with its spread) and of the read ruler beside it, and of the token; the
+ * headline split; the ops' sum against the wall time. */
 static void print_whole(FILE *f, const ciot_run_stats *run) {
     ciot_kind_stats *k;
-    const int n = ciot_kind_stats_compute(run, run->ceiling_gbs, &k);
-    fprintf(f, "\n== %s, context %d: per op kind, ms per token median (min-max over %d tokens)\n",
+    const int n = ciot_kind_stats_compute(run, &k);
+    fprintf(f, "\n== %s, context %d: per op kind, ms per token median (min-max over %d tokens); %%ruler: paired with "
+               "the kind's own ruler, %%read: with the read probe\n",
             ciot_dispatch_name(run->dispatch), run->context, run->tokens);
-    fprintf(f, "%-16s %4s %22s %9s %9s %9s %9s %8s %7s %7s\n", "kind", "ops", "ms/token (min-max)", "weights MB",
-            "state MB", "KV MB", "act MB", "GB/s", "%ceil", "%token");
+    fprintf(f, "%-16s %4s %22s %9s %9s %9s %9s %8s %-7s %19s %7s %7s\n", "kind", "ops", "ms/token (min-max)",
+            "weights MB", "state MB", "KV MB", "act MB", "GB/s", "ruler", "%ruler (min-max)", "%read", "%token");
     for (int i = 0; i < n; i++) {
         const ciot_op_traffic *t = &k[i].traffic;
-        char ms[64];
+        char ms[64], pct[64];
         snprintf(ms, sizeof ms, "%.3f (%.3f-%.3f)", k[i].ms_median, k[i].ms_min, k[i].ms_max);
-        fprintf(f, "%-16s %4d %22s %9.2f %9.2f %9.2f %9.3f %8.2f %6.1f%s %6.1f%%\n", k[i].kind, k[i].count, ms,
-                (double)t->weights * 1e-6, (double)(t->state_read + t->state_written) * 1e-6,
+        snprintf(pct, sizeof pct, "%.1f (%.0f-%.0f)%s", k[i].pct_paired, k[i].pct_paired_min, k[i].pct_paired_max,
+                 k[i].pct_paired_max > 100 ? "!" : " ");
+        fprintf(f, "%-16s %4d %22s %9.2f %9.2f %9.2f %9.3f %8.2f %-7s %19s %6.1f%s %6.1f%%\n", k[i].kind, k[i].count,
+                ms, (double)t->weights * 1e-6, (double)(t->state_read + t->state_written) * 1e-6,
                 (double)(t->kv_read + t->kv_written) * 1e-6, (double)(t->act_read + t->act_written) * 1e-6,
-                k[i].ms_median > 0 ? (double)k[i].bytes / k[i].ms_median * 1e-6 : 0, k[i].pct_paired,
-                k[i].pct_paired > 100 ? "!" : " ", k[i].pct_token);
+                k[i].ms_median > 0 ? (double)k[i].bytes / k[i].ms_median * 1e-6 : 0,
+                ciot_bw_kind_name(k[i].ruler), pct, k[i].pct_read_paired, k[i].pct_read_paired > 100 ? "!" : " ",
+                k[i].pct_token);
     }
     if (n < 0) fprintf(f, "(out of memory for the per-kind table)\n");
     ciot_kind_stats_free(k, n);
@@ -93,7 +98,7 @@ static void print_run(FILE *f, const ciot_replay_report *rep, const ciot_run_sta
         }
     } else {
         ciot_kind_stats *k;
-        const int n = ciot_kind_stats_compute(run, run->ceiling_gbs, &k);
+        const int n = ciot_kind_stats_compute(run, &k);
         for (int i = 0; i < n; i++)
             print_row(f, k[i].kind, k[i].count, shape(k[i].rows, k[i].K, s, sizeof s), (double)k[i].bytes * 1e-6,
                       k[i].wall_us * 1e-3, k[i].gbs, k[i].pct_ceiling, k[i].busy_us, k[i].wait_us, run->threads);
@@ -155,9 +160,19 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
                "weight bytes (scales included) / s\n",
             rep->ceiling_buffer >= ciot_cold_bytes() ? "DRAM-sized" : "SMALL", rep->prefetch ? "on" : "off",
             probe.median, probe.min, probe.max);
+    for (int p = 0; p < CIOT_BW_N_KINDS; p++) {
+        if (p == CIOT_BW_READ || !rep->paired.gbs[p]) continue;
+        const ciot_spread sp = ciot_spread_of(rep->paired.gbs[p], rep->tokens);
+        fprintf(f, "# ruler of %s: one %s-probe sample per token round beside the read sample (same buffer, pages "
+                   "and sample length), median %.2f (%.2f - %.2f) GB/s; %s\n",
+                ciot_ruler_use((ciot_bw_kind)p), ciot_bw_kind_name((ciot_bw_kind)p), sp.median, sp.min, sp.max,
+                ciot_bw_traffic((ciot_bw_kind)p));
+    }
     if (rep->whole_token)
-        fprintf(f, "# the whole token: every op between the matvecs too (ops %s); the bound is the paired ceiling over "
-                   "every byte a token moves (weights, states, KV cache, activations)\n", rep->token_ops);
+        fprintf(f, "# the whole token: every op between the matvecs too (ops %s); bytes = read + written (a state "
+                   "updated in place counts twice, a copy its source and destination; write-allocate reads are not "
+                   "counted, as the probes count theirs); each kind is paired with the probe of its traffic, and the "
+                   "bound is every byte a token moves at its kind's paired ruler\n", rep->token_ops);
     else if (rep->token_note && rep->token_note[0])
         fprintf(f, "# the matvecs only: %s\n", rep->token_note);
     fprintf(f, "\n%-8s %8s %28s %8s %11s %8s %22s %10s\n", "dispatch", "context", "ms/token median (min-max)", "tok/s",
@@ -175,7 +190,7 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
         fprintf(f, "%-8s %8s %28s %8.2f %11.2f %8.2f %22s %9.1f%%\n", ciot_dispatch_name(r->dispatch), context, ms,
                 r->tok_s, r->bound_tok_s, r->gbs, pct, 100 * r->wait_share);
     }
-    fprintf(f, "!: above 100%% of the paired ceiling, %s: a finding, not a result%s\n", CIOT_RATIO_FLAG,
+    fprintf(f, "!: above 100%% of the paired ceiling (a kind: of its own ruler), %s: a finding, not a result%s\n", CIOT_RATIO_FLAG,
             flagged ? " (present above)" : " (none above; op rows may carry it)");
     if (rep->batch > 1)
         fprintf(f, "(batch %d: a pass replays %d tokens; per-token figures are per pass / %d)\n", rep->batch,
@@ -217,7 +232,7 @@ static void json_whole(ciot_json *j, const ciot_run_stats *run) {
     ciot_json_key(j, "kinds");
     ciot_json_begin_array(j);
     ciot_kind_stats *k;
-    const int n = ciot_kind_stats_compute(run, run->ceiling_gbs, &k);
+    const int n = ciot_kind_stats_compute(run, &k);
     for (int i = 0; i < n; i++) {
         ciot_json_begin_object(j);
         ciot_json_kv_string(j, "kind", k[i].kind);
@@ -228,7 +243,10 @@ static void json_whole(ciot_json *j, const ciot_run_stats *run) {
         ciot_json_kv_int(j, "bytes", (long long)k[i].bytes);
         json_traffic(j, &k[i].traffic);
         ciot_json_kv_fixed(j, "gbs", k[i].ms_median > 0 ? (double)k[i].bytes / k[i].ms_median * 1e-6 : 0, 4);
+        ciot_json_kv_string(j, "ruler", ciot_bw_kind_name(k[i].ruler));
         ciot_json_kv_fixed(j, "pct_ceiling_paired", k[i].pct_paired, 3);
+        json_spread(j, "pct_ruler_paired", k[i].pct_paired_min, k[i].pct_paired, k[i].pct_paired_max, 3);
+        ciot_json_kv_fixed(j, "pct_read_paired", k[i].pct_read_paired, 3);
         ciot_json_kv_fixed(j, "pct_token", k[i].pct_token, 3);
         ciot_json_end_object(j);
     }
@@ -259,6 +277,7 @@ static void json_op(ciot_json *j, const ciot_run_stats *run, int i, int whole) {
     ciot_json_kv_string(j, "kind", st->kind);
     if (whole) {
         ciot_json_kv_string(j, "op_kind", ciot_step_kind_name(st->tok));
+        ciot_json_kv_string(j, "ruler", ciot_bw_kind_name(run->paired.gbs[st->ruler] ? st->ruler : CIOT_BW_READ));
         json_traffic(j, &st->traffic);
     }
     ciot_json_kv_int(j, "rows", st->rows);
@@ -300,6 +319,7 @@ static void json_run(ciot_json *j, const ciot_replay_report *rep, const ciot_run
     ciot_json_kv_fixed(j, "gbs", run->gbs, 4);
     ciot_json_kv_fixed(j, "pct_ceiling", run->pct_ceiling, 3);
     ciot_json_kv_fixed(j, "ceiling_gbs", run->ceiling_gbs, 4);
+    ciot_json_kv_fixed(j, "bound_gbs", run->bound_gbs, 4);
     ciot_json_key(j, "ratio");
     ciot_json_begin_object(j);
     ciot_json_kv_fixed(j, "min", run->ratio_min, 4);
@@ -362,8 +382,26 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
     ciot_json_begin_array(j);
     for (int k = 0; k < rep->tokens; k++) ciot_json_fixed(j, rep->probe_gbs[k], 4);
     ciot_json_end_array(j);
-    ciot_json_kv_string(j, "pairing", "one read-probe sample per token round (every dispatch of that token), on the "
-                                      "same pool; the probe goes first on odd tokens");
+    ciot_json_kv_string(j, "pairing", "one sample of every ruler per token round (every dispatch of that token), on "
+                                      "the same pool; the probes go first on odd tokens (the read probe last, beside "
+                                      "the round) and after it on even tokens (the read probe first)");
+    ciot_json_key(j, "rulers");
+    ciot_json_begin_array(j);
+    for (int p = 0; p < CIOT_BW_N_KINDS; p++) {
+        if (!rep->paired.gbs[p]) continue;
+        const ciot_spread sp = ciot_spread_of(rep->paired.gbs[p], rep->tokens);
+        ciot_json_begin_object(j);
+        ciot_json_kv_string(j, "ruler", ciot_bw_kind_name((ciot_bw_kind)p));
+        ciot_json_kv_string(j, "traffic", ciot_bw_traffic((ciot_bw_kind)p));
+        ciot_json_kv_string(j, "for", ciot_ruler_use((ciot_bw_kind)p));
+        ciot_json_key(j, "gbs_per_token");
+        ciot_json_begin_array(j);
+        for (int k = 0; k < rep->tokens; k++) ciot_json_fixed(j, rep->paired.gbs[p][k], 4);
+        ciot_json_end_array(j);
+        json_spread(j, "gbs", sp.min, sp.median, sp.max, 4);
+        ciot_json_end_object(j);
+    }
+    ciot_json_end_array(j);
     ciot_json_kv_int(j, "ceiling_buffer_bytes", (long long)rep->ceiling_buffer);
     ciot_json_kv_bool(j, "ceiling_buffer_cache_resident", ciot_cache_resident(rep->ceiling_buffer));
     ciot_json_kv_int(j, "prefetch_bytes", (long long)rep->prefetch);

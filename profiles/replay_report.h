@@ -19,6 +19,7 @@ typedef struct {
     int cold;                   /* 1 when every op's weights start outside the caches */
     size_t memory_bytes, weight_bytes;
     const double *probe_gbs;    /* the read-probe sample paired with each measured token (measure.h) */
+    ciot_paired_samples paired; /* every probe's samples (read's are probe_gbs; the others' for ops that write) */
     double ceiling_gbs;         /* their median: the ceiling per op */
     size_t ceiling_buffer;
     double probe_huge_fraction, weights_huge_fraction;  /* shares backed by huge pages, -1 unknown */

@@ -21,6 +21,17 @@ ciot_overhead ciot_overhead_of(const double *pct, int n) {
 
 static double gbs_of(size_t bytes, double us) { return us > 0 ? (double)bytes / us * 1e-3 : 0; }
 
+/* ns the bytes timed by each ruler take at its rate gbs[ruler] (B/ns); 0 when a ruler with bytes has no rate. */
+static double bound_ns(const size_t *by_ruler, const double *gbs) {
+    double ns = 0;
+    for (int p = 0; p < CIOT_BW_N_KINDS; p++) {
+        if (!by_ruler[p]) continue;
+        if (!(gbs[p] > 0)) return 0;
+        ns += (double)by_ruler[p] / gbs[p];
+    }
+    return ns;
+}
+
 /* The median over tokens of one cell of a per-thread field (given by its offset in the record, so the
  * four fields share this loop), in microseconds. */
 static double cell_median(const ciot_replay_record *recs, int tokens, size_t offset, size_t cell, double *tmp) {
@@ -33,8 +44,9 @@ static double cell_median(const ciot_replay_record *recs, int tokens, size_t off
 
 ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *recs, int tokens,
                                    const ciot_replay_step *steps, int n_steps, int threads, int batch,
-                                   size_t weight_bytes, const double *probe_gbs, ciot_run_stats *out) {
+                                   size_t weight_bytes, const ciot_paired_samples *paired, ciot_run_stats *out) {
     memset(out, 0, sizeof *out);
+    const double *probe_gbs = paired ? paired->gbs[CIOT_BW_READ] : NULL;
     if (tokens < 1 || n_steps < 1 || threads < 1 || batch < 1) return CIOT_E_ARG;
     *out = (ciot_run_stats){.dispatch = d, .n_steps = n_steps, .threads = threads, .tokens = tokens,
                             .batch = batch, .steps = steps, .bytes = weight_bytes};
@@ -47,18 +59,31 @@ ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *re
         out->step = NULL, out->ratio = NULL;
         return CIOT_E_NOMEM;
     }
+    /* each probe's median; a step whose ruler was not sampled is paired with the read probe */
     if (probe_gbs) {
-        memcpy(tmp, probe_gbs, (size_t)tokens * sizeof *tmp);
-        out->ceiling_gbs = ciot_median(tmp, tokens);
+        for (int p = 0; p < CIOT_BW_N_KINDS; p++) {
+            if (!paired->gbs[p]) continue;
+            out->paired.gbs[p] = paired->gbs[p];
+            memcpy(tmp, paired->gbs[p], (size_t)tokens * sizeof *tmp);
+            out->ruler_median[p] = ciot_median(tmp, tokens);
+        }
+        out->ceiling_gbs = out->ruler_median[CIOT_BW_READ];
     }
-    const double ceiling_gbs = out->ceiling_gbs;
+    size_t by_ruler[CIOT_BW_N_KINDS] = {0}, others = 0;   /* the bytes each ruler times */
+    for (int s = 0; s < n_steps; s++)
+        if (steps[s].ruler != CIOT_BW_READ && out->paired.gbs[steps[s].ruler]) {
+            by_ruler[steps[s].ruler] += steps[s].bytes;
+            others += steps[s].bytes;
+        }
+    by_ruler[CIOT_BW_READ] = weight_bytes > others ? weight_bytes - others : 0;
     const size_t per = (size_t)n_steps * (size_t)threads;
     for (int s = 0; s < n_steps; s++) {
         ciot_step_stats *st = &out->step[s];
+        const double ceiling = out->ruler_median[out->paired.gbs[steps[s].ruler] ? steps[s].ruler : CIOT_BW_READ];
         for (int k = 0; k < tokens; k++) tmp[k] = (double)recs[k].wall_ns[s] * 1e-3;
         st->wall_us = ciot_median(tmp, tokens);
         st->gbs = gbs_of(steps[s].bytes, st->wall_us);
-        st->pct_ceiling = ceiling_gbs > 0 ? 100 * st->gbs / ceiling_gbs : 0;
+        st->pct_ceiling = ceiling > 0 ? 100 * st->gbs / ceiling : 0;
         st->busy_us = cells + (size_t)s * threads;
         st->wait_us = st->busy_us + per;
         st->start_us = st->wait_us + per;
@@ -78,9 +103,12 @@ ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *re
         time += (double)recs[k].token_ns * threads;
         for (size_t c = 0; c < per; c++) wait += (double)recs[k].wait_ns[c], injected += (double)recs[k].injected_ns[c];
     }
-    /* each token against its own probe sample */
+    /* each token against its own probe samples: the time its bytes take at them over its time */
     for (int k = 0; probe_gbs && k < tokens; k++) {
-        const double r = probe_gbs[k] > 0 ? gbs_of(weight_bytes, (double)recs[k].token_ns * 1e-3) / probe_gbs[k] : 0;
+        double at[CIOT_BW_N_KINDS] = {0};
+        for (int p = 0; p < CIOT_BW_N_KINDS; p++) at[p] = out->paired.gbs[p] ? out->paired.gbs[p][k] : 0;
+        const double bound = bound_ns(by_ruler, at);
+        const double r = bound > 0 && recs[k].token_ns ? bound / (double)recs[k].token_ns : 0;
         out->ratio[k] = r;
         out->ratio_above_1 |= r > 1;
     }
@@ -106,7 +134,9 @@ ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *re
     out->pct_ceiling = probe_gbs ? 100 * ratio.median : 0;
     out->ratio_min = probe_gbs ? ratio.min : 0;
     out->ratio_max = probe_gbs ? ratio.max : 0;
-    out->bound_tok_s = weight_bytes ? ceiling_gbs * 1e9 / (double)weight_bytes * batch : 0;
+    const double bound = bound_ns(by_ruler, out->ruler_median);
+    out->bound_gbs = bound > 0 ? (double)weight_bytes / bound : 0;
+    out->bound_tok_s = bound > 0 ? 1e9 / bound * batch : 0;
     out->wait_share = time > 0 ? wait / time : 0;
     out->injected_share = time > 0 ? injected / time : 0;
     free(tmp);
@@ -148,15 +178,20 @@ static uint64_t token_ns_of(const ciot_run_stats *run, int k, const char *kind, 
 /* A kind's per-token spread, its paired share of the ceiling and its share of the token. */
 static void kind_spread(const ciot_run_stats *run, ciot_kind_stats *k) {
     if (!run->recs || run->tokens < 1) return;
-    double *ms = malloc((size_t)run->tokens * 2 * sizeof *ms);
+    double *ms = malloc((size_t)run->tokens * 3 * sizeof *ms);
     if (!ms) return;
-    double *pct = ms + run->tokens;
+    double *pct = ms + run->tokens, *pct_read = pct + run->tokens;
+    const double *own = run->paired.gbs[k->ruler], *read = run->paired.gbs[CIOT_BW_READ];
     for (int t = 0; t < run->tokens; t++) {
         const uint64_t ns = token_ns_of(run, t, k->kind, 0);
+        const double gbs = ns ? (double)k->bytes / (double)ns : 0;
         ms[t] = (double)ns * 1e-6 / run->batch;
-        pct[t] = run->probe_gbs && run->probe_gbs[t] > 0 && ns ? 100 * (double)k->bytes / (double)ns / run->probe_gbs[t] : 0;
+        pct[t] = own && own[t] > 0 ? 100 * gbs / own[t] : 0;
+        pct_read[t] = read && read[t] > 0 ? 100 * gbs / read[t] : 0;
     }
-    k->pct_paired = ciot_median(pct, run->tokens);
+    k->pct_read_paired = ciot_median(pct_read, run->tokens);
+    const ciot_spread pp = ciot_spread_sort(pct, run->tokens);
+    k->pct_paired = pp.median, k->pct_paired_min = pp.min, k->pct_paired_max = pp.max;
     const ciot_spread sp = ciot_spread_sort(ms, run->tokens);
     k->ms_min = sp.min, k->ms_median = sp.median, k->ms_max = sp.max;
     k->pct_token = run->ms_median > 0 ? 100 * k->ms_median / run->ms_median : 0;
@@ -196,7 +231,7 @@ ciot_status ciot_token_split_compute(const ciot_run_stats *run, ciot_token_split
     return CIOT_OK;
 }
 
-int ciot_kind_stats_compute(const ciot_run_stats *run, double ceiling_gbs, ciot_kind_stats **out) {
+int ciot_kind_stats_compute(const ciot_run_stats *run, ciot_kind_stats **out) {
     const int T = run->threads;
     ciot_kind_stats *k = calloc((size_t)run->n_steps, sizeof *k);
     double *cells = calloc((size_t)run->n_steps * (size_t)T * 3, sizeof *cells);
@@ -221,6 +256,7 @@ int ciot_kind_stats_compute(const ciot_run_stats *run, double ceiling_gbs, ciot_
         if (k[i].rows != st->rows) k[i].rows = -1;
         if (k[i].K != st->K) k[i].K = -1;
         k[i].tok = st->tok;
+        k[i].ruler = run->paired.gbs[st->ruler] ? st->ruler : CIOT_BW_READ;
         k[i].count++;
         k[i].bytes += st->bytes;
         traffic_add(&k[i].traffic, &st->traffic);
@@ -234,7 +270,8 @@ int ciot_kind_stats_compute(const ciot_run_stats *run, double ceiling_gbs, ciot_
     for (int i = 0; i < n; i++) kind_spread(run, &k[i]);
     for (int i = 0; i < n; i++) {
         k[i].gbs = gbs_of(k[i].bytes, k[i].wall_us);
-        k[i].pct_ceiling = ceiling_gbs > 0 ? 100 * k[i].gbs / ceiling_gbs : 0;
+        const double ceiling = run->ruler_median[k[i].ruler];
+        k[i].pct_ceiling = ceiling > 0 ? 100 * k[i].gbs / ceiling : 0;
         for (int t = 0; t < T; t++) {
             k[i].busy_us[t] /= k[i].count;
             k[i].wait_us[t] /= k[i].count;

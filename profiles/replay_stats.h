@@ -5,12 +5,13 @@
 #define CIOT_REPLAY_STATS_H
 
 #include "replay.h"
+#include "replay_ruler.h"
 #include "stats.h"
 
 enum { CIOT_SLOWEST = 5 };
 
 typedef struct {
-    double wall_us, gbs, pct_ceiling;
+    double wall_us, gbs, pct_ceiling;   /* pct_ceiling: against the median of its own ruler's samples */
     double *busy_us, *wait_us, *start_us, *injected_us;   /* per thread */
 } ciot_step_stats;
 
@@ -21,8 +22,12 @@ typedef struct {
     size_t bytes;                           /* bytes one pass moves: the weights, the whole token's all bytes */
     double ms_min, ms_median, ms_max;       /* per token: one replayed pass / batch */
     double tok_s, bound_tok_s, gbs;
-    double ceiling_gbs;                     /* median of the paired probe samples */
-    double pct_ceiling;                     /* median over tokens of the token's GB/s / its own probe sample */
+    double ceiling_gbs;                     /* median of the paired read-probe samples */
+    double ruler_median[CIOT_BW_N_KINDS];   /* median of each probe's paired samples (0: not sampled) */
+    double bound_gbs;                       /* the bound's rate: bytes over the time every step's bytes take at
+                                             * its ruler's median (the read ceiling when every step reads) */
+    double pct_ceiling;                     /* median over tokens of the token's bound time at its own samples /
+                                             * its time (all reads: its GB/s / its read sample) */
     double ratio_min, ratio_max;            /* the same ratio's extremes (x 100 = %) */
     int ratio_above_1;                      /* some token read faster than its probe: flagged */
     double *ratio;                          /* per token, in token order */
@@ -31,37 +36,45 @@ typedef struct {
     ciot_step_stats *step;
     int slowest[CIOT_SLOWEST], n_slowest;   /* steps with the lowest GB/s */
     const ciot_replay_record *recs;         /* the measured tokens (for the per-kind spreads) */
-    const double *probe_gbs;                /* their paired probe samples, NULL: none */
+    const double *probe_gbs;                /* their paired read-probe samples, NULL: none */
+    ciot_paired_samples paired;             /* every probe's samples paired with them */
     int context;                            /* the whole token's KV length L (0: matvecs only) */
     double sum_ratio, sum_ratio_min, sum_ratio_max;  /* per token: the steps' wall times summed / the token's
                                                       * wall time, median and spread */
 } ciot_run_stats;
 
-/* Medians over the measured tokens' records. probe_gbs[k] is the read-probe sample paired with token k
- * (measure.h); per token the ratio is the token's GB/s over its own sample, per op the op's median GB/s
- * over the median sample. probe_gbs may be NULL (no percentages then). */
+/* Medians over the measured tokens' records. paired->gbs[p][k] is probe p's sample paired with token k
+ * (measure.h): each step is paired with its ruler's (steps[s].ruler; read when that probe was not sampled).
+ * Per token the ratio is the time its bytes take at its own samples, each step's at its ruler's, over the
+ * token's time (every step reading: the token's GB/s over its read sample); per op, the op's median GB/s
+ * over its ruler's median sample. paired may be NULL or hold no read samples (no percentages then). */
 ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *recs, int tokens,
                                    const ciot_replay_step *steps, int n_steps, int threads, int batch,
-                                   size_t weight_bytes, const double *probe_gbs, ciot_run_stats *out);
+                                   size_t weight_bytes, const ciot_paired_samples *paired, ciot_run_stats *out);
 void ciot_run_stats_free(ciot_run_stats *s);
 
-/* One op kind of a run (steps whose kind matches), per token: summed step medians, GB/s over them,
- * and per thread the busy and wait per step averaged over the kind's steps. */
+/* One op kind of a run (steps whose kind matches), per token: summed step medians, GB/s over them, its
+ * share of its own ruler (and of the read ruler, to compare), and per thread the busy and wait per step
+ * averaged over the kind's steps. */
 typedef struct {
     char kind[96];
     int count, rows, K;             /* rows and K of the first step of the kind (-1 when they differ) */
     ciot_step_kind tok;             /* a matvec kind, or the op kind */
     size_t bytes;                   /* summed */
     ciot_op_traffic traffic;        /* summed, by what the bytes are */
-    double wall_us, gbs, pct_ceiling;
+    ciot_bw_kind ruler;             /* the probe it is paired with (its steps': replay_ruler.h) */
+    double wall_us, gbs, pct_ceiling;   /* pct_ceiling: against its ruler's median sample */
     double ms_min, ms_median, ms_max;   /* per token: the kind's steps summed, over the measured tokens */
-    double pct_paired;              /* median over tokens of (bytes / the kind's time) / the token's probe, x 100 */
+    double pct_paired;              /* median over tokens of (bytes / the kind's time) / the token's sample of
+                                     * its ruler, x 100 */
+    double pct_paired_min, pct_paired_max;  /* the same ratio's spread over the tokens */
+    double pct_read_paired;         /* the same against the token's read sample (= pct_paired for a read kind) */
     double pct_token;               /* ms_median / the run's median token, x 100 */
     double *busy_us, *wait_us, *injected_us;   /* per thread, mean per step */
 } ciot_kind_stats;
 
 /* Kinds in order of first appearance; returns the count, or -1 when out of memory. */
-int ciot_kind_stats_compute(const ciot_run_stats *run, double ceiling_gbs, ciot_kind_stats **out);
+int ciot_kind_stats_compute(const ciot_run_stats *run, ciot_kind_stats **out);
 void ciot_kind_stats_free(ciot_kind_stats *k, int n);
 
 /* The headline of a whole token: per token the steps' times summed by group, medians and spreads. */

@@ -461,6 +461,7 @@ void ciot_token_exec_traffic(const ciot_token_exec *e, int i, int L, ciot_op_tra
 }
 
 const char *ciot_token_exec_ops_name(const ciot_token_exec *e) { return e->ops->name; }
+const ciot_token_ops *ciot_token_exec_ops(const ciot_token_exec *e) { return e->ops; }
 
 const unsigned char *ciot_token_exec_region(const ciot_token_exec *e, int which, size_t *bytes) {
     const unsigned char *const base[] = {e->state, e->snapshot, e->kv};

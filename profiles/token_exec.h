@@ -46,6 +46,7 @@ int ciot_token_exec_phases(const ciot_token_exec *e, int i);
 void ciot_token_exec_run(const ciot_token_exec *e, int i, int phase, int part, int parts);
 void ciot_token_exec_traffic(const ciot_token_exec *e, int i, int L, ciot_op_traffic *t);
 const char *ciot_token_exec_ops_name(const ciot_token_exec *e);
+const ciot_token_ops *ciot_token_exec_ops(const ciot_token_exec *e);
 /* The regions, for the tests: which 0 the DeltaNet states, 1 their snapshot, 2 the KV caches. */
 const unsigned char *ciot_token_exec_region(const ciot_token_exec *e, int which, size_t *bytes);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "bench_flags.h"
 #include "bigbuf.h"
+#include "bw_loops.h"
 #include "cli.h"
 #include "commands.h"
 #include "cpu.h"
@@ -235,7 +236,8 @@ static void test_bw(void) {
             snprintf(what, sizeof what, "bw %s, %d threads: slowest repetition against the wall clock", ciot_bw_kind_name(k), threads);
             check_not_below_wall(what, r.min_gbs, (double)r.bytes_per_pass * r.passes, wall);
             snprintf(what, sizeof what, "bw %s, %d threads: declared bytes per pass", ciot_bw_kind_name(k), threads);
-            check_int(what, (long long)bytes, (long long)r.bytes_per_pass); /* copy: half read + half stored */
+            /* the copies: half read + half stored; update: every byte read and written back */
+            check_int(what, (long long)bytes * (k == CIOT_BW_UPDATE ? 2 : 1), (long long)r.bytes_per_pass);
             snprintf(what, sizeof what, "bw %s: result threads and reps", ciot_bw_kind_name(k));
             check_int(what, 1, r.threads == threads && r.reps == 3 && r.passes >= 1);
             if (threads == 1) printf("info: bw %s, 1 thread, %s: %.2f GB/s median (cache-resident buffer)\n",
@@ -249,6 +251,18 @@ static void test_bw(void) {
         check_not_below_wall("bw: a sample against the wall clock", gbs, (double)bytes * passes, wall);
         check_int("bw: a 20 ms sample takes whole passes until it lasts 20 ms", 1, passes >= 1 && wall >= 0.02);
         check_int("bw: a sample refuses a NULL buffer", CIOT_E_ARG, ciot_bw_sample(p, NULL, bytes, 0.02, 0, &gbs, NULL));
+        /* the rulers of ops that write: an update sample counts each byte twice, so at one pass per sample it
+         * cannot be below 2 x bytes over the wall clock; a copy's, the whole buffer (half each way) */
+        for (int k = CIOT_BW_COPY; k <= CIOT_BW_COPY_NT; k++) {
+            const uint64_t w0 = ciot_now_ns();
+            snprintf(what, sizeof what, "bw: one paired %s sample", ciot_bw_kind_name(k));
+            check_int(what, CIOT_OK, ciot_bw_sample_kind(p, (ciot_bw_kind)k, buf, bytes, 0.0, 4096, &gbs, &passes));
+            const double w = (double)(ciot_now_ns() - w0) * 1e-9;
+            snprintf(what, sizeof what, "bw: a %s sample against the wall clock", ciot_bw_kind_name(k));
+            check_not_below_wall(what, gbs, (double)bytes * (k == CIOT_BW_UPDATE ? 2 : 1) * passes, w);
+        }
+        check_int("bw: a sample refuses an unknown kind", CIOT_E_ARG,
+                  ciot_bw_sample_kind(p, (ciot_bw_kind)CIOT_BW_N_KINDS, buf, bytes, 0.0, 0, &gbs, NULL));
         ciot_bw_result r;
         check_int("bw: measure_for with no minimum duration", CIOT_OK,
                   ciot_bw_measure_for(p, CIOT_BW_READ, buf, bytes, 2, 0.0, 0, &r));
@@ -285,6 +299,57 @@ static void test_bw(void) {
     check_int("bw kind parse 'copy' value", CIOT_BW_COPY, k);
     check_int("bw kind parse 'bogus'", CIOT_E_UNKNOWN, ciot_bw_kind_parse("bogus", &k));
     check_int("bw write label states write-allocate", 1, strstr(ciot_bw_traffic(CIOT_BW_WRITE), "write-allocate") != NULL);
+    check_int("bw kind parse 'update'", CIOT_OK, ciot_bw_kind_parse("update", &k));
+    check_int("bw kind parse 'update' value", CIOT_BW_UPDATE, k);
+    check_int("bw kind parse 'copy_nt'", CIOT_OK, ciot_bw_kind_parse("copy_nt", &k));
+    check_int("bw kind parse 'copy_nt' value", CIOT_BW_COPY_NT, k);
+    check_int("bw update label: in place, no write-allocate", 1,
+              strstr(ciot_bw_traffic(CIOT_BW_UPDATE), "in place") && strstr(ciot_bw_traffic(CIOT_BW_UPDATE), "no write-allocate"));
+}
+
+static int always(void) { return 1; }
+
+/* Every ISA's update and non-temporal copy loops do what bw_loops.h says, on the CPUs that run them: an
+ * update that skipped a word or a store, or a copy that dropped a stream, changes the bytes. */
+static void test_bw_loops(void) {
+    typedef struct {
+        const char *isa;
+        int (*has)(void);
+        ciot_bw_update_fn update;
+        ciot_bw_copy_fn copy_nt, copy;
+    } loops;
+    const loops all[] = {
+        {"generic", always, ciot_bw_update_generic, ciot_bw_copy_nt_generic, ciot_bw_copy_generic},
+#if defined(__x86_64__)
+        {"avx2", ciot_cpu_has_avx2, ciot_bw_update_avx2, ciot_bw_copy_nt_avx2, ciot_bw_copy_avx2},
+#endif
+#if defined(__aarch64__)
+        {"neon", ciot_cpu_has_neon, ciot_bw_update_neon, ciot_bw_copy_nt_neon, ciot_bw_copy_neon},
+#endif
+    };
+    enum { WORDS = 3 * CIOT_BW_BLOCK / 8 };
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        if (!all[i].has()) {
+            printf("info: bw loops %s: not on this CPU, not run\n", all[i].isa);
+            continue;
+        }
+        _Alignas(64) uint64_t a[WORDS + 8], b[WORDS + 8], c[WORDS + 8];
+        for (int w = 0; w < WORDS + 8; w++) a[w] = 0x9E3779B97F4A7C15ull * (uint64_t)(w + 1), b[w] = c[w] = ~0ull;
+        all[i].copy_nt(b, a, WORDS * 8);
+        all[i].copy(c, a, WORDS * 8);
+        int same = 1, tail = 1;
+        for (int w = 0; w < WORDS; w++) same &= b[w] == a[w] && c[w] == a[w];
+        for (int w = WORDS; w < WORDS + 8; w++) tail &= b[w] == ~0ull && c[w] == ~0ull;
+        char what[96];
+        snprintf(what, sizeof what, "bw %s: copy_nt and copy write the source's bytes, and no more", all[i].isa);
+        check_int(what, 1, same && tail);
+        all[i].update(b, WORDS * 8, 7);
+        same = 1, tail = 1;
+        for (int w = 0; w < WORDS; w++) same &= b[w] == a[w] + 7;
+        for (int w = WORDS; w < WORDS + 8; w++) tail &= b[w] == ~0ull;
+        snprintf(what, sizeof what, "bw %s: update adds the value to every word in place, and to no more", all[i].isa);
+        check_int(what, 1, same && tail);
+    }
 }
 
 /* ---- the compute probe ---- */
@@ -385,6 +450,7 @@ int main(void) {
     test_gb_flags();
     test_quote();
     test_bw();
+    test_bw_loops();
     test_compute();
     test_commands();
     printf("%d passed, %d failed, 0 skipped\n", passed, failed);

@@ -37,7 +37,7 @@ static int parse_kernels(const ciot_cmdline *c, bw_opts *o) {
         int dup = 0;
         for (int i = 0; i < o->n_kinds; i++) dup |= ciot_bw_kind_parse(w, &k) == CIOT_OK && o->kinds[i] == (int)k;
         if (ciot_bw_kind_parse(w, &k) != CIOT_OK || dup)
-            rc = ciot_opts_fail(c, "--kernels '%s': the kernels are read, write, copy, each at most once", o->kernels);
+            rc = ciot_opts_fail(c, "--kernels '%s': the kernels are read, write, copy, update, copy_nt, each at most once", o->kernels);
         else
             o->kinds[o->n_kinds++] = (int)k;
     }
@@ -47,14 +47,14 @@ static int parse_kernels(const ciot_cmdline *c, bw_opts *o) {
 
 /* Returns -1 when the options are fine, else the exit code. */
 static int parse_args(int argc, char **argv, bw_opts *o) {
-    *o = (bw_opts){.reps = 5, .ms = 50, .n_kinds = CIOT_BW_N_KINDS, .kinds = {0, 1, 2}};
+    *o = (bw_opts){.reps = 5, .ms = 50, .n_kinds = CIOT_BW_N_KINDS, .kinds = {0, 1, 2, 3, 4}};
     const ciot_opt opts[] = {
         {"--size", CIOT_OPT_SIZE, &o->size, 64 << 10, 1e18, NULL, "BYTES",
          "buffer size, K/M/G/T binary (1G = 2^30); default max(4 x LLC, 1G) within half the\n"
          "available memory; copy uses half for each side", &o->size_given},
         {"--threads", CIOT_OPT_INT_LIST, &o->threads, 1, 1024, NULL, "LIST", "thread counts, e.g. 1,2 or 1-4 (default 1..cores)", NULL},
         {"--reps", CIOT_OPT_INT, &o->reps, 1, 1000000, NULL, "N", "timed repetitions after a warm-up (default 5; at least 5 recommended)", NULL},
-        {"--kernels", CIOT_OPT_LIST, &o->kernels, 0, 0, NULL, "LIST", "any of read,write,copy (default all)", NULL},
+        {"--kernels", CIOT_OPT_LIST, &o->kernels, 0, 0, NULL, "LIST", "any of read,write,copy,update,copy_nt (default all)", NULL},
         {"--ms", CIOT_OPT_INT, &o->ms, 0, 600000, NULL, "N", "shortest repetition in ms: whole passes repeat until it lasts N (default 50)", NULL},
         {"--prefetch", CIOT_OPT_CHOICE, &o->prefetch_off, 0, 0, "on|off", "on|off",
          "read: with the kernels' software prefetch and without it, the faster read counting,\n"
@@ -66,8 +66,9 @@ static int parse_args(int argc, char **argv, bw_opts *o) {
         {"--priority", CIOT_OPT_FLAG, &o->priority, 0, 0, NULL, NULL, "raise the threads' priority (nice -5) against other processes", NULL},
         {"--json", CIOT_OPT_STRING, &o->json_path, 0, 0, NULL, "FILE", "also write the results as JSON", NULL},
     };
-    const ciot_cmdline c = {"bw", "[options]", "The DRAM probe: read (the ceiling kernels are compared with), write and copy,\n"
-                            "each labelled with the traffic it counts, over a thread sweep on the persistent pool.",
+    const ciot_cmdline c = {"bw", "[options]", "The DRAM probe: read (the ceiling kernels are compared with), write, copy, update (in\n"
+                            "place) and copy_nt (non-temporal stores), each labelled with the traffic it counts, over\n"
+                            "a thread sweep on the persistent pool.",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc < 0 && o->kernels) rc = parse_kernels(&c, o);

@@ -133,8 +133,9 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
     };
     const ciot_cmdline c = {"replay", "--model NAME|FILE [options]",
                             "Decoded tokens of a model op list, op by op on the persistent pool: per op and thread,\n"
-                            "work apart from barrier wait; every token paired with a read-probe sample. A whole-token\n"
-                            "list (or GGUF metadata) adds every op between the matvecs, at each --context.",
+                            "work apart from barrier wait; every token paired with a read-probe sample (and, for the\n"
+                            "ops that write, an update or copy probe sample). A whole-token list (or GGUF metadata)\n"
+                            "adds every op between the matvecs, at each --context.",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc >= 0) return rc;
@@ -301,7 +302,8 @@ typedef struct {
     ciot_replay_record warm;                    /* also the timed token of the pairs past the measured tokens */
     int pairs;                                  /* max(tokens, CIOT_OVERHEAD_PAIRS_MIN) */
     double *on_ms, *off_ms;                     /* per overhead pair: its timed and untimed pass, ms per token */
-    double *probe_gbs;                          /* the probe sample paired with each measured token */
+    double *ruler_gbs[CIOT_BW_N_KINDS];         /* per probe the steps need (read always), its sample paired
+                                                 * with each measured token; NULL: not needed */
 } records;
 
 static void records_free(records *rs, int tokens) {
@@ -312,7 +314,7 @@ static void records_free(records *rs, int tokens) {
     ciot_replay_record_free(&rs->warm);
     free(rs->on_ms);
     free(rs->off_ms);
-    free(rs->probe_gbs);
+    for (int p = 0; p < CIOT_BW_N_KINDS; p++) free(rs->ruler_gbs[p]);
 }
 
 /* The runs: every dispatch at every context (the whole token), or every dispatch (the matvecs only). */
@@ -336,7 +338,31 @@ static ciot_status records_alloc(records *rs, const replay_opts *o, const ciot_r
     rs->pairs = o->tokens > CIOT_OVERHEAD_PAIRS_MIN ? o->tokens : CIOT_OVERHEAD_PAIRS_MIN;
     if (st == CIOT_OK && !(rs->on_ms = calloc((size_t)rs->pairs, sizeof *rs->on_ms))) st = CIOT_E_NOMEM;
     if (st == CIOT_OK && !(rs->off_ms = calloc((size_t)rs->pairs, sizeof *rs->off_ms))) st = CIOT_E_NOMEM;
-    if (st == CIOT_OK && !(rs->probe_gbs = calloc((size_t)o->tokens, sizeof *rs->probe_gbs))) st = CIOT_E_NOMEM;
+    /* the probes: read, and the ruler of every step that writes (none for the matvecs only) */
+    int need[CIOT_BW_N_KINDS] = {[CIOT_BW_READ] = 1};
+    for (int i = 0; i < rs->n_runs; i++) {
+        const ciot_replay_step *steps;
+        for (int s = 0, n = ciot_replay_steps(r, rs->run[i].d, &steps); s < n; s++) need[steps[s].ruler] = 1;
+    }
+    for (int p = 0; p < CIOT_BW_N_KINDS && st == CIOT_OK; p++)
+        if (need[p] && !(rs->ruler_gbs[p] = calloc((size_t)o->tokens, sizeof *rs->ruler_gbs[p]))) st = CIOT_E_NOMEM;
+    return st;
+}
+
+/* The probe samples of one token, side by side with its round: before it, the read probe last; after it,
+ * the read probe first. The read sample sits beside the round as always, and each other ruler at the same
+ * distance from it before as after. */
+static ciot_status sample_rulers(const ciot_ruler *ruler, ciot_pool *pool, const records *rs, int before,
+                                 double *gbs, int *order, int *n) {
+    ciot_status st = CIOT_OK;
+    *n = 0;
+    for (int i = 0; i < CIOT_BW_N_KINDS && st == CIOT_OK; i++) {
+        const int p = before ? CIOT_BW_N_KINDS - 1 - i : i;
+        if (!rs->ruler_gbs[p]) continue;
+        st = p == CIOT_BW_READ ? ciot_ruler_sample(ruler, pool, &gbs[p])
+                               : ciot_ruler_sample_kind(ruler, pool, (ciot_bw_kind)p, &gbs[p]);
+        order[(*n)++] = p;
+    }
     return st;
 }
 
@@ -355,16 +381,17 @@ static uint64_t run_pair(const replay_opts *o, ciot_replay *r, ciot_pool *pool, 
 
 /* Token 0 warms up; then every token runs each dispatch with timing on, interleaved so drift hits all
  * alike, the first dispatch's beside an untimed one of the same dispatch (an overhead pair: the
- * profiler's own cost), and one probe sample on the same pool, before the round on odd tokens and after
- * it on even ones. With fewer than CIOT_OVERHEAD_PAIRS_MIN tokens, extra pairs follow (at most 8 tokens
+ * profiler's own cost), and one sample of every probe the steps need on the same pool, before the round on
+ * odd tokens and after it on even ones. With fewer than CIOT_OVERHEAD_PAIRS_MIN tokens, extra pairs follow (at most 8 tokens
  * more), so that the overhead's spread means something. Returns the status. */
 static ciot_status run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *pool, const ciot_ruler *ruler,
                               records *rs) {
     const ciot_dispatch d0 = rs->run[0].d;
     for (int k = 0; k <= o->tokens; k++) {
         const int probe_first = k && ciot_probe_first(k - 1);
-        double probe = 0;
-        ciot_status st = probe_first ? ciot_ruler_sample(ruler, pool, &probe) : CIOT_OK;
+        double gbs[CIOT_BW_N_KINDS] = {0};
+        int order[CIOT_BW_N_KINDS], sampled = 0;   /* the probes in the order they ran */
+        ciot_status st = probe_first ? sample_rulers(ruler, pool, rs, 1, gbs, order, &sampled) : CIOT_OK;
         if (k) fprintf(stderr, "ciot replay: token %d/%d:", k, o->tokens);
         else fprintf(stderr, "ciot replay: warm-up:");
         uint64_t off = 0;
@@ -379,12 +406,17 @@ static ciot_status run_tokens(const replay_opts *o, ciot_replay *r, ciot_pool *p
                                       (double)ns * 1e-6);
             else fprintf(stderr, "%s %s %.1f ms", i ? "," : "", ciot_dispatch_name(d), (double)ns * 1e-6);
         }
-        if (k && !probe_first && st == CIOT_OK) st = ciot_ruler_sample(ruler, pool, &probe);
+        if (k && !probe_first && st == CIOT_OK) st = sample_rulers(ruler, pool, rs, 0, gbs, order, &sampled);
         if (st != CIOT_OK) return st;
-        if (k) rs->probe_gbs[k - 1] = probe;
+        for (int p = 0; k && p < CIOT_BW_N_KINDS; p++)
+            if (rs->ruler_gbs[p]) rs->ruler_gbs[p][k - 1] = gbs[p];
         fprintf(stderr, "; %s without timing %.1f ms (%s)", ciot_dispatch_name(d0), (double)off * 1e-6,
                 !k || ciot_overhead_timed_first(k - 1) ? "after the timed one" : "before the timed one");
-        if (k) fprintf(stderr, "; probe %.2f GB/s (%s)", probe, probe_first ? "before" : "after");
+        if (k) {
+            fprintf(stderr, "; probe%s", probe_first ? " (before)" : " (after)");
+            for (int i = 0; i < sampled; i++)
+                fprintf(stderr, " %s %.2f GB/s", ciot_bw_kind_name((ciot_bw_kind)order[i]), gbs[order[i]]);
+        }
         fprintf(stderr, "\n");
     }
     ciot_replay_set_context(r, rs->run[0].L);
@@ -410,14 +442,16 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
         return 1;
     }
     for (int p = 0; p < rs->pairs; p++) pct[p] = rs->off_ms[p] > 0 ? 100 * (rs->on_ms[p] / rs->off_ms[p] - 1) : 0;
-    const ciot_spread probe = ciot_spread_of(rs->probe_gbs, o->tokens);
+    const ciot_spread probe = ciot_spread_of(rs->ruler_gbs[CIOT_BW_READ], o->tokens);
+    ciot_paired_samples paired = {{0}};
+    for (int p = 0; p < CIOT_BW_N_KINDS; p++) paired.gbs[p] = rs->ruler_gbs[p];
     char pinning[128];
     ciot_replay_report rep = {
         .model = m, .n_ops = ro->n_ops, .kernel = kernel, .threads = info->threads, .pinned = info->pinned,
         .pinning = ciot_pinning_note(!o->no_pin, info->pinned, info->threads, pinning, sizeof pinning),
         .batch = o->batch, .tokens = o->tokens, .chunk = o->chunk, .memory = ro->memory, .cold = cold,
         .memory_bytes = ciot_replay_memory_bytes(r), .weight_bytes = ciot_replay_weight_bytes(r),
-        .probe_gbs = rs->probe_gbs, .ceiling_gbs = probe.median, .ceiling_buffer = ruler->bytes,
+        .probe_gbs = rs->ruler_gbs[CIOT_BW_READ], .paired = paired, .ceiling_gbs = probe.median, .ceiling_buffer = ruler->bytes,
         .probe_huge_fraction = ruler->huge_fraction, .weights_huge_fraction = ciot_replay_huge_fraction(r),
         .prefetch = ro->prefetch, .real_ops = ciot_replay_real_ops(r), .left_out = m->left_out,
         .overhead_dispatch = rs->run[0].d, .overhead_pct = pct, .overhead = ciot_overhead_of(pct, rs->pairs),
@@ -435,7 +469,7 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
         for (int s = 0; s < n; s++) bytes += steps_at[i][s].bytes;
         if (!rep.whole_token) bytes = rep.weight_bytes;
         st = ciot_run_stats_compute(d, rs->recs[i], o->tokens, steps_at[i], n, info->threads, o->batch, bytes,
-                                    rs->probe_gbs, &runs[i]);
+                                    &paired, &runs[i]);
         runs[i].context = rs->run[i].L;
     }
     int rc = 0;
@@ -589,7 +623,7 @@ int ciot_cmd_replay(int argc, char **argv) {
                 ciot_status_str(st));
         rc = 1;
     } else if ((st = run_tokens(&o, r, pool, &ruler, &rs)) != CIOT_OK) {
-        fprintf(stderr, "ciot replay: the read probe failed: %s\n", ciot_status_str(st));
+        fprintf(stderr, "ciot replay: a probe sample failed: %s\n", ciot_status_str(st));
         rc = 1;
     } else {
         rc = report(&o, &m, kernel, r, &rs, &ro, &info, &ruler, cold, whole ? ops->name : "", &ctx);

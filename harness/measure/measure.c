@@ -20,6 +20,10 @@ ciot_status ciot_ruler_sample(const ciot_ruler *r, ciot_pool *p, double *gbs) {
     return ciot_bw_sample(p, r->buf, r->bytes, r->min_seconds, r->prefetch, gbs, NULL);
 }
 
+ciot_status ciot_ruler_sample_kind(const ciot_ruler *r, ciot_pool *p, ciot_bw_kind kind, double *gbs) {
+    return ciot_bw_sample_kind(p, kind, r->buf, r->bytes, r->min_seconds, r->prefetch, gbs, NULL);
+}
+
 void ciot_ruler_free(ciot_ruler *r) {
     if (r->buf) ciot_bw_buffer_free(r->buf, r->bytes);
     memset(r, 0, sizeof *r);

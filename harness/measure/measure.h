@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include "pool.h"
+#include "probe_bw.h"
 #include "rules.h"
 #include "stats.h"
 #include "status.h"
@@ -29,6 +30,9 @@ ciot_status ciot_ruler_init(ciot_ruler *r, ciot_pool *p, size_t bytes, int huge,
  * prefetch policy on, the buffer is read twice, with the kernels' prefetch and without software prefetch,
  * and the faster read is the sample: the ceiling is what the bus delivers to the better of the two. */
 ciot_status ciot_ruler_sample(const ciot_ruler *r, ciot_pool *p, double *gbs);
+/* One sample of probe kind (probe_bw.h: update, copy, copy_nt, the rulers of ops that write) over the same
+ * buffer, pages and shortest sample (the copies read its first half into the second); prefetch is read's. */
+ciot_status ciot_ruler_sample_kind(const ciot_ruler *r, ciot_pool *p, ciot_bw_kind kind, double *gbs);
 void ciot_ruler_free(ciot_ruler *r);
 
 /* One repetition's pair. */

@@ -52,6 +52,40 @@ void ciot_bw_copy_generic(void *dst, const void *src, size_t bytes) {
     }
 }
 
+/* clang's portable non-temporal store (x86 MOVNTI, aarch64 STNP); a compiler without it stores plainly, and
+ * ciot_bw_traffic says so. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define NT_STORE(v, p) __builtin_nontemporal_store(v, p)
+#endif
+#endif
+#if !defined(NT_STORE)
+#define NT_STORE(v, p) (*(p) = (v))
+#define NT_PLAIN 1
+#else
+#define NT_PLAIN 0
+#endif
+
+void ciot_bw_copy_nt_generic(void *dst, const void *src, size_t bytes) {
+    uint64_t *d = dst;
+    const uint64_t *s = src;
+    for (size_t i = 0; i < bytes / sizeof *d; i += CIOT_BW_BLOCK / sizeof *d) {
+        for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *d; k++) NT_STORE(s[i + k], &d[i + k]);
+        OPAQUE(d + i);
+    }
+#if defined(__x86_64__) && !NT_PLAIN
+    __asm__ __volatile__("sfence" ::: "memory"); /* the streamed lines are in memory before the pass ends */
+#endif
+}
+
+void ciot_bw_update_generic(void *buf, size_t bytes, uint64_t value) {
+    uint64_t *p = buf;
+    for (size_t i = 0; i < bytes / sizeof *p; i += CIOT_BW_BLOCK / sizeof *p) {
+        for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *p; k++) p[i + k] += value;
+        OPAQUE(p + i);
+    }
+}
+
 /* ---- which loop this CPU runs ---- */
 
 typedef struct {
@@ -60,6 +94,8 @@ typedef struct {
     ciot_bw_read_fn read;
     ciot_bw_write_fn write;
     ciot_bw_copy_fn copy;
+    ciot_bw_update_fn update;
+    ciot_bw_copy_fn copy_nt;
 } bw_impl;
 
 static int always(void) { return 1; }
@@ -67,12 +103,15 @@ static int always(void) { return 1; }
 /* Best first; the first one the CPU has is used. */
 static const bw_impl impls[] = {
 #if defined(__x86_64__)
-    {"avx2", ciot_cpu_has_avx2, ciot_bw_read_avx2, ciot_bw_write_avx2, ciot_bw_copy_avx2},
+    {"avx2", ciot_cpu_has_avx2, ciot_bw_read_avx2, ciot_bw_write_avx2, ciot_bw_copy_avx2,
+     ciot_bw_update_avx2, ciot_bw_copy_nt_avx2},
 #endif
 #if defined(__aarch64__)
-    {"neon", ciot_cpu_has_neon, ciot_bw_read_neon, ciot_bw_write_neon, ciot_bw_copy_neon},
+    {"neon", ciot_cpu_has_neon, ciot_bw_read_neon, ciot_bw_write_neon, ciot_bw_copy_neon,
+     ciot_bw_update_neon, ciot_bw_copy_nt_neon},
 #endif
-    {"generic", always, ciot_bw_read_generic, ciot_bw_write_generic, ciot_bw_copy_generic},
+    {"generic", always, ciot_bw_read_generic, ciot_bw_write_generic, ciot_bw_copy_generic,
+     ciot_bw_update_generic, ciot_bw_copy_nt_generic},
 };
 
 static const bw_impl *pick_impl(void) {
@@ -85,11 +124,17 @@ const char *ciot_bw_impl_name(void) { return pick_impl()->name; }
 
 /* ---- names ---- */
 
-static const char *const kind_names[CIOT_BW_N_KINDS] = {"read", "write", "copy"};
+static const char *const kind_names[CIOT_BW_N_KINDS] = {"read", "write", "copy", "update", "copy_nt"};
 static const char *const traffic_labels[CIOT_BW_N_KINDS] = {
     "read (loads only)",
     "write (stores; + write-allocate reads not counted)",
     "copy (loads + stores; + write-allocate reads not counted)",
+    "update (loads + stores of the same lines, in place: no write-allocate)",
+#if NT_PLAIN
+    "copy_nt (loads + stores, plain here: + write-allocate reads not counted)",
+#else
+    "copy_nt (loads + non-temporal stores: no write-allocate)",
+#endif
 };
 
 const char *ciot_bw_kind_name(ciot_bw_kind kind) {
@@ -118,7 +163,7 @@ typedef struct {
 typedef struct {
     const bw_impl *impl;
     ciot_bw_kind kind;
-    char *src, *dst;                /* dst only for copy */
+    char *src, *dst;                /* dst only for the copies */
     int pages;                      /* pages split among the threads */
     int passes;
     size_t prefetch;                /* read: software prefetch distance (0: none) */
@@ -137,6 +182,8 @@ static void bw_task(void *arg, int t, int n) {
         case CIOT_BW_READ: acc += j->impl->read(j->src + off, len, j->prefetch); break;
         case CIOT_BW_WRITE: j->impl->write(j->src + off, len, (uint64_t)pass); break;
         case CIOT_BW_COPY: j->impl->copy(j->dst + off, j->src + off, len); break;
+        case CIOT_BW_UPDATE: j->impl->update(j->src + off, len, (uint64_t)pass | 1); break;
+        case CIOT_BW_COPY_NT: j->impl->copy_nt(j->dst + off, j->src + off, len); break;
         }
     }
     j->sink[t].value = acc;
@@ -160,17 +207,20 @@ ciot_status ciot_bw_buffer_alloc(ciot_pool *p, size_t bytes, int huge, void **ou
 
 void ciot_bw_buffer_free(void *buf, size_t bytes) { ciot_bigbuf_free(buf, bytes); }
 
+static int is_copy(ciot_bw_kind kind) { return kind == CIOT_BW_COPY || kind == CIOT_BW_COPY_NT; }
+
 /* The job for `passes` passes of kind over the first bytes of buf (rounded down to whole pages per
- * half for copy) and the traffic one pass declares; CIOT_E_ARG when not even one page fits. */
+ * half for the copies) and the traffic one pass declares; CIOT_E_ARG when not even one page fits. */
 static ciot_status make_job(ciot_bw_kind kind, void *buf, size_t bytes, size_t prefetch, padded_sink *sink,
                             bw_job *j, size_t *per_pass) {
-    size_t span = kind == CIOT_BW_COPY ? bytes / 2 : bytes;
+    size_t span = is_copy(kind) ? bytes / 2 : bytes;
     size_t pages = span / PAGE;
     if (pages < 1 || pages > (size_t)INT32_MAX) return CIOT_E_ARG;
     *j = (bw_job){.impl = pick_impl(), .kind = kind, .src = buf, .dst = (char *)buf + pages * PAGE,
                   .pages = (int)pages, .passes = 1, .prefetch = kind == CIOT_BW_READ ? prefetch : 0, .sink = sink};
-    /* Declared traffic per pass: copy moves its bytes twice (read + store); write-allocate not counted. */
-    *per_pass = pages * PAGE * (kind == CIOT_BW_COPY ? 2 : 1);
+    /* Declared traffic per pass: a copy moves its bytes twice (read + store), an update reads and writes back
+     * each of its own; write-allocate not counted. */
+    *per_pass = pages * PAGE * (is_copy(kind) || kind == CIOT_BW_UPDATE ? 2 : 1);
     return CIOT_OK;
 }
 
@@ -247,11 +297,16 @@ ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size
 
 ciot_status ciot_bw_sample(ciot_pool *p, void *buf, size_t bytes, double min_seconds, size_t prefetch,
                            double *gbs, int *passes) {
-    if (!p || !buf || !gbs || !(min_seconds >= 0)) return CIOT_E_ARG;
+    return ciot_bw_sample_kind(p, CIOT_BW_READ, buf, bytes, min_seconds, prefetch, gbs, passes);
+}
+
+ciot_status ciot_bw_sample_kind(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, double min_seconds,
+                                size_t prefetch, double *gbs, int *passes) {
+    if (!p || !buf || !gbs || !(min_seconds >= 0) || (unsigned)kind >= CIOT_BW_N_KINDS) return CIOT_E_ARG;
     padded_sink *sink = aligned_alloc(64, (size_t)ciot_pool_threads(p) * sizeof *sink);
     bw_job j;
     size_t per_pass;
-    ciot_status st = sink ? make_job(CIOT_BW_READ, buf, bytes, prefetch, sink, &j, &per_pass) : CIOT_E_NOMEM;
+    ciot_status st = sink ? make_job(kind, buf, bytes, prefetch, sink, &j, &per_pass) : CIOT_E_NOMEM;
     if (st == CIOT_OK) *gbs = policy_rate(p, &j, per_pass, min_seconds, passes); /* j.passes is 1 */
     free(sink);
     return st;

@@ -1,5 +1,6 @@
-/* The DRAM bandwidth probe: read-only (the ceiling a gemv can reach), write and copy kernels run on a
- * pool, each declaring the bytes it moves; rates are that declaration over the measured time. */
+/* The DRAM bandwidth probe: read-only (the ceiling a gemv can reach), write, copy (plain or non-temporal
+ * stores) and in-place update (read a line, write it back) kernels run on a pool, each declaring the bytes it
+ * moves; rates are that declaration over the measured time. */
 #ifndef CIOT_PROBE_BW_H
 #define CIOT_PROBE_BW_H
 
@@ -7,8 +8,8 @@
 #include "pool.h"
 #include "status.h"
 
-typedef enum { CIOT_BW_READ, CIOT_BW_WRITE, CIOT_BW_COPY } ciot_bw_kind;
-enum { CIOT_BW_N_KINDS = 3 };
+typedef enum { CIOT_BW_READ, CIOT_BW_WRITE, CIOT_BW_COPY, CIOT_BW_UPDATE, CIOT_BW_COPY_NT } ciot_bw_kind;
+enum { CIOT_BW_N_KINDS = 5 };
 
 typedef struct {
     ciot_bw_kind kind;
@@ -23,7 +24,7 @@ typedef struct {
                                  * the reads with and without it */
 } ciot_bw_result;
 
-/* "read", "write", "copy". */
+/* "read", "write", "copy", "update", "copy_nt". */
 const char *ciot_bw_kind_name(ciot_bw_kind kind);
 ciot_status ciot_bw_kind_parse(const char *name, ciot_bw_kind *out);
 /* The traffic label of a kind, e.g. "write (stores; + write-allocate reads not counted)". */
@@ -36,7 +37,7 @@ const char *ciot_bw_impl_name(void);
 ciot_status ciot_bw_buffer_alloc(ciot_pool *p, size_t bytes, int huge, void **out);
 void ciot_bw_buffer_free(void *buf, size_t bytes);
 
-/* Runs the kernel on every thread of p over buf (each thread its static slice; copy reads the first
+/* Runs the kernel on every thread of p over buf (each thread its static slice; the copies read the first
  * half into the second), one warm-up pass then `reps` timed repetitions of at least 50 ms each. bytes is
  * rounded down to whole 4 KiB pages per half; it must hold at least one page (two for copy). */
 ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
@@ -52,5 +53,9 @@ ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size
  * sample (its passes). */
 ciot_status ciot_bw_sample(ciot_pool *p, void *buf, size_t bytes, double min_seconds, size_t prefetch,
                            double *gbs, int *passes);
+/* The same for any kind (the paired ruler of an op that writes: update, copy, copy_nt); prefetch applies to
+ * read only. */
+ciot_status ciot_bw_sample_kind(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, double min_seconds,
+                                size_t prefetch, double *gbs, int *passes);
 
 #endif

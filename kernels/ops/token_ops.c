@@ -22,7 +22,7 @@ const ciot_token_ops ciot_token_ops_ref = {.name = "ref", .features = 0, CIOT_OP
  * NEON's state_copy (libc's memcpy: a non-temporal copy's gain cannot be measured without ARM hardware). */
 #if defined(__x86_64__) || defined(_M_X64)
 static const ciot_token_ops ops_avx2 = {
-    .name = "avx2", .features = CIOT_F_AVX2 | CIOT_F_FMA,
+    .name = "avx2", .features = CIOT_F_AVX2 | CIOT_F_FMA, .copy_streams = 1,
     .rmsnorm = ciot_rmsnorm_avx2, .deltanet = ciot_deltanet_avx2, .attention = ciot_attention_avx2,
     .rope = ciot_rope_ref, .glu = ciot_glu_avx2, .state_copy = ciot_state_copy_avx2,
     .embed = ciot_embed_ref, .argmax = ciot_argmax_avx2,

@@ -190,6 +190,8 @@ CIOT_TOKEN_KIND_FNS(argmax)
 typedef struct ciot_token_ops {
     const char *name;   /* "ref", "avx2", "neon" */
     unsigned features;  /* CIOT_F_* bits it needs (kernel.h) */
+    int copy_streams;   /* 1: its state_copy stores non-temporally (no write-allocate); 0: plain stores or
+                         * libc's memcpy. The replay pairs the copy with the probe of the same stores. */
     void (*rmsnorm)(const ciot_rmsnorm_args *a, int phase, int part, int parts);
     void (*deltanet)(const ciot_deltanet_args *a, int phase, int part, int parts);
     void (*attention)(const ciot_attention_args *a, int phase, int part, int parts);

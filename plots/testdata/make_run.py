@@ -292,26 +292,36 @@ TOKEN_OPS = {"rmsnorm": ("rest", 4.0, 0), "deltanet": ("deltanet", 380.0, 0), "a
              "rope": ("rest", 1.0, 0), "glu": ("rest", 6.0, 0), "add": ("rest", 2.0, 0),
              "state_copy": ("state_copies", 9000.0, 0), "embed": ("rest", 2.0, 0), "argmax": ("rest", 40.0, 0)}
 CONTEXTS = (512, 4096, 32768)
+# the probe each kind is paired with (profiles/README.md, "The rulers") and its rate against the read probe's
+KIND_RULERS = {"deltanet": "update", "state_copy": "copy_nt"}
+RULER_SPEEDS = {"update": 1.6, "copy_nt": 1.35}
 
 
 def whole_token(a, rng, ceiling):
     """replay.json of a whole token: the synthetic matvec replay's static run at three contexts, with the ops
     between the matvecs where a block has them, each run's split and the attention/matvec crossover. At 4096
-    one token is above its paired probe and the state copy above the ceiling, so both flags appear, and
-    not everywhere."""
+    one token is above its paired probe and the state copy above its copy ruler, so both flags appear, and
+    not everywhere. DeltaNet and the state copy are paired with the update and copy_nt probes, sampled
+    beside every token."""
     doc = replay(a, rng, ceiling)
     base = [r for r in doc["runs"] if r["dispatch"] == "static"][0]
     tokens, probe = doc["tokens"], doc["probe_gbs_per_token"]
     t = doc["threads"]
+    samples = {"read": probe}
+    for name, speed in RULER_SPEEDS.items():
+        samples[name] = [round(p * speed * (1 + rng.uniform(-0.03, 0.03)), 4) for p in probe]
+    median = {name: statistics.median(v) for name, v in samples.items()}
 
     def op(name, kind, L):
         part, us0, per = TOKEN_OPS[kind]
+        ruler = KIND_RULERS.get(kind, "read")
         wall = (us0 + per * L) * (1 + rng.uniform(-0.04, 0.04))
         busy = spread(rng, wall * 0.9, t, 0.05)
-        # at 4096 the state copy found its states partly in the LLC: above the ceiling, flagged
-        nbytes = int(wall * ceiling[t] * (1.3 if kind == "state_copy" and L == 4096 else 0.8) * 1e3)
-        pct = 100 * nbytes / wall / 1e3 / doc["ceiling_gbs"]
-        return {"name": name, "kind": kind, "op_kind": kind, "rows": 0, "K": 0, "fused_ops": 1, "bytes": nbytes,
+        # at 4096 the state copy found its states partly in the LLC: above its ruler, flagged
+        nbytes = int(wall * median[ruler] * (1.3 if kind == "state_copy" and L == 4096 else 0.8) * 1e3)
+        pct = 100 * nbytes / wall / 1e3 / median[ruler]
+        return {"name": name, "kind": kind, "op_kind": kind, "ruler": ruler, "rows": 0, "K": 0, "fused_ops": 1,
+                "bytes": nbytes,
                 "lm_head": False, "wall_us": round(wall, 3), "gbs": round(nbytes / wall / 1e3, 4),
                 "pct_ceiling": round(pct, 3), "ratio_above_1": pct > 100,
                 "threads": [{"busy_us": round(b, 3), "wait_us": round(max(wall - b, 0), 3), "start_us": 0.5,
@@ -324,7 +334,7 @@ def whole_token(a, rng, ceiling):
         parts["rest"] += ops[0]["wall_us"]
         for m in base["ops"]:
             block = m["name"].split(".")[1] if m["name"].startswith("blk.") else None
-            mv = dict(m, op_kind="matvec")
+            mv = dict(m, op_kind="matvec", ruler="read")
             if m["kind"] in ("attn_qkv", "attn_q"):
                 o, part = op(f"blk.{block}.attn_norm", "rmsnorm", L)
                 ops.append(o), parts.__setitem__(part, parts[part] + o["wall_us"])
@@ -339,10 +349,14 @@ def whole_token(a, rng, ceiling):
                 parts[part] += o["wall_us"]
         total_ms = sum(o["wall_us"] for o in ops) / 1e3 / 0.995   # the ops' sum: 99.5% of the token
         nbytes = sum(o["bytes"] for o in ops)
+        by_ruler = {name: sum(o["bytes"] for o in ops if o["ruler"] == name) for name in samples}
         ms = spread(rng, total_ms, tokens, 0.03)
         if L == 4096:
-            ms[5] *= 0.75   # this token found part of its bytes in cache: above its paired probe sample
-        ratios = [nbytes / (x * 1e6) / p for x, p in zip(ms, probe)]
+            ms[5] *= 0.75   # this token found part of its bytes in cache: above its paired probe samples
+        # each token: the time its bytes take at its own samples of their rulers, over its time
+        ratios = [sum(b / (samples[name][k] * 1e9) for name, b in by_ruler.items()) / (x / 1e3)
+                  for k, x in enumerate(ms)]
+        bound_s = sum(b / (median[name] * 1e9) for name, b in by_ruler.items())
         lo, med, hi = stats3(ms)
         rlo, rmed, rhi = stats3(ratios)
         split = {k: {"ms_min": round(v / 1e3 * 0.98, 5), "ms_median": round(v / 1e3, 5), "ms_max": round(v / 1e3 * 1.03, 5),
@@ -351,7 +365,8 @@ def whole_token(a, rng, ceiling):
         runs.append(dict(base, context=L, bytes_per_token=nbytes,
                          ops_sum_over_wall={"min": 0.993, "median": 0.995, "max": 0.997}, split=split,
                          ms_per_token={"min": round(lo, 4), "median": round(med, 4), "max": round(hi, 4)},
-                         tok_s=round(1e3 / med, 4), bound_tok_s=round(doc["ceiling_gbs"] * 1e9 / nbytes, 4),
+                         tok_s=round(1e3 / med, 4), bound_tok_s=round(1 / bound_s, 4),
+                         bound_gbs=round(nbytes / bound_s / 1e9, 4),
                          gbs=round(nbytes / med / 1e6, 4), pct_ceiling=round(100 * rmed, 3),
                          ratio={"min": round(rlo, 4), "median": round(rmed, 4), "max": round(rhi, 4)},
                          ratio_per_token=[round(r, 4) for r in ratios], ratio_above_1=rhi > 1, steps=len(ops),
@@ -361,6 +376,8 @@ def whole_token(a, rng, ceiling):
     slope = (n * sum(f[0] * f[1] for f in fit) - sx * sy) / (n * sum(f[0] ** 2 for f in fit) - sx * sx)
     intercept = (sy - slope * sx) / n
     matvecs = statistics.median(f[2] for f in fit)
+    doc.update(rulers=[{"ruler": name, "traffic": name, "for": name, "gbs_per_token": v,
+                        "gbs": {"min": min(v), "median": median[name], "max": max(v)}} for name, v in samples.items()])
     doc.update(runs=runs, whole_token=True, token_ops="avx2", contexts=list(CONTEXTS), straggler=None,
                crossover={"dispatch": "static", "points": n, "attention_intercept_ms": round(intercept, 5),
                           "attention_ms_per_position": round(slope, 9), "matvecs_ms": round(matvecs, 4),

@@ -1,5 +1,6 @@
 /* DRAM probe inner loops with NEON (baseline on aarch64): 128-bit loads into eight independent
- * accumulators (read), 128-bit stores (write) and load/store pairs (copy), 256 bytes per iteration.
+ * accumulators (read), 128-bit stores (write), load/store pairs (copy; copy_nt with STNP, the non-temporal
+ * pair store) and load-add-store of the same lines (update), 256 bytes per iteration.
  * Preconditions: see bw_loops.h (64-byte aligned, bytes a multiple of CIOT_BW_BLOCK). */
 #if !defined(__ARM_NEON)
 #error "bw_neon.c needs NEON (baseline on aarch64)"
@@ -56,5 +57,48 @@ void ciot_bw_copy_neon(void *dst, const void *src, size_t bytes) {
         vst1q_u64_x4(d + 8, v1);
         vst1q_u64_x4(d + 16, v2);
         vst1q_u64_x4(d + 24, v3);
+    }
+}
+
+void ciot_bw_copy_nt_neon(void *dst, const void *src, size_t bytes) {
+    const uint64_t *s = src, *end = (const uint64_t *)((const char *)src + bytes);
+    uint64_t *d = dst;
+    for (; s < end; s += 32, d += 32) {
+        uint64x2x4_t v0 = vld1q_u64_x4(s + 0), v1 = vld1q_u64_x4(s + 8);
+        uint64x2x4_t v2 = vld1q_u64_x4(s + 16), v3 = vld1q_u64_x4(s + 24);
+        /* no intrinsic stores non-temporally: STNP of register pairs, 32 bytes each */
+        __asm__ volatile("stnp %q[a], %q[b], [%[d]]\n\t"
+                         "stnp %q[c], %q[e], [%[d], #32]"
+                         : : [d] "r"(d), [a] "w"(v0.val[0]), [b] "w"(v0.val[1]), [c] "w"(v0.val[2]), [e] "w"(v0.val[3])
+                         : "memory");
+        __asm__ volatile("stnp %q[a], %q[b], [%[d], #64]\n\t"
+                         "stnp %q[c], %q[e], [%[d], #96]"
+                         : : [d] "r"(d), [a] "w"(v1.val[0]), [b] "w"(v1.val[1]), [c] "w"(v1.val[2]), [e] "w"(v1.val[3])
+                         : "memory");
+        __asm__ volatile("stnp %q[a], %q[b], [%[d], #128]\n\t"
+                         "stnp %q[c], %q[e], [%[d], #160]"
+                         : : [d] "r"(d), [a] "w"(v2.val[0]), [b] "w"(v2.val[1]), [c] "w"(v2.val[2]), [e] "w"(v2.val[3])
+                         : "memory");
+        __asm__ volatile("stnp %q[a], %q[b], [%[d], #192]\n\t"
+                         "stnp %q[c], %q[e], [%[d], #224]"
+                         : : [d] "r"(d), [a] "w"(v3.val[0]), [b] "w"(v3.val[1]), [c] "w"(v3.val[2]), [e] "w"(v3.val[3])
+                         : "memory");
+    }
+}
+
+void ciot_bw_update_neon(void *buf, size_t bytes, uint64_t value) {
+    uint64_t *p = buf, *end = (uint64_t *)((char *)buf + bytes);
+    const uint64x2_t v = vdupq_n_u64(value);
+    for (; p < end; p += 32) {
+        uint64x2x4_t x0 = vld1q_u64_x4(p + 0), x1 = vld1q_u64_x4(p + 8);
+        uint64x2x4_t x2 = vld1q_u64_x4(p + 16), x3 = vld1q_u64_x4(p + 24);
+        for (int i = 0; i < 4; i++) {
+            x0.val[i] = vaddq_u64(x0.val[i], v), x1.val[i] = vaddq_u64(x1.val[i], v);
+            x2.val[i] = vaddq_u64(x2.val[i], v), x3.val[i] = vaddq_u64(x3.val[i], v);
+        }
+        vst1q_u64_x4(p + 0, x0);
+        vst1q_u64_x4(p + 8, x1);
+        vst1q_u64_x4(p + 16, x2);
+        vst1q_u64_x4(p + 24, x3);
     }
 }

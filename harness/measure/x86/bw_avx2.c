@@ -1,5 +1,6 @@
 /* DRAM probe inner loops with AVX2: 256-bit aligned loads into eight independent accumulators (read),
- * 256-bit stores (write) and load/store pairs (copy), 256 bytes per iteration.
+ * 256-bit stores (write), load/store pairs (copy; copy_nt with streaming stores) and load-add-store of the
+ * same lines (update), 256 bytes per iteration.
  * Preconditions: see bw_loops.h (64-byte aligned, bytes a multiple of CIOT_BW_BLOCK). */
 #if !defined(__AVX2__)
 #error "bw_avx2.c must be compiled with -mavx2 (cmake/isa.cmake gives *_avx2.c files these flags)"
@@ -59,5 +60,44 @@ void ciot_bw_copy_avx2(void *dst, const void *src, size_t bytes) {
         _mm256_store_si256(d + 5, v5);
         _mm256_store_si256(d + 6, v6);
         _mm256_store_si256(d + 7, v7);
+    }
+}
+
+void ciot_bw_copy_nt_avx2(void *dst, const void *src, size_t bytes) {
+    const __m256i *s = src, *end = (const __m256i *)((const char *)src + bytes);
+    __m256i *d = dst;
+    for (; s < end; s += 8, d += 8) {
+        __m256i v0 = _mm256_load_si256(s + 0), v1 = _mm256_load_si256(s + 1);
+        __m256i v2 = _mm256_load_si256(s + 2), v3 = _mm256_load_si256(s + 3);
+        __m256i v4 = _mm256_load_si256(s + 4), v5 = _mm256_load_si256(s + 5);
+        __m256i v6 = _mm256_load_si256(s + 6), v7 = _mm256_load_si256(s + 7);
+        _mm256_stream_si256(d + 0, v0);
+        _mm256_stream_si256(d + 1, v1);
+        _mm256_stream_si256(d + 2, v2);
+        _mm256_stream_si256(d + 3, v3);
+        _mm256_stream_si256(d + 4, v4);
+        _mm256_stream_si256(d + 5, v5);
+        _mm256_stream_si256(d + 6, v6);
+        _mm256_stream_si256(d + 7, v7);
+    }
+    _mm_sfence(); /* the streamed lines are in memory before the pass counts as done */
+}
+
+void ciot_bw_update_avx2(void *buf, size_t bytes, uint64_t value) {
+    __m256i *p = buf, *end = (__m256i *)((char *)buf + bytes);
+    const __m256i v = _mm256_set1_epi64x((long long)value);
+    for (; p < end; p += 8) {
+        __m256i x0 = _mm256_load_si256(p + 0), x1 = _mm256_load_si256(p + 1);
+        __m256i x2 = _mm256_load_si256(p + 2), x3 = _mm256_load_si256(p + 3);
+        __m256i x4 = _mm256_load_si256(p + 4), x5 = _mm256_load_si256(p + 5);
+        __m256i x6 = _mm256_load_si256(p + 6), x7 = _mm256_load_si256(p + 7);
+        _mm256_store_si256(p + 0, _mm256_add_epi64(x0, v));
+        _mm256_store_si256(p + 1, _mm256_add_epi64(x1, v));
+        _mm256_store_si256(p + 2, _mm256_add_epi64(x2, v));
+        _mm256_store_si256(p + 3, _mm256_add_epi64(x3, v));
+        _mm256_store_si256(p + 4, _mm256_add_epi64(x4, v));
+        _mm256_store_si256(p + 5, _mm256_add_epi64(x5, v));
+        _mm256_store_si256(p + 6, _mm256_add_epi64(x6, v));
+        _mm256_store_si256(p + 7, _mm256_add_epi64(x7, v));
     }
 }
