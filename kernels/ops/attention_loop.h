@@ -26,28 +26,19 @@ static void combine(const ciot_attention_args *a, int qh);
     default: fn(a, X, n, b, 1); break;         \
     }
 
-/* Unit u = (KV head u / chunks, chunk u % chunks): its first K row and its position count. */
-static inline const uint16_t *unit_k(const ciot_attention_args *a, long u, int *n) {
-    int nc = ciot_attention_chunks(a), g = (int)(u / nc), p0 = (int)(u % nc) * CIOT_ATTN_CHUNK;
-    *n = a->L + 1 - p0 < CIOT_ATTN_CHUNK ? a->L + 1 - p0 : CIOT_ATTN_CHUNK;
-    return a->k_cache + ((size_t)g * a->capacity + p0) * a->head_dim;
-}
-
-/* Unit u of a part whose units end before hi. */
-static void chunk_unit(const ciot_attention_args *a, long u, long hi) {
-    int D = a->head_dim, G = a->q_heads / a->kv_heads, nc = ciot_attention_chunks(a), g = (int)(u / nc), n;
-    /* the next unit's K rows are fetched during the last batch, when this unit's are no longer read */
-    if (u % nc == nc - 1) ciot_attention_append(a, g);
-    const uint16_t *K = unit_k(a, u, &n);
-    const uint16_t *V = a->v_cache + (K - a->k_cache);
+static void chunk_unit(const ciot_attention_args *a, int g, int c) {
+    int D = a->head_dim, G = a->q_heads / a->kv_heads, p0 = c * CIOT_ATTN_CHUNK;
+    int n = a->L + 1 - p0 < CIOT_ATTN_CHUNK ? a->L + 1 - p0 : CIOT_ATTN_CHUNK;
+    if (c == ciot_attention_chunks(a) - 1) ciot_attention_append(a, g);
+    const uint16_t *K = a->k_cache + ((size_t)g * a->capacity + p0) * D;
+    const uint16_t *V = a->v_cache + ((size_t)g * a->capacity + p0) * D;
     float e[CIOT_ATTN_BATCH][CIOT_ATTN_CHUNK] __attribute__((aligned(32)));
     for (int j0 = 0; j0 < G; j0 += CIOT_ATTN_BATCH) {
         int nb = G - j0 < CIOT_ATTN_BATCH ? G - j0 : CIOT_ATTN_BATCH;
-        ciot_attn_batch b = {.next_k = NULL, .next_n = 0};
-        if (j0 + nb == G && u + 1 < hi) b.next_k = unit_k(a, u + 1, &b.next_n);
+        ciot_attn_batch b;
         for (int j = 0; j < nb; j++) {
             b.q[j] = a->q + (size_t)(g * G + j0 + j) * a->q_stride;
-            b.rec[j] = ciot_attention_rec(a, g * G + j0 + j, (int)(u % nc));
+            b.rec[j] = ciot_attention_rec(a, g * G + j0 + j, c);
             b.e[j] = e[j];
         }
         CIOT_ATTN_BY_BATCH(scores, a, K, n, &b, nb)
@@ -60,8 +51,9 @@ static void chunk_unit(const ciot_attention_args *a, long u, long hi) {
     void ciot_attention_##isa(const ciot_attention_args *a, int phase, int part, int parts) {       \
     long lo, hi;                                                                                    \
     if (phase == 0) {                                                                               \
-        ciot_ops_share((long)a->kv_heads * ciot_attention_chunks(a), part, parts, &lo, &hi);        \
-        for (long u = lo; u < hi; u++) chunk_unit(a, u, hi);                                        \
+        int nc = ciot_attention_chunks(a);                                                          \
+        ciot_ops_share((long)a->kv_heads * nc, part, parts, &lo, &hi);                              \
+        for (long u = lo; u < hi; u++) chunk_unit(a, (int)(u / nc), (int)(u % nc));                 \
     } else {                                                                                        \
         ciot_ops_share(a->q_heads, part, parts, &lo, &hi);                                          \
         for (long qh = lo; qh < hi; qh++) combine(a, (int)qh);                                      \

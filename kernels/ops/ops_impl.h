@@ -69,16 +69,12 @@ static inline float *ciot_attention_rec(const ciot_attention_args *a, int qh, in
 }
 /* Phase 0's first step for a unit holding position L: this token's k and v of KV head g into the caches. */
 void ciot_attention_append(const ciot_attention_args *a, int g);
-/* The SIMD versions' batch: up to CIOT_ATTN_BATCH query heads of a group share each widened K and V row.
- * next_k, next_n: the K rows of the unit this part runs next (NULL, 0 after its last), for a version that
- * fetches them while it sums this unit's V rows. */
+/* The SIMD versions' batch: up to CIOT_ATTN_BATCH query heads of a group share each widened K and V row. */
 #define CIOT_ATTN_BATCH 6
 typedef struct {
     const float *q[CIOT_ATTN_BATCH];
     float *rec[CIOT_ATTN_BATCH];
     float *e[CIOT_ATTN_BATCH];
-    const uint16_t *next_k;
-    int next_n;
 } ciot_attn_batch;
 /* The most query heads per KV head a version handles (its stack buffers). */
 #define CIOT_ATTN_MAX_GROUP 16

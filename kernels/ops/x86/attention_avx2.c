@@ -6,7 +6,7 @@
 #include "ops_impl.h"
 
 #define V_BLOCK 32 /* positions whose V rows (16 KiB at head dim 256) stay in L1 across the dim blocks */
-#define AHEAD 8    /* rows fetched ahead of the ones scored: K into L1, V into L2 for weighted_v */
+#define AHEAD 8    /* rows fetched ahead of the one scored: K into L1, V into L2 for weighted_v */
 
 /* The canonical fold of eight lane pairs (lo + hi of up to eight dot products) at once: the same additions
  * as ciot_fold16_avx2 on each, by shuffles across the eight; lane i of the result is the fold of s[i]. */
@@ -22,99 +22,59 @@ static inline __m256 fold16_x8(const __m256 s[8]) {
     return _mm256_permutevar8x32_ps(r, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-/* One half (h = 0: lanes 0-7, the dims d % 16 < 8; h = 1: lanes 8-15) of rows k0's and k1's dot products with
- * nb query heads; each step of 32 dims also fetches a line of rows r0 and r1 (the hint T0 for h = 0, T1
- * for h = 1: a constant once inlined). */
-static inline __attribute__((always_inline)) void score_half(int D, const uint16_t *k0, const uint16_t *k1,
-                                                             const ciot_attn_batch *b, const int nb, const int h,
-                                                             const uint16_t *r0, const uint16_t *r1,
-                                                             __m256 out[][2]) {
-    __m256 acc[CIOT_ATTN_BATCH][2];
-    for (int j = 0; j < nb; j++) acc[j][0] = acc[j][1] = _mm256_setzero_ps();
-    for (int d = 8 * h; d < D; d += 32) {
-        if (h) {
-            _mm_prefetch((const char *)(r0 + d - 8 * h), _MM_HINT_T1);
-            _mm_prefetch((const char *)(r1 + d - 8 * h), _MM_HINT_T1);
-        } else {
-            _mm_prefetch((const char *)(r0 + d), _MM_HINT_T0);
-            _mm_prefetch((const char *)(r1 + d), _MM_HINT_T0);
-        }
-        for (int s = 0; s < 32 && d + s < D; s += 16) {
-            __m256 x0 = ciot_fp16x8_avx2(k0 + d + s), x1 = ciot_fp16x8_avx2(k1 + d + s);
-            for (int j = 0; j < nb; j++) {
-                __m256 qv = _mm256_loadu_ps(b->q[j] + d + s);
-                acc[j][0] = _mm256_fmadd_ps(qv, x0, acc[j][0]);
-                acc[j][1] = _mm256_fmadd_ps(qv, x1, acc[j][1]);
-            }
-        }
-    }
-    for (int j = 0; j < nb; j++) out[j][0] = acc[j][0], out[j][1] = acc[j][1];
-}
-
-/* Scores two positions at a time, each half of the canonical 16 lanes as its own pass: each q vector loaded
- * serves both positions, so 12 FMAs take 8 loads (6 q, 2 K widened), and the 12 accumulators, 2 K and 1 q
- * vectors fit the 16 registers. The halves meet in the fold's first step. The first pass fetches the K rows
- * AHEAD on into L1 (from L2, where the unit before fetched them), the second this chunk's V rows from memory
- * into L2 for weighted_v. */
 static inline __attribute__((always_inline)) void scores(const ciot_attention_args *a, const uint16_t *K, int n,
                                                          const ciot_attn_batch *b, const int nb) {
     int D = a->head_dim;
     const __m256 scale = _mm256_set1_ps(a->scale);
-    const uint16_t *V = a->v_cache + (K - a->k_cache);
-    for (int p = 0; p < n; p += 2) {
-        const uint16_t *k0 = K + (size_t)p * D, *k1 = p + 1 < n ? k0 + D : k0; /* an odd last row twice */
-        __m256 half[2][CIOT_ATTN_BATCH][2];
-        score_half(D, k0, k1, b, nb, 0, k0 + AHEAD * D, k1 + AHEAD * D, half[0]);
-        score_half(D, k0, k1, b, nb, 1, V + (size_t)(p + AHEAD) * D, V + (size_t)(p + 1 + AHEAD) * D, half[1]);
-        for (int r = 0; r < 2 && p + r < n; r++) {
-            __m256 s[8];
-            for (int j = 0; j < 8; j++) s[j] = j < nb ? _mm256_add_ps(half[0][j][r], half[1][j][r]) : _mm256_setzero_ps();
-            float f[8];
-            _mm256_storeu_ps(f, _mm256_mul_ps(fold16_x8(s), scale));
-            for (int j = 0; j < nb; j++) b->e[j][p + r] = f[j];
+    const uint16_t *V = a->v_cache + (K - a->k_cache); /* this chunk's V rows, fetched into L2 beside K */
+    for (int p = 0; p < n; p++) {
+        __m256 lo[CIOT_ATTN_BATCH], hi[CIOT_ATTN_BATCH];
+        for (int j = 0; j < nb; j++) lo[j] = hi[j] = _mm256_setzero_ps();
+        const uint16_t *kr = K + (size_t)p * D;
+        for (int d = 0; d < D; d += 16) {
+            if (d % 32 == 0) { /* one 64-byte line of each */
+                _mm_prefetch((const char *)(kr + AHEAD * D + d), _MM_HINT_T0);
+                _mm_prefetch((const char *)(V + (size_t)(p + AHEAD) * D + d), _MM_HINT_T1);
+            }
+            __m256 k0 = ciot_fp16x8_avx2(kr + d), k1 = ciot_fp16x8_avx2(kr + d + 8);
+            for (int j = 0; j < nb; j++) {
+                lo[j] = _mm256_fmadd_ps(_mm256_loadu_ps(b->q[j] + d), k0, lo[j]);
+                hi[j] = _mm256_fmadd_ps(_mm256_loadu_ps(b->q[j] + d + 8), k1, hi[j]);
+            }
         }
+        __m256 s[8];
+        for (int j = 0; j < 8; j++) s[j] = j < nb ? _mm256_add_ps(lo[j], hi[j]) : _mm256_setzero_ps();
+        float f[8];
+        _mm256_storeu_ps(f, _mm256_mul_ps(fold16_x8(s), scale));
+        for (int j = 0; j < nb; j++) b->e[j][p] = f[j];
     }
 }
 
-/* Rows p0 .. p1 of dims d .. d + 16 into the records, each row's 16 dims widened once for all heads; a line
- * of row pf_row(p) a row (the hint T0 for l1, T1 else), for the rows below pf_rows. */
-static inline __attribute__((always_inline)) void v_block(int D, const uint16_t *V, int p0, int p1, int d,
-                                                          const ciot_attn_batch *b, const int nb,
-                                                          const uint16_t *pf, int pf_rows, const int l1) {
-    __m256 lo[CIOT_ATTN_BATCH], hi[CIOT_ATTN_BATCH];
-    for (int j = 0; j < nb; j++) {
-        lo[j] = p0 ? _mm256_loadu_ps(b->rec[j] + d) : _mm256_setzero_ps();
-        hi[j] = p0 ? _mm256_loadu_ps(b->rec[j] + d + 8) : _mm256_setzero_ps();
-    }
-    for (int p = p0; p < p1; p++) {
-        if (l1) _mm_prefetch((const char *)(pf + (size_t)p * D), _MM_HINT_T0);
-        else if (p < pf_rows) _mm_prefetch((const char *)(pf + (size_t)p * D), _MM_HINT_T1);
-        __m256 v0 = ciot_fp16x8_avx2(V + (size_t)p * D + d), v1 = ciot_fp16x8_avx2(V + (size_t)p * D + d + 8);
-        for (int j = 0; j < nb; j++) {
-            __m256 w = _mm256_broadcast_ss(b->e[j] + p);
-            lo[j] = _mm256_fmadd_ps(w, v0, lo[j]);
-            hi[j] = _mm256_fmadd_ps(w, v1, hi[j]);
-        }
-    }
-    for (int j = 0; j < nb; j++) {
-        _mm256_storeu_ps(b->rec[j] + d, lo[j]);
-        _mm256_storeu_ps(b->rec[j] + d + 8, hi[j]);
-    }
-}
-
-/* V_BLOCK rows at a time, each dim block with 12 accumulators. Its first half of dim blocks fetches the next
- * V_BLOCK rows (from L2) into L1, a line of each row a block; its second half the next unit's K rows from
- * memory into L2 the same way, so memory streams K and V evenly through both passes of a unit rather than
- * both in the scores' pass. */
 static inline __attribute__((always_inline)) void weighted_v(const ciot_attention_args *a, const uint16_t *V, int n,
                                                              const ciot_attn_batch *b, const int nb) {
     int D = a->head_dim;
     for (int p0 = 0; p0 < n; p0 += V_BLOCK) {
         int p1 = p0 + V_BLOCK < n ? p0 + V_BLOCK : n;
-        int h0 = D / 32 * 16; /* the first half of the dim blocks (none at D = 16) */
-        for (int d = 0; d < h0; d += 16) v_block(D, V, p0, p1, d, b, nb, V + V_BLOCK * D + 2 * d, n, 1);
-        for (int d = h0; d < D; d += 16)
-            v_block(D, V, p0, p1, d, b, nb, b->next_k + 2 * (d - h0), b->next_n, 0);
+        for (int d = 0; d < D; d += 16) {
+            __m256 lo[CIOT_ATTN_BATCH], hi[CIOT_ATTN_BATCH];
+            for (int j = 0; j < nb; j++) {
+                lo[j] = p0 ? _mm256_loadu_ps(b->rec[j] + d) : _mm256_setzero_ps();
+                hi[j] = p0 ? _mm256_loadu_ps(b->rec[j] + d + 8) : _mm256_setzero_ps();
+            }
+            for (int p = p0; p < p1; p++) {
+                if (2 * d < D) _mm_prefetch((const char *)(V + (size_t)(p + V_BLOCK) * D + 2 * d), _MM_HINT_T0);
+                __m256 v0 = ciot_fp16x8_avx2(V + (size_t)p * D + d), v1 = ciot_fp16x8_avx2(V + (size_t)p * D + d + 8);
+                for (int j = 0; j < nb; j++) {
+                    __m256 w = _mm256_broadcast_ss(b->e[j] + p);
+                    lo[j] = _mm256_fmadd_ps(w, v0, lo[j]);
+                    hi[j] = _mm256_fmadd_ps(w, v1, hi[j]);
+                }
+            }
+            for (int j = 0; j < nb; j++) {
+                _mm256_storeu_ps(b->rec[j] + d, lo[j]);
+                _mm256_storeu_ps(b->rec[j] + d + 8, hi[j]);
+            }
+        }
     }
 }
 
