@@ -23,13 +23,18 @@ static inline svint32_t ciot_add_s32_sve(svint32_t a, svint32_t b) {
     __asm__("add %0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
     return r;
 }
+static inline svint32_t ciot_sub_s32_sve(svint32_t a, svint32_t b) {
+    svint32_t r;
+    __asm__("sub %0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
 /* x + 4 y per 32-bit lane in one instruction: ADR's shifted add (modular), which SVE1 has where SSRA is SVE2 */
 static inline svint32_t ciot_adr4_s32_sve(svint32_t x, svint32_t y) {
     svint32_t r;
     __asm__("adr %0.s, [%1.s, %2.s, lsl #2]" : "=w"(r) : "w"(x), "w"(y));
     return r;
 }
-/* The same and a + b, lanes 0..3 as a NEON vector: the instruction writes the Z register whose low 128 bits
+/* The same, a + b and a - b, lanes 0..3 as a NEON vector: the instruction writes the Z register whose low 128 bits
  * are the NEON register (clang 14 has no svget_neonq), so the result changes register file at no cost. */
 static inline int32x4_t ciot_adr4_q_sve(svint32_t x, svint32_t y) {
     int32x4_t r;
@@ -39,6 +44,11 @@ static inline int32x4_t ciot_adr4_q_sve(svint32_t x, svint32_t y) {
 static inline int32x4_t ciot_add_q_sve(svint32_t a, svint32_t b) {
     int32x4_t r;
     __asm__("add %z0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+static inline int32x4_t ciot_sub_q_sve(svint32_t a, svint32_t b) {
+    int32x4_t r;
+    __asm__("sub %z0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
     return r;
 }
 #define CIOT_SHIFT_SVE(op, type, lanes, a, n)                                \
