@@ -23,6 +23,11 @@ static inline svint32_t ciot_add_s32_sve(svint32_t a, svint32_t b) {
     __asm__("add %0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
     return r;
 }
+static inline svuint8_t ciot_add_u8_sve(svuint8_t a, svuint8_t b) {
+    svuint8_t r;
+    __asm__("add %0.b, %1.b, %2.b" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
 static inline svint32_t ciot_sub_s32_sve(svint32_t a, svint32_t b) {
     svint32_t r;
     __asm__("sub %0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
@@ -44,6 +49,11 @@ static inline int32x4_t ciot_adr4_q_sve(svint32_t x, svint32_t y) {
 static inline int32x4_t ciot_add_q_sve(svint32_t a, svint32_t b) {
     int32x4_t r;
     __asm__("add %z0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+static inline uint8x16_t ciot_add_u8_q_sve(svuint8_t a, svuint8_t b) {
+    uint8x16_t r;
+    __asm__("add %z0.b, %1.b, %2.b" : "=w"(r) : "w"(a), "w"(b));
     return r;
 }
 static inline int32x4_t ciot_sub_q_sve(svint32_t a, svint32_t b) {
