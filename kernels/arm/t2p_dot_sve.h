@@ -8,8 +8,8 @@
  * 16-byte word of a run has its rows where t2p_gemv_neondot has them, so SDOT lanes 4m, 4m + 1 of a
  * granule sum row 2p and lanes 4m + 2, 4m + 3 row 2p + 1, whatever the length. Per run: three ANDs, one
  * shift and four SDOTs per pair, four image loads shared by the two pairs. The accumulators run on over
- * the blocks (as in t2p_dot_neondot.h); a block's row sums are the step between two transposed and
- * granule-folded totals (ciot_t2p_rows_sve). */
+ * the blocks (as in t2p_dot_neondot.h); a block's row sums are the step between two totals, combined and
+ * granule-folded in SVE and handed to NEON for the pair sums and the float step (ciot_t2p_pair_sve). */
 #ifndef CIOT_ARM_T2P_DOT_SVE_H
 #define CIOT_ARM_T2P_DOT_SVE_H
 
