@@ -22,7 +22,9 @@ _Static_assert(offsetof(block_t2p, qs) == 8 && sizeof(block_t2p) == 136, "T2P: d
 
 /* Running sums of pair p over the blocks so far: c1 of u (slots 0 and 3), c4 of 4u (slot 1), c16 of 16u
  * (slot 2), u = code = weight + 1. int32 safe: per block a lane adds at most 4 runs x 4 products x 48 x 127
- * (c16 at 128 bits; fewer runs at longer lengths), 97536, and callers pass chunks of at most 64 blocks. */
+ * (c16 at 128 bits; fewer runs at longer lengths), 97536, and callers pass chunks of at most 64 blocks. The
+ * 16 (c1 + c4 / 4 + c16 / 16) of ciot_t2p_pair_sve is 16 u . y of a row's part: at most 16 x 64 x 128 x
+ * 2 x 127 over a chunk, and ADR's modular arithmetic is exact when the result fits. */
 #define CIOT_T2P_SDOT_PAIR_SVE(c1, c4, c16, b, y0, y1, y2, y3)                              \
     do {                                                                                     \
         c1 = svdot_s32(c1, svreinterpret_s8_u8(ciot_and_sve(b, m03)), y0);                \
