@@ -18,7 +18,8 @@ if(CIOT_ARCH STREQUAL "aarch64")
       PASS_REGULAR_EXPRESSION "tl2_gemv_neon\tavailable\t.*t2p_gemv_neondot\tunavailable: needs dotprod\t.*tl3_gemv_neon\tavailable\t"
       FAIL_REGULAR_EXPRESSION "neondot\tavailable|neon\tunavailable")
   endif()
-  # SVE: on max the SVE kernels are chosen where the registry ranks them first (tq2_0's gemm) and `ciot info`
+  # SVE: on max the SVE kernels are chosen where the registry ranks them first (the SMMLA gemms, the TL3
+  # lookups; the SDOT gemvs stay NEON's, cheaper on V1's model) and `ciot info`
   # prints the length qemu was given; on the Cortex models every SVE kernel is unavailable and NEON is chosen
   if(CIOT_QEMU_CPU MATCHES "^max")
     set(sve_bits 512)
@@ -32,7 +33,7 @@ sve vector   ${sve_bits} bits"
       FAIL_REGULAR_EXPRESSION "unavailable")
     add_test(NAME arm_sve_dispatch COMMAND ciot info)
     set_tests_properties(arm_sve_dispatch PROPERTIES LABELS sve
-      PASS_REGULAR_EXPRESSION "pq2_0   gemv  t2p_gemv_neondot .*pq2_0   gemm  t2p_gemm_i8mm .*tq2_0   gemv  t2p_tq2_gemv_neondot .*tq2_0   gemm  t2p_tq2_gemm_svei8mm ")
+      PASS_REGULAR_EXPRESSION "pq2_0   gemv  t2p_gemv_neondot .*pq2_0   gemm  t2p_gemm_svei8mm .*ptq1_0  gemv  tl3_gemv_sve2 .*tq1_0   gemv  tl3_tq1_gemv_sve2 .*tq2_0   gemv  t2p_tq2_gemv_neondot .*tq2_0   gemm  t2p_tq2_gemm_svei8mm ")
     # an SVE core without dotprod and NEON i8mm: SVE alone (as A64FX) chooses the SVE lookups and gemv, with
     # SVE I8MM the SVE SMMLA gemms
     add_test(NAME arm_sve_dispatch_no_dotprod COMMAND ciot info)
@@ -43,11 +44,16 @@ sve vector   ${sve_bits} bits"
     set_tests_properties(arm_sve_dispatch_svei8mm PROPERTIES LABELS sve
       ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:neon,sve,svei8mm"
       PASS_REGULAR_EXPRESSION "pq2_0   gemm  t2p_gemm_svei8mm .*tq2_0   gemm  t2p_tq2_gemm_svei8mm ")
-    # the SVE2 TL3 lookups cost more than the NEON ones on every SVE2 core's model (N2, V2 at 128 bits):
-    # ranked below them, so NEON's TL3 kernels stay chosen with SVE2 present
+    # the SVE2 TL3 lookups cost less than the NEON ones on every SVE2 core's model (N2, V2 at 128 bits):
+    # ranked above them, so with SVE2 present they are chosen, and without it NEON's are
     add_test(NAME arm_sve2_dispatch_tl3 COMMAND ciot info)
     set_tests_properties(arm_sve2_dispatch_tl3 PROPERTIES LABELS sve
       ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:neon,sve,sve2"
+      PASS_REGULAR_EXPRESSION "ptq1_0  gemv  tl3_gemv_sve2 .*ptq1_0  gemm  tl3_gemm_sve2 .*tq1_0   gemv  tl3_tq1_gemv_sve2 .*tq1_0   gemm  tl3_tq1_gemm_sve2 "
+      FAIL_REGULAR_EXPRESSION "(gemv|gemm)  tl3_[a-z0-9_]*_neon")
+    add_test(NAME arm_sve_dispatch_tl3_no_sve2 COMMAND ciot info)
+    set_tests_properties(arm_sve_dispatch_tl3_no_sve2 PROPERTIES LABELS sve
+      ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:neon,dotprod,sve"
       PASS_REGULAR_EXPRESSION "ptq1_0  gemv  tl3_gemv_neon .*ptq1_0  gemm  tl3_gemm_neon .*tq1_0   gemv  tl3_tq1_gemv_neon .*tq1_0   gemm  tl3_tq1_gemm_neon "
       FAIL_REGULAR_EXPRESSION "(gemv|gemm)  tl3_[a-z0-9_]*_sve2")
     # every SVE kernel against the exact dot and its reference twin, at this length

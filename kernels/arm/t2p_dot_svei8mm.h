@@ -18,7 +18,7 @@
 
 /* A prepared 128-block of G groups (G = svcntb() / 16), 576 G bytes: for chunk c (values 8c .. 8c + 7 of
  * the block) and column pair cp, at 16 G (2c + cp), granule k holds group k's Q8_Kx4 bytes 32c + 16cp ..
- * + 15 (rows 2cp, 2cp + 1: the right operands of t2p_gemm_i8mm); at 512 G + 16 G cp the column sums
+ * + 15 (rows 2cp, 2cp + 1: the right operands of t2p_gemm_i8mm); at 512 G + 16 G cp 16 times the column sums
  * [c0 c1 c0 c1] / [c2 c3 c2 c3] and at 544 G + 16 G cp the scales laid out the same way
  * (ciot_tile4x4_colsums_i8mm, ciot_tile4x4_cols_i8mm). */
 enum {
@@ -43,7 +43,7 @@ static inline void ciot_t2p_prepare_svei8mm(const block_q8_Kx4 *x, int nbk, int 
                 int32x4_t cs[2];
                 ciot_tile4x4_colsums_i8mm(b, h, cs);
                 for (int cp = 0; cp < 2; cp++) {
-                    vst1q_s32((int32_t *)(o + 512 * G + 16 * G * cp), cs[cp]);
+                    vst1q_s32((int32_t *)(o + 512 * G + 16 * G * cp), vshlq_n_s32(cs[cp], 4)); /* 16 x, as the sums */
                     vst1q_f32((float *)(o + 544 * G + 16 * G * cp), dyc[cp]);
                 }
             }
@@ -54,15 +54,13 @@ static inline void ciot_t2p_prepare_svei8mm(const block_q8_Kx4 *x, int nbk, int 
 #define CIOT_T2P_SLOT_SVEI8MM(v, s) \
     svreinterpret_s8_u8((s) == 0 ? ciot_and_sve(v, m03) : (s) == 1 ? ciot_and_sve(v, m0c) : (s) == 2 ? ciot_and_sve(v, m30) : CIOT_LSR_U8_SVE(v, 6))
 
-/* The 12 SMMLA accumulators of one 128-block: m{1,4,16}_{p}{cp}, then uy = m1 + m4 / 4 + m16 / 16 (exact:
- * m4 and m16 sum multiples of 4 and 16). int32 safe as in t2p_dot_i8mm.h. */
-#define CIOT_T2P_UY_SVEI8MM(m1, m4, m16) \
-    ciot_add_s32_sve(ciot_add_s32_sve(m1, CIOT_ASR_S32_SVE(m4, 2)), CIOT_ASR_S32_SVE(m16, 4))
+/* 16 (m1 + m4 / 4 + m16 / 16) = m16 + 4 (m4 + 4 m1) of one accumulator triple: two ADRs (modular int32,
+ * exact as the result fits), where the plain combination needs two shifts and two adds. */
+#define CIOT_T2P_UY16_SVEI8MM(m1, m4, m16) ciot_adr4_s32_sve(m16, ciot_adr4_s32_sve(m4, m1))
 
 /* One 128-block of the tile for every group into the SMMLA accumulators m{1,4,16}_{p}{cp} (variables of the
- * caller, beside all8, vb, the masks); the caller takes uy = m1 + m4 / 4 + m16 / 16. For TQ2_0 they run on
- * over the blocks of a chunk (a 256-block's sums are the step between two totals, so none is reset), for
- * PQ2_0 they are a block's own. int32 safe: per block a lane of m16 adds at most 4 words x 8 products x
+ * caller, beside all8, vb, the masks), which run on over the blocks of a chunk: after a block (or TQ2_0
+ * 256-block) its sums are subtracted from m16, so none is reset. int32 safe: per block a lane of m16 adds at most 4 words x 8 products x
  * 48 x 127 = 195072, m1 and m4 less, and a chunk has at most 64 blocks. */
 #define CIOT_T2P_BLOCK_SVEI8MM(w, a)                                                                                  \
     do {                                                                                                              \
@@ -86,23 +84,6 @@ static inline void ciot_t2p_prepare_svei8mm(const block_q8_Kx4 *x, int nbk, int 
         m##_11 = svmmla_s32(m##_11, d1, y1);                                                                          \
     } while (0)
 
-/* PQ2_0: u . y of one 128-block of the tile for every group, from accumulators of its own: uy_{p}{cp} as
- * [r0 c0, r0 c1, r1 c0, r1 c1] per granule. */
-static inline __attribute__((always_inline)) void ciot_t2p_block_uy_svei8mm(const block_t2p *w, const int8_t *a, int vb,
-                                                                           svuint8_t m03, svuint8_t m0c, svuint8_t m30,
-                                                                           svint32_t *uy00, svint32_t *uy01,
-                                                                           svint32_t *uy10, svint32_t *uy11) {
-    const svbool_t all8 = svptrue_b8();
-    svint32_t z = svdup_n_s32(0);
-    svint32_t m1_00 = z, m1_01 = z, m1_10 = z, m1_11 = z, m4_00 = z, m4_01 = z, m4_10 = z, m4_11 = z;
-    svint32_t m16_00 = z, m16_01 = z, m16_10 = z, m16_11 = z;
-    CIOT_T2P_BLOCK_SVEI8MM(w, a);
-    *uy00 = CIOT_T2P_UY_SVEI8MM(m1_00, m4_00, m16_00);
-    *uy01 = CIOT_T2P_UY_SVEI8MM(m1_01, m4_01, m16_01);
-    *uy10 = CIOT_T2P_UY_SVEI8MM(m1_10, m4_10, m16_10);
-    *uy11 = CIOT_T2P_UY_SVEI8MM(m1_11, m4_11, m16_11);
-}
-
 /* fp32 of the block's row scales of pair p laid out as [r2p r2p r2p+1 r2p+1] in every granule: the fp16
  * d[4] replicated (LD1RQH reads d and the first qs bytes), each scale moved into the low half of its 32-bit
  * lanes by TBL (index vector idx), widened exactly by FCVT. */
@@ -111,15 +92,22 @@ static inline __attribute__((always_inline)) svfloat32_t ciot_t2p_dw_svei8mm(con
     return svcvt_f32_f16_x(svptrue_b32(), svreinterpret_f16_u16(svtbl_u16(d, idx)));
 }
 
-/* The canonical step of one (pair, column pair): the column sum turns u = w + 1 back into w, then
- * fmaf((float) isum, fp32(d_w[row]) * d_y[col], acc) lane by lane. */
-#define CIOT_T2P_STEP_SVEI8MM(acc, uy, cs, dw, dy) \
-    acc = svmla_f32_m(all, acc, svcvt_f32_s32_x(all, svsub_s32_x(all, uy, cs)), svmul_f32_x(all, dw, dy))
+/* The canonical step of one (pair, column pair) from 16 (u . y) of the block: the column sum (16 times
+ * too) turns u = w + 1 back into w, then fmaf((float) isum, fp32(d_w[row]) * d_y[col], acc) lane by lane. */
+#define CIOT_T2P_STEP_SVEI8MM(acc, uy16, cs16, dw, dy)                                                          \
+    acc = svmla_f32_m(all, acc, svcvt_f32_s32_x(all, CIOT_ASR_S32_SVE(ciot_sub_s32_sve(uy16, cs16), 4)), \
+                      svmul_f32_x(all, dw, dy))
+/* The same at 128 bits, one group, in NEON: the SUB writes the NEON register, SCVTF with 4 fraction bits
+ * divides by 16 exactly, and FCVTL, SCVTF are one uop where SVE's FCVT, SCVTF are two on one pipe in
+ * llvm-mca's N2 and V2 models. */
+#define CIOT_T2P_STEP_Q_SVEI8MM(acc, uy16, cs16, dwp, dy) \
+    acc = vfmaq_f32(acc, vcvtq_n_f32_s32(ciot_sub_q_sve(uy16, cs16), 4), vmulq_f32(dwp, dy))
 
-/* Blocks 0 .. nblk - 1 (at most 32) of one tile against a prepared chunk, continuing the float state at
+/* Blocks 0 .. nblk - 1 (at most 64) of one tile against a prepared chunk, continuing the float state at
  * `state` (four vectors, one per (pair p, column pair cp), 4 * CIOT_T2P_SVEI8MM_MAX_GRANULES floats apart).
  * halves 1: one float step per 128-block; halves 2 (TQ2_0): blocks 2q, 2q + 1 are one 256-block whose sums are
- * taken together (int32 safe: |isum| <= 256 * 2 * 127), then one step with block 2q's scales. */
+ * taken together (int32 safe: |isum| <= 256 * 2 * 127), then one step with block 2q's scales. Sums are 16
+ * times the true ones until the step. */
 static inline __attribute__((always_inline)) void ciot_t2p_tile_chunk_svei8mm(const block_t2p *w, const int8_t *buf, int nblk,
                                                                              float *state, const int halves) {
     const int vb = (int)svcntb();
@@ -135,31 +123,40 @@ static inline __attribute__((always_inline)) void ciot_t2p_tile_chunk_svei8mm(co
     const svuint16_t idx1 = svadd_n_u16_x(all16, idx0, 2);
     svfloat32_t acc00 = svld1_f32(all, state), acc01 = svld1_f32(all, state + S);
     svfloat32_t acc10 = svld1_f32(all, state + 2 * S), acc11 = svld1_f32(all, state + 3 * S);
+    float32x4_t q00 = vld1q_f32(state), q01 = vld1q_f32(state + S), q10 = vld1q_f32(state + 2 * S),
+                q11 = vld1q_f32(state + 3 * S); /* the same state at 128 bits */
     const svbool_t all8 = svptrue_b8();
     const svint32_t z = svdup_n_s32(0);
     svint32_t m1_00 = z, m1_01 = z, m1_10 = z, m1_11 = z, m4_00 = z, m4_01 = z, m4_10 = z, m4_11 = z;
     svint32_t m16_00 = z, m16_01 = z, m16_10 = z, m16_11 = z;
-    svint32_t prev00 = z, prev01 = z, prev10 = z, prev11 = z; /* TQ2_0: u . y over the chunk's blocks so far */
     for (int b = 0; b < nblk; b += halves, w += halves) {
         const int8_t *a = buf + (size_t)b * CIOT_T2P_SVEI8MM_BLOCK * (vb / 16);
         const int32_t *ac = (const int32_t *)(a + 32 * vb); /* column sums, then scales: vectors 32 .. 35 */
         svint32_t cs0 = svld1_vnum_s32(all, ac, 0), cs1 = svld1_vnum_s32(all, ac, 1);
-        svint32_t uy00, uy01, uy10, uy11;
-        if (halves == 1) { /* accumulators of the block's own: fewer live registers than running totals */
-            ciot_t2p_block_uy_svei8mm(w, a, vb, m03, m0c, m30, &uy00, &uy01, &uy10, &uy11);
-        } else { /* the 256-block: both halves into the running sums, their column sums added */
+        CIOT_T2P_BLOCK_SVEI8MM(w, a);
+        if (halves == 2) { /* the 256-block: both halves into the running sums, their column sums added */
             const int8_t *a1 = a + CIOT_T2P_SVEI8MM_BLOCK * (vb / 16);
             const int32_t *ac1 = (const int32_t *)(a1 + 32 * vb);
-            CIOT_T2P_BLOCK_SVEI8MM(w, a);
             CIOT_T2P_BLOCK_SVEI8MM(w + 1, a1);
             cs0 = ciot_add_s32_sve(cs0, svld1_vnum_s32(all, ac1, 0));
             cs1 = ciot_add_s32_sve(cs1, svld1_vnum_s32(all, ac1, 1));
-            uy00 = svsub_s32_x(all, CIOT_T2P_UY_SVEI8MM(m1_00, m4_00, m16_00), prev00);
-            uy01 = svsub_s32_x(all, CIOT_T2P_UY_SVEI8MM(m1_01, m4_01, m16_01), prev01);
-            uy10 = svsub_s32_x(all, CIOT_T2P_UY_SVEI8MM(m1_10, m4_10, m16_10), prev10);
-            uy11 = svsub_s32_x(all, CIOT_T2P_UY_SVEI8MM(m1_11, m4_11, m16_11), prev11);
-            prev00 = svadd_s32_x(all, prev00, uy00), prev01 = svadd_s32_x(all, prev01, uy01);
-            prev10 = svadd_s32_x(all, prev10, uy10), prev11 = svadd_s32_x(all, prev11, uy11);
+        }
+        /* the block's sums, 16 (u . y); taking them out of m16 leaves the totals at 0 for the next block
+         * without resetting twelve registers (modular int32: exact, every value fits) */
+        const svint32_t uy00 = CIOT_T2P_UY16_SVEI8MM(m1_00, m4_00, m16_00);
+        const svint32_t uy01 = CIOT_T2P_UY16_SVEI8MM(m1_01, m4_01, m16_01);
+        const svint32_t uy10 = CIOT_T2P_UY16_SVEI8MM(m1_10, m4_10, m16_10);
+        const svint32_t uy11 = CIOT_T2P_UY16_SVEI8MM(m1_11, m4_11, m16_11);
+        m16_00 = ciot_sub_s32_sve(m16_00, uy00), m16_01 = ciot_sub_s32_sve(m16_01, uy01);
+        m16_10 = ciot_sub_s32_sve(m16_10, uy10), m16_11 = ciot_sub_s32_sve(m16_11, uy11);
+        if (vb == 16) {
+            const float32x4_t dw = ciot_fp16x4_neon(w->d), dw0 = vzip1q_f32(dw, dw), dw1 = vzip2q_f32(dw, dw);
+            const float32x4_t dy0 = vld1q_f32((const float *)ac + 8), dy1 = vld1q_f32((const float *)ac + 12);
+            CIOT_T2P_STEP_Q_SVEI8MM(q00, uy00, cs0, dw0, dy0);
+            CIOT_T2P_STEP_Q_SVEI8MM(q01, uy01, cs1, dw0, dy1);
+            CIOT_T2P_STEP_Q_SVEI8MM(q10, uy10, cs0, dw1, dy0);
+            CIOT_T2P_STEP_Q_SVEI8MM(q11, uy11, cs1, dw1, dy1);
+            continue;
         }
         const svfloat32_t dw0 = ciot_t2p_dw_svei8mm(w, idx0), dw1 = ciot_t2p_dw_svei8mm(w, idx1);
         const svfloat32_t dy0 = svld1_vnum_f32(all, (const float *)ac, 2), dy1 = svld1_vnum_f32(all, (const float *)ac, 3);
@@ -167,6 +164,10 @@ static inline __attribute__((always_inline)) void ciot_t2p_tile_chunk_svei8mm(co
         CIOT_T2P_STEP_SVEI8MM(acc01, uy01, cs1, dw0, dy1);
         CIOT_T2P_STEP_SVEI8MM(acc10, uy10, cs0, dw1, dy0);
         CIOT_T2P_STEP_SVEI8MM(acc11, uy11, cs1, dw1, dy1);
+    }
+    if (vb == 16) {
+        vst1q_f32(state, q00), vst1q_f32(state + S, q01), vst1q_f32(state + 2 * S, q10), vst1q_f32(state + 3 * S, q11);
+        return;
     }
     svst1_f32(all, state, acc00), svst1_f32(all, state + S, acc01);
     svst1_f32(all, state + 2 * S, acc10), svst1_f32(all, state + 3 * S, acc11);

@@ -42,13 +42,42 @@ static void build(const void *x, int i, void *tables) {
  * 128 bits (16 at 256): scripts/arm-cost scales the count to the length it compiles for. */
 CIOT_MCA_TILE("tl2_gemv_sve", "weight_rows=32 anchor=tbl weights_per_iteration_128=8");
 
-/* One byte j of the 4: its nibbles' lookups into the byte sums al (planes l) and ah (planes h). */
-#define CIOT_TL2_BYTE_SVE(j)                                                                                  \
-    do {                                                                                                      \
-        const svuint8_t x = svld1_u8(pg, w->qs[j0 + (j)] + o);                                                \
-        const svuint8_t lo = ciot_and_sve(x, c15), hi = CIOT_LSR_U8_SVE(x, 4);                               \
-        al = svadd_u8_x(all, al, svadd_u8_x(all, svtbl_u8(l##j, lo), svtbl_u8(L##j, hi)));                   \
-        ah = svadd_u8_x(all, ah, svadd_u8_x(all, svtbl_u8(h##j, lo), svtbl_u8(H##j, hi)));                   \
+/* Byte j of the 4 for the rows under pg from o: its nibbles' lookups, sl (planes l) and sh (planes h). */
+#define CIOT_TL2_LOOKUP_SVE(j, pg, o, sl, sh)                                              \
+    const svuint8_t x##j = svld1_u8(pg, w->qs[j0 + (j)] + (o));                            \
+    const svuint8_t lo##j = ciot_and_sve(x##j, c15), hi##j = CIOT_LSR_U8_SVE(x##j, 4);    \
+    const svuint8_t sl = ciot_add_u8_sve(svtbl_u8(l##j, lo##j), svtbl_u8(L##j, hi##j));   \
+    const svuint8_t sh = ciot_add_u8_sve(svtbl_u8(h##j, lo##j), svtbl_u8(H##j, hi##j))
+/* Bytes 0..2 into the byte sums al, ah (byte 0 starts them), byte 3's lookups in sl3, sh3. */
+#define CIOT_TL2_BYTES_SVE(pg, o)                                          \
+    CIOT_TL2_LOOKUP_SVE(0, pg, o, sl0, sh0);                               \
+    CIOT_TL2_LOOKUP_SVE(1, pg, o, sl1, sh1);                               \
+    svuint8_t al = ciot_add_u8_sve(sl0, sl1), ah = ciot_add_u8_sve(sh0, sh1); \
+    CIOT_TL2_LOOKUP_SVE(2, pg, o, sl2, sh2);                               \
+    al = ciot_add_u8_sve(al, sl2), ah = ciot_add_u8_sve(ah, sh2);          \
+    CIOT_TL2_LOOKUP_SVE(3, pg, o, sl3, sh3)
+
+/* Rows o .. o + svcntb() - 1 (those under pg): s += al + 32 ah, widened in row order (UUNPKLO/HI). */
+#define CIOT_TL2_RUN_SVE(pg, o)                                                                                    \
+    do {                                                                                                           \
+        CIOT_TL2_BYTES_SVE(pg, o);                                                                                 \
+        const svuint8_t a4 = ciot_add_u8_sve(al, sl3), h4 = ciot_add_u8_sve(ah, sh3);                              \
+        const svbool_t p0 = svwhilelt_b16((o), CIOT_LUT_TILE), p1 = svwhilelt_b16((o) + vb / 2, CIOT_LUT_TILE);  \
+        const svint16_t a0 = svreinterpret_s16_u16(svunpklo_u16(a4)), a1 = svreinterpret_s16_u16(svunpkhi_u16(a4)); \
+        const svint16_t b0 = svunpklo_s16(svreinterpret_s8_u8(h4)), b1 = svunpkhi_s16(svreinterpret_s8_u8(h4));   \
+        svst1_s16(p0, s + (o), svadd_s16_x(p0, svld1_s16(p0, s + (o)), svmla_n_s16_x(p0, a0, b0, 32)));             \
+        svst1_s16(p1, s + (o) + vb / 2, svadd_s16_x(p1, svld1_s16(p1, s + (o) + vb / 2), svmla_n_s16_x(p1, a1, b1, 32))); \
+    } while (0)
+
+/* The same at 128 bits for rows o .. o + 15: the byte sums' last ADDs write NEON registers, and NEON's UADDW
+ * and SMLAL widen them (four instructions per 16 rows, where SVE1 needs four unpacks, two adds and two multiply-adds) */
+#define CIOT_TL2_RUN_Q_SVE(o)                                                                              \
+    do {                                                                                                   \
+        CIOT_TL2_BYTES_SVE(all, o);                                                                        \
+        const uint8x16_t al_q = ciot_add_u8_q_sve(al, sl3), ah_q = ciot_add_u8_q_sve(ah, sh3);            \
+        int16x8_t sv[2] = {vld1q_s16(s + (o)), vld1q_s16(s + (o) + 8)};                                    \
+        ciot_lut_widen_neon(al_q, vreinterpretq_s8_u8(ah_q), sv);                                          \
+        vst1q_s16(s + (o), sv[0]), vst1q_s16(s + (o) + 8, sv[1]);                                          \
     } while (0)
 
 /* One 128-block of a tile: the block's int16 sums per row in s (int16 safe: a row's sum is at most 128 products
@@ -75,20 +104,17 @@ static void run(const void *wp, const void *tables, void *state, size_t prefetch
         const svuint8_t l3 = svld1rq_u8(all, tb->t[j0 + 3][0]), h3 = svld1rq_u8(all, tb->t[j0 + 3][1]);
         const svuint8_t L3 = svld1rq_u8(all, tb->t[j0 + 3][2]), H3 = svld1rq_u8(all, tb->t[j0 + 3][3]);
         ciot_prefetch(w->qs[j0], 4 * sizeof w->qs[j0], prefetch);
+        if (vb == 16) {
 #pragma clang loop unroll(disable) /* the loop scripts/arm-cost measures */
-        for (int o = 0; o < CIOT_LUT_TILE; o += vb) {
+            for (int o = 0; o < CIOT_LUT_TILE; o += 16) CIOT_TL2_RUN_Q_SVE(o);
+            continue;
+        }
+        int o = 0;
+#pragma clang loop unroll(disable) /* the loop scripts/arm-cost measures */
+        for (; o + vb <= CIOT_LUT_TILE; o += vb) CIOT_TL2_RUN_SVE(all, o);
+        if (o < CIOT_LUT_TILE) { /* 256 rows are not a whole number of vectors (5 x 48 + 16 at 384 bits) */
             const svbool_t pg = svwhilelt_b8(o, CIOT_LUT_TILE);
-            svuint8_t al = svdup_n_u8(0), ah = svdup_n_u8(0);
-            CIOT_TL2_BYTE_SVE(0);
-            CIOT_TL2_BYTE_SVE(1);
-            CIOT_TL2_BYTE_SVE(2);
-            CIOT_TL2_BYTE_SVE(3);
-            /* rows o .. o + vb/2 - 1 and the next vb/2: s += al + 32 ah, widened in row order */
-            const svbool_t p0 = svwhilelt_b16(o, CIOT_LUT_TILE), p1 = svwhilelt_b16(o + vb / 2, CIOT_LUT_TILE);
-            const svint16_t a0 = svreinterpret_s16_u16(svunpklo_u16(al)), a1 = svreinterpret_s16_u16(svunpkhi_u16(al));
-            const svint16_t b0 = svunpklo_s16(svreinterpret_s8_u8(ah)), b1 = svunpkhi_s16(svreinterpret_s8_u8(ah));
-            svst1_s16(p0, s + o, svadd_s16_x(p0, svld1_s16(p0, s + o), svmla_n_s16_x(p0, a0, b0, 32)));
-            svst1_s16(p1, s + o + vb / 2, svadd_s16_x(p1, svld1_s16(p1, s + o + vb / 2), svmla_n_s16_x(p1, a1, b1, 32)));
+            CIOT_TL2_RUN_SVE(pg, o);
         }
     }
     CIOT_MCA_END();

@@ -31,9 +31,11 @@ static inline int ciot_tl3_windows_sve2(void) {
 #define CIOT_TL3_LOOKUP_SVE2(k)                                                                    \
     do {                                                                                          \
         if (nw > (k)) {                                                                           \
-            const svuint8_t ik = (k) ? svsub_n_u8_x(all, i, (uint8_t)(2 * vb * (k))) : i;        \
-            l = svorr_u8_x(all, l, svtbl2_u8(CIOT_TL3_WINDOW_SVE2(tg->l, k), ik));                \
-            h = svorr_u8_x(all, h, svtbl2_u8(CIOT_TL3_WINDOW_SVE2(tg->h, k), ik));                \
+            const svuint8_t ik = (k) ? ciot_sub_u8_sve(i, c##k) : i;                              \
+            const svuint8_t lk = svtbl2_u8(CIOT_TL3_WINDOW_SVE2(tg->l, k), ik);                   \
+            const svuint8_t hk = svtbl2_u8(CIOT_TL3_WINDOW_SVE2(tg->h, k), ik);                   \
+            l = (k) ? ciot_orr_sve(l, lk) : lk;                                                   \
+            h = (k) ? ciot_orr_sve(h, hk) : hk;                                                   \
         }                                                                                         \
     } while (0)
 
@@ -48,24 +50,31 @@ static inline __attribute__((always_inline)) void ciot_tl3_half_sums_sve2(const 
     const svbool_t all = svptrue_b8();
     const svuint8_t pl = svld1rq_u8(all, tb->pl[q]), ph = svld1rq_u8(all, tb->ph[q]);
     const uint8_t *codes = w->sb[q].qs[0] + 128 * half;
+    /* window offsets and the index mask in registers: the unpredicated two-vector forms (util_sve.h) keep
+     * their sources, where SUB and AND with an immediate overwrite them and cost a copy each */
+    const svuint8_t c0 = svdup_n_u8(0); /* unused: window 0 looks up i itself */
+    svuint8_t c1 = svdup_n_u8((uint8_t)(2 * vb)), c2 = svdup_n_u8((uint8_t)(4 * vb)), c3 = svdup_n_u8((uint8_t)(6 * vb));
+    svuint8_t c7f = svdup_n_u8(0x7f);
+    __asm__("" : "+w"(c1), "+w"(c2), "+w"(c3), "+w"(c7f));
 #pragma clang loop unroll(disable) /* the loop scripts/arm-cost measures */
     for (int o = 0; o < 128; o += vb) {
         const svbool_t pg = svwhilelt_b8(o, 128);
-        svuint8_t sl = svdup_n_u8(0), sh = svdup_n_u8(0);
+        svuint8_t sl = svdup_n_u8(0), sh = sl;
 #pragma clang loop unroll(full)
         for (int g = 0; g < 6; g++) {
             const ciot_tl3_group_neon *tg = &tb->g[q][g];
             const svuint8_t x = svld1_u8(pg, codes + 256 * g + o);
-            const svuint8_t i = svand_n_u8_x(all, x, 0x7f);
-            svuint8_t l = svdup_n_u8(0), h = svdup_n_u8(0);
+            const svuint8_t i = ciot_and_sve(x, c7f);
+            svuint8_t l, h;
             CIOT_TL3_LOOKUP_SVE2(0);
             CIOT_TL3_LOOKUP_SVE2(1);
             CIOT_TL3_LOOKUP_SVE2(2);
             CIOT_TL3_LOOKUP_SVE2(3);
             /* negated: -T = 32 ~h + (32 - l) */
             const svbool_t neg = svcmplt_n_s8(pg, svreinterpret_s8_u8(x), 0);
-            sl = svadd_u8_x(all, sl, svsubr_n_u8_m(neg, l, 32));
-            sh = svadd_u8_x(all, sh, svnot_u8_m(h, neg, h));
+            const svuint8_t ln = svsubr_n_u8_m(neg, l, 32), hn = svnot_u8_m(h, neg, h);
+            sl = g ? ciot_add_u8_sve(sl, ln) : ln;
+            sh = g ? ciot_add_u8_sve(sh, hn) : hn;
         }
         /* qn byte j: row j in the low nibble, row j + 128 in the high one */
         const svuint8_t xn = svld1_u8(pg, w->sb[q].qn + o);

@@ -39,10 +39,15 @@ CIOT_MCA_TILE("tl3_tq1_gemv_sve2", "weight_rows=32 anchor=tbl weights_per_iterat
 /* Each partial sum is the isum of the sub-blocks so far, within +-8 * 32 * 127: no step leaves int16. */
 static inline __attribute__((always_inline)) void block(const block_tl3 *w, const block_tables *tb, int16_t *S,
                                                          size_t prefetch, const int nw) {
+    /* the sums in a local copy: stores to the state could alias the tables (bytes), which clang would then
+     * reload after every store */
+    int16_t s[CIOT_LUT_TILE] __attribute__((aligned(64)));
+    memcpy(s, S, sizeof s);
     for (int q = 0; q < 4; q++) {
         ciot_prefetch(&w->sb[q], sizeof w->sb[q], prefetch);
-        ciot_tl3_subblock_sums_sve2(w, &tb->t, q, S, nw);
+        ciot_tl3_subblock_sums_sve2(w, &tb->t, q, s, nw);
     }
+    memcpy(S, s, sizeof s);
 }
 
 /* One 128-block (half) of a tile. */

@@ -10,7 +10,7 @@
 #include <arm_sve.h>
 #include "util_neon.h"
 
-/* Unpredicated AND of two vectors, ADD, and shifts by an immediate, each with its own destination. clang 14
+/* Unpredicated AND, ORR, ADD and SUB of two vectors, and shifts by an immediate, each with its own destination. clang 14
  * compiles svand_u8_x, svlsr_n_u8_x and the like, even under an all-true predicate, to the predicated
  * forms, which overwrite their first source: every decoded slot then costs a MOV as well. */
 static inline svuint8_t ciot_and_sve(svuint8_t a, svuint8_t b) {
@@ -21,6 +21,54 @@ static inline svuint8_t ciot_and_sve(svuint8_t a, svuint8_t b) {
 static inline svint32_t ciot_add_s32_sve(svint32_t a, svint32_t b) {
     svint32_t r;
     __asm__("add %0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+static inline svuint8_t ciot_orr_sve(svuint8_t a, svuint8_t b) {
+    svuint8_t r;
+    __asm__("orr %0.d, %1.d, %2.d" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+static inline svuint8_t ciot_sub_u8_sve(svuint8_t a, svuint8_t b) {
+    svuint8_t r;
+    __asm__("sub %0.b, %1.b, %2.b" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+static inline svuint8_t ciot_add_u8_sve(svuint8_t a, svuint8_t b) {
+    svuint8_t r;
+    __asm__("add %0.b, %1.b, %2.b" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+static inline svint32_t ciot_sub_s32_sve(svint32_t a, svint32_t b) {
+    svint32_t r;
+    __asm__("sub %0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+/* x + 4 y per 32-bit lane in one instruction: ADR's shifted add (modular), which SVE1 has where SSRA is SVE2 */
+static inline svint32_t ciot_adr4_s32_sve(svint32_t x, svint32_t y) {
+    svint32_t r;
+    __asm__("adr %0.s, [%1.s, %2.s, lsl #2]" : "=w"(r) : "w"(x), "w"(y));
+    return r;
+}
+/* The same, a + b and a - b, lanes 0..3 as a NEON vector: the instruction writes the Z register whose low 128 bits
+ * are the NEON register (clang 14 has no svget_neonq), so the result changes register file at no cost. */
+static inline int32x4_t ciot_adr4_q_sve(svint32_t x, svint32_t y) {
+    int32x4_t r;
+    __asm__("adr %z0.s, [%1.s, %2.s, lsl #2]" : "=w"(r) : "w"(x), "w"(y));
+    return r;
+}
+static inline int32x4_t ciot_add_q_sve(svint32_t a, svint32_t b) {
+    int32x4_t r;
+    __asm__("add %z0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+static inline uint8x16_t ciot_add_u8_q_sve(svuint8_t a, svuint8_t b) {
+    uint8x16_t r;
+    __asm__("add %z0.b, %1.b, %2.b" : "=w"(r) : "w"(a), "w"(b));
+    return r;
+}
+static inline int32x4_t ciot_sub_q_sve(svint32_t a, svint32_t b) {
+    int32x4_t r;
+    __asm__("sub %z0.s, %1.s, %2.s" : "=w"(r) : "w"(a), "w"(b));
     return r;
 }
 #define CIOT_SHIFT_SVE(op, type, lanes, a, n)                                \
