@@ -56,10 +56,14 @@ sve vector   ${sve_bits} bits"
       ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:neon,dotprod,sve"
       PASS_REGULAR_EXPRESSION "ptq1_0  gemv  tl3_gemv_neon .*ptq1_0  gemm  tl3_gemm_neon .*tq1_0   gemv  tl3_tq1_gemv_neon .*tq1_0   gemm  tl3_tq1_gemm_neon "
       FAIL_REGULAR_EXPRESSION "(gemv|gemm)  tl3_[a-z0-9_]*_sve2")
-    # every SVE kernel against the exact dot and its reference twin, at this length
-    add_test(NAME arm_sve_oracle COMMAND ciot check --kernel _sve)
-    set_tests_properties(arm_sve_oracle PROPERTIES LABELS sve
-      PASS_REGULAR_EXPRESSION "[1-9][0-9]* passed, 0 failed, 0 skipped" FAIL_REGULAR_EXPRESSION " [1-9][0-9]* failed")
+    # every SVE kernel against the exact dot and its reference twin, at this length: the gemvs and the
+    # gemms as two tests, so that ctest -j runs them side by side (a kernel is named <layout>_<op>_<isa>
+    # in kernels/arm/kernels.def: every SVE kernel's name holds _gemv_sve or _gemm_sve)
+    foreach(op gemv gemm)
+      add_test(NAME arm_sve_oracle_${op} COMMAND ciot check --kernel _${op}_sve)
+      set_tests_properties(arm_sve_oracle_${op} PROPERTIES LABELS sve
+        PASS_REGULAR_EXPRESSION "[1-9][0-9]* passed, 0 failed, 0 skipped" FAIL_REGULAR_EXPRESSION " [1-9][0-9]* failed")
+    endforeach()
   else()
     add_test(NAME arm_sve_unavailable COMMAND ciot kernels)
     set_tests_properties(arm_sve_unavailable PROPERTIES
