@@ -18,20 +18,10 @@ enum { EMBED_ROWS = 1 };               /* the embedding row a token reads (one r
 static const double ROPE_THETA = 1e7;  /* Qwen3-Next's base; values do not change the timing */
 static const float EPS = 1e-6f;
 
-typedef union {
-    ciot_rmsnorm_args rmsnorm;
-    ciot_deltanet_args deltanet;
-    ciot_attention_args attention;
-    ciot_rope_args rope;
-    ciot_glu_args glu;
-    ciot_state_copy_args state_copy;
-    ciot_embed_args embed;
-    ciot_argmax_args argmax;
-} op_args;
 
 typedef struct {
     ciot_step_kind kind;
-    op_args a;
+    ciot_token_args a;
     int sub_phases;         /* a state copy: phases of one copy (it runs `copies` of them) */
     int copies;
     size_t state_at, state_bytes;   /* DeltaNet: its place in the state region */
@@ -118,19 +108,25 @@ static void sizes_of(const ciot_token_step *s, int capacity, slot *z, size_t *ac
     }
 }
 
-static ciot_status check_slot(const slot *z, char *why, size_t len) {
-    switch (z->kind) {
-    case CIOT_STEP_EMBED: return ciot_embed_check(&z->a.embed, why, len);
-    case CIOT_STEP_RMSNORM: return ciot_rmsnorm_check(&z->a.rmsnorm, why, len);
-    case CIOT_STEP_DELTANET: return ciot_deltanet_check(&z->a.deltanet, why, len);
-    case CIOT_STEP_ATTENTION: return ciot_attention_check(&z->a.attention, why, len);
-    case CIOT_STEP_ROPE: return ciot_rope_check(&z->a.rope, why, len);
+/* The op kind a step runs (an add is a glu); -1 for a matvec step, which has no op args. */
+static int token_kind_of(ciot_step_kind k) {
+    switch (k) {
+    case CIOT_STEP_EMBED: return CIOT_TOK_EMBED;
+    case CIOT_STEP_RMSNORM: return CIOT_TOK_RMSNORM;
+    case CIOT_STEP_DELTANET: return CIOT_TOK_DELTANET;
+    case CIOT_STEP_ATTENTION: return CIOT_TOK_ATTENTION;
+    case CIOT_STEP_ROPE: return CIOT_TOK_ROPE;
     case CIOT_STEP_GLU:
-    case CIOT_STEP_ADD: return ciot_glu_check(&z->a.glu, why, len);
-    case CIOT_STEP_STATE_COPY: return ciot_state_copy_check(&z->a.state_copy, why, len);
-    case CIOT_STEP_ARGMAX: return ciot_argmax_check(&z->a.argmax, why, len);
-    default: return CIOT_OK;
+    case CIOT_STEP_ADD: return CIOT_TOK_GLU;
+    case CIOT_STEP_STATE_COPY: return CIOT_TOK_STATE_COPY;
+    case CIOT_STEP_ARGMAX: return CIOT_TOK_ARGMAX;
+    default: return -1;
     }
+}
+
+static ciot_status check_slot(const slot *z, char *why, size_t len) {
+    int k = token_kind_of(z->kind);
+    return k < 0 ? CIOT_OK : ciot_token_check((ciot_token_kind)k, &z->a, why, len);
 }
 
 static size_t scratch_of(const slot *z) {

@@ -22,21 +22,11 @@ typedef struct {
     size_t off, bytes;
 } region;
 
-typedef union {
-    ciot_rmsnorm_args rmsnorm;
-    ciot_deltanet_args deltanet;
-    ciot_attention_args attention;
-    ciot_rope_args rope;
-    ciot_glu_args glu;
-    ciot_state_copy_args state_copy;
-    ciot_embed_args embed;
-    ciot_argmax_args argmax;
-} any_args;
 
 typedef struct {
     ciot_token_kind kind;
     char label[128];
-    any_args args; /* pointers as offsets into the arena (bind adds the base) */
+    ciot_token_args args; /* pointers as offsets into the arena (bind adds the base) */
     region r[MAX_REGIONS];
     int nr;
     size_t bytes, scratch_off, scratch_bytes;
@@ -95,8 +85,8 @@ static void draw_region(ops_case *c, int ri, uint64_t *s, val_pattern p, float l
 
 /* The args with the arena's base added to every pointer. */
 #define REBASE(f) (b.f = b.f ? (void *)at(base, b.f) : NULL)
-static any_args bind(const ops_case *c, unsigned char *base) {
-    any_args u = c->args;
+static ciot_token_args bind(const ops_case *c, unsigned char *base) {
+    ciot_token_args u = c->args;
     switch (c->kind) {
     case CIOT_TOK_RMSNORM: {
         ciot_rmsnorm_args b = u.rmsnorm;
@@ -151,7 +141,7 @@ static any_args bind(const ops_case *c, unsigned char *base) {
         for (int ph = 0; ph < ciot_##kind##_phases(&a->kind); ph++)                              \
             for (int p = parts - 1; p >= 0; p--) v->kind(&a->kind, ph, p, parts);                \
     } while (0)
-static void run_version(const ciot_token_ops *v, ciot_token_kind kind, const any_args *a, int parts) {
+static void run_version(const ciot_token_ops *v, ciot_token_kind kind, const ciot_token_args *a, int parts) {
     switch (kind) {
     case CIOT_TOK_RMSNORM: RUN_KIND(rmsnorm); break;
     case CIOT_TOK_DELTANET: RUN_KIND(deltanet); break;
@@ -165,26 +155,12 @@ static void run_version(const ciot_token_ops *v, ciot_token_kind kind, const any
     }
 }
 
-static ciot_status check_args(ciot_token_kind kind, const any_args *a, char *why, size_t len) {
-    switch (kind) {
-    case CIOT_TOK_RMSNORM: return ciot_rmsnorm_check(&a->rmsnorm, why, len);
-    case CIOT_TOK_DELTANET: return ciot_deltanet_check(&a->deltanet, why, len);
-    case CIOT_TOK_ATTENTION: return ciot_attention_check(&a->attention, why, len);
-    case CIOT_TOK_ROPE: return ciot_rope_check(&a->rope, why, len);
-    case CIOT_TOK_GLU: return ciot_glu_check(&a->glu, why, len);
-    case CIOT_TOK_STATE_COPY: return ciot_state_copy_check(&a->state_copy, why, len);
-    case CIOT_TOK_EMBED: return ciot_embed_check(&a->embed, why, len);
-    case CIOT_TOK_ARGMAX: return ciot_argmax_check(&a->argmax, why, len);
-    default: return CIOT_E_ARG;
-    }
-}
-
 /* Runs v on a fresh copy of the drawn arena into work. */
 static int run_case(const ops_case *c, const ciot_token_ops *v, int parts, unsigned char *work, FILE *log) {
     memcpy(work, c->drawn, c->bytes);
-    any_args a = bind(c, work);
+    ciot_token_args a = bind(c, work);
     char why[256];
-    if (check_args(c->kind, &a, why, sizeof why) != CIOT_OK) {
+    if (ciot_token_check(c->kind, &a, why, sizeof why) != CIOT_OK) {
         fprintf(log, "FAIL %s_%s %s: the case's args are refused: %s\n", ciot_token_kind_name(c->kind), v->name,
                 c->label, why);
         return 0;

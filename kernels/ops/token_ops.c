@@ -11,6 +11,20 @@ const char *ciot_token_kind_name(ciot_token_kind k) {
     return (int)k >= 0 && k < CIOT_TOK_KINDS ? kind_names[k] : NULL;
 }
 
+ciot_status ciot_token_check(ciot_token_kind k, const ciot_token_args *a, char *why, size_t len) {
+    switch (k) {
+    case CIOT_TOK_RMSNORM: return ciot_rmsnorm_check(&a->rmsnorm, why, len);
+    case CIOT_TOK_DELTANET: return ciot_deltanet_check(&a->deltanet, why, len);
+    case CIOT_TOK_ATTENTION: return ciot_attention_check(&a->attention, why, len);
+    case CIOT_TOK_ROPE: return ciot_rope_check(&a->rope, why, len);
+    case CIOT_TOK_GLU: return ciot_glu_check(&a->glu, why, len);
+    case CIOT_TOK_STATE_COPY: return ciot_state_copy_check(&a->state_copy, why, len);
+    case CIOT_TOK_EMBED: return ciot_embed_check(&a->embed, why, len);
+    case CIOT_TOK_ARGMAX: return ciot_argmax_check(&a->argmax, why, len);
+    default: return CIOT_E_ARG;
+    }
+}
+
 #define CIOT_OPS_TABLE(isa)                                                                             \
     .rmsnorm = ciot_rmsnorm_##isa, .deltanet = ciot_deltanet_##isa, .attention = ciot_attention_##isa, \
     .rope = ciot_rope_##isa, .glu = ciot_glu_##isa, .state_copy = ciot_state_copy_##isa,               \

@@ -185,6 +185,21 @@ CIOT_TOKEN_KIND_FNS(embed)
 CIOT_TOKEN_KIND_FNS(argmax)
 #undef CIOT_TOKEN_KIND_FNS
 
+/* The args of any kind, as the oracle and the replay hold them beside the kind they are for. */
+typedef union {
+    ciot_rmsnorm_args rmsnorm;
+    ciot_deltanet_args deltanet;
+    ciot_attention_args attention;
+    ciot_rope_args rope;
+    ciot_glu_args glu;
+    ciot_state_copy_args state_copy;
+    ciot_embed_args embed;
+    ciot_argmax_args argmax;
+} ciot_token_args;
+
+/* ciot_<kind>_check of a's member for kind k; CIOT_E_ARG for a kind that is none of them. */
+ciot_status ciot_token_check(ciot_token_kind k, const ciot_token_args *a, char *why, size_t len);
+
 /* One version of every kind: phase `phase` of the op, the part-th of parts. A version that has no loop of
  * its own for a kind points at the reference's. */
 typedef struct ciot_token_ops {
