@@ -14,6 +14,7 @@ Ends with "N passed, M failed, K skipped" and exits 1 when a row failed; exits 2
 --ciot is not an executable file."""
 import argparse
 import copy
+import functools
 import hashlib
 import json
 import os
@@ -121,17 +122,13 @@ def set_json(path, keys, value):
         json.dump(doc, f)
 
 
-_MODEL = []
-
-
+@functools.cache
 def test_model():
     """(make_gguf, metadata, tensors) of make_gguf.py's model, made once: making it draws millions of random
     codes, which took most of this runner's time when every gguf row made its own."""
-    if not _MODEL:
-        sys.path.insert(0, os.path.join(HERE, "gguf"))
-        import make_gguf
-        _MODEL.extend((make_gguf,) + tuple(make_gguf.model(1)))
-    return _MODEL
+    sys.path.insert(0, os.path.join(HERE, "gguf"))
+    import make_gguf
+    return (make_gguf,) + tuple(make_gguf.model(1))
 
 
 def run_setup(step, d, subst):
