@@ -24,4 +24,11 @@ CIOT_ISA_ARM(CIOT_COMPUTE_LOOP_ROW)
 #undef CIOT_COMPUTE_LOOP_ROW
 #undef CIOT_COMPUTE_LOOP
 
+/* The register-only loops (VNNI, SDOT, SMMLA) run this many independent chains, enough to cover each
+ * instruction's latency on the cores they target. EACH is pasted once per chain, so a loop names its
+ * accumulators a##k: SVE's sizeless vector types cannot live in an array, and this serves them all. */
+enum { CIOT_REG_CHAINS = 12 };
+#define CIOT_REG_CHAINS_EACH(EACH) \
+    EACH(0) EACH(1) EACH(2) EACH(3) EACH(4) EACH(5) EACH(6) EACH(7) EACH(8) EACH(9) EACH(10) EACH(11)
+
 #endif

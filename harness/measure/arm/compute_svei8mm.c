@@ -8,32 +8,24 @@
 #include <arm_sve.h>
 #include "compute_loops.h"
 
-enum { CHAINS = 12 };
-const int ciot_compute_macs_svei8mm = CHAINS * 32;
+const int ciot_compute_macs_svei8mm = CIOT_REG_CHAINS * 32;
 
 uint64_t ciot_compute_loop_svei8mm(uint64_t iters) {
     const uint64_t granules = svcntb() / 16, n = (iters + granules - 1) / granules;
     svint8_t x = svdup_n_s8(1), w = svdup_n_s8(1);
-    svint32_t a0 = svdup_n_s32(0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
-    svint32_t a6 = a0, a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+#define ZERO(k) svint32_t a##k = svdup_n_s32(0);
+#define STEP(k) a##k = svmmla_s32(a##k, x, w);
+#define SUM(k) s = svadd_s32_x(svptrue_b32(), s, a##k);
+    CIOT_REG_CHAINS_EACH(ZERO)
     for (uint64_t i = 0; i < n; i++) {
         /* Opaque operands: the compiler cannot reason about what the chains add up to. */
         __asm__ __volatile__("" : "+w"(x), "+w"(w));
-        a0 = svmmla_s32(a0, x, w);
-        a1 = svmmla_s32(a1, x, w);
-        a2 = svmmla_s32(a2, x, w);
-        a3 = svmmla_s32(a3, x, w);
-        a4 = svmmla_s32(a4, x, w);
-        a5 = svmmla_s32(a5, x, w);
-        a6 = svmmla_s32(a6, x, w);
-        a7 = svmmla_s32(a7, x, w);
-        a8 = svmmla_s32(a8, x, w);
-        a9 = svmmla_s32(a9, x, w);
-        a10 = svmmla_s32(a10, x, w);
-        a11 = svmmla_s32(a11, x, w);
+        CIOT_REG_CHAINS_EACH(STEP)
     }
-    svint32_t s = svadd_s32_x(svptrue_b32(), svadd_s32_x(svptrue_b32(), a0, a1), svadd_s32_x(svptrue_b32(), a2, a3));
-    s = svadd_s32_x(svptrue_b32(), s, svadd_s32_x(svptrue_b32(), svadd_s32_x(svptrue_b32(), a4, a5), svadd_s32_x(svptrue_b32(), a6, a7)));
-    s = svadd_s32_x(svptrue_b32(), s, svadd_s32_x(svptrue_b32(), svadd_s32_x(svptrue_b32(), a8, a9), svadd_s32_x(svptrue_b32(), a10, a11)));
+    svint32_t s = svdup_n_s32(0);
+    CIOT_REG_CHAINS_EACH(SUM)
+#undef ZERO
+#undef STEP
+#undef SUM
     return (uint64_t)(uint32_t)svaddv_s32(svptrue_b32(), s);
 }

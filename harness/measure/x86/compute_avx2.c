@@ -21,18 +21,17 @@ uint64_t ciot_compute_loop_avx2(uint64_t iters) {
     for (int k = 0; k < CHAINS; k++)
         for (int i = 0; i < 32; i++) w[k][i] = 1;
     const __m256i x = _mm256_set1_epi8(1), ones = _mm256_set1_epi16(1);
-    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-#define MAC(acc, k) \
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(x, _mm256_load_si256((const __m256i *)w[k])), ones))
+    __m256i a[CHAINS];
+    for (int k = 0; k < CHAINS; k++) a[k] = _mm256_setzero_si256();
     for (uint64_t i = 0; i < iters; i++) {
         /* Hands w to the asm and claims memory changed: w must be reloaded and the products redone. */
         __asm__ __volatile__("" : : "r"(w) : "memory");
-        MAC(a0, 0); MAC(a1, 1); MAC(a2, 2); MAC(a3, 3);
-        MAC(a4, 4); MAC(a5, 5); MAC(a6, 6); MAC(a7, 7);
+        for (int k = 0; k < CHAINS; k++)
+            a[k] = _mm256_add_epi32(
+                a[k], _mm256_madd_epi16(_mm256_maddubs_epi16(x, _mm256_load_si256((const __m256i *)w[k])), ones));
     }
-#undef MAC
-    __m256i s = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
-                                 _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
+    __m256i s = a[0];
+    for (int k = 1; k < CHAINS; k++) s = _mm256_add_epi32(s, a[k]);
     _Alignas(32) int32_t lanes[8];
     _mm256_store_si256((__m256i *)lanes, s);
     uint64_t sum = 0;

@@ -6,31 +6,23 @@
 #include <immintrin.h>
 #include "compute_loops.h"
 
-enum { CHAINS = 12 };
-const int ciot_compute_macs_avx512vnni = CHAINS * 64;
+const int ciot_compute_macs_avx512vnni = CIOT_REG_CHAINS * 64;
 
 uint64_t ciot_compute_loop_avx512vnni(uint64_t iters) {
     __m512i x = _mm512_set1_epi8(1), w = _mm512_set1_epi8(1);
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
-    __m512i a6 = a0, a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+#define ZERO(k) __m512i a##k = _mm512_setzero_si512();
+#define STEP(k) a##k = _mm512_dpbusd_epi32(a##k, x, w);
+#define SUM(k) s = _mm512_add_epi32(s, a##k);
+    CIOT_REG_CHAINS_EACH(ZERO)
     for (uint64_t i = 0; i < iters; i++) {
         /* Opaque operands: the compiler cannot reason about what the chains add up to. */
         __asm__ __volatile__("" : "+v"(x), "+v"(w));
-        a0 = _mm512_dpbusd_epi32(a0, x, w);
-        a1 = _mm512_dpbusd_epi32(a1, x, w);
-        a2 = _mm512_dpbusd_epi32(a2, x, w);
-        a3 = _mm512_dpbusd_epi32(a3, x, w);
-        a4 = _mm512_dpbusd_epi32(a4, x, w);
-        a5 = _mm512_dpbusd_epi32(a5, x, w);
-        a6 = _mm512_dpbusd_epi32(a6, x, w);
-        a7 = _mm512_dpbusd_epi32(a7, x, w);
-        a8 = _mm512_dpbusd_epi32(a8, x, w);
-        a9 = _mm512_dpbusd_epi32(a9, x, w);
-        a10 = _mm512_dpbusd_epi32(a10, x, w);
-        a11 = _mm512_dpbusd_epi32(a11, x, w);
+        CIOT_REG_CHAINS_EACH(STEP)
     }
-    __m512i s = _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)),
-                                 _mm512_add_epi32(_mm512_add_epi32(a4, a5), _mm512_add_epi32(a6, a7)));
-    s = _mm512_add_epi32(s, _mm512_add_epi32(_mm512_add_epi32(a8, a9), _mm512_add_epi32(a10, a11)));
+    __m512i s = _mm512_setzero_si512();
+    CIOT_REG_CHAINS_EACH(SUM)
+#undef ZERO
+#undef STEP
+#undef SUM
     return (uint64_t)(uint32_t)_mm512_reduce_add_epi32(s);
 }
