@@ -163,10 +163,11 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
     for (int p = 0; p < CIOT_BW_N_KINDS; p++) {
         if (p == CIOT_BW_READ || !rep->paired.gbs[p]) continue;
         const ciot_spread sp = ciot_spread_of(rep->paired.gbs[p], rep->tokens);
-        fprintf(f, "# ruler of %s: one %s-probe sample per token round beside the read sample (same buffer, pages "
-                   "and sample length), median %.2f (%.2f - %.2f) GB/s; %s\n",
-                ciot_ruler_use((ciot_bw_kind)p), ciot_bw_kind_name((ciot_bw_kind)p), sp.median, sp.min, sp.max,
-                ciot_bw_traffic((ciot_bw_kind)p));
+        fprintf(f, "# ruler of %s: one %s-probe sample per token round beside the read sample (same buffer, pages, "
+                   "prefetch policy and sample length; %.0f MB of it, the working set of those ops), median %.2f "
+                   "(%.2f - %.2f) GB/s; %s\n",
+                ciot_ruler_use((ciot_bw_kind)p), ciot_bw_kind_name((ciot_bw_kind)p), rep->paired.span[p] / 1e6,
+                sp.median, sp.min, sp.max, ciot_bw_traffic((ciot_bw_kind)p));
     }
     if (rep->whole_token)
         fprintf(f, "# the whole token: every op between the matvecs too (ops %s); bytes = read + written (a state "
@@ -394,6 +395,7 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
         ciot_json_kv_string(j, "ruler", ciot_bw_kind_name((ciot_bw_kind)p));
         ciot_json_kv_string(j, "traffic", ciot_bw_traffic((ciot_bw_kind)p));
         ciot_json_kv_string(j, "for", ciot_ruler_use((ciot_bw_kind)p));
+        ciot_json_kv_int(j, "span_bytes", (long long)rep->paired.span[p]);
         ciot_json_key(j, "gbs_per_token");
         ciot_json_begin_array(j);
         for (int k = 0; k < rep->tokens; k++) ciot_json_fixed(j, rep->paired.gbs[p][k], 4);

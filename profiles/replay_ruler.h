@@ -17,6 +17,7 @@ const char *ciot_ruler_use(ciot_bw_kind ruler);
  * sampled; read always is when there are any). */
 typedef struct {
     const double *gbs[CIOT_BW_N_KINDS];
+    size_t span[CIOT_BW_N_KINDS];   /* the probe buffer bytes each kind's samples spanned (measure.h) */
 } ciot_paired_samples;
 
 #endif

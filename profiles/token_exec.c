@@ -75,7 +75,7 @@ static void sizes_of(const ciot_token_step *s, int capacity, slot *z, size_t *ac
         *act = mul_sat((size_t)p[0], (size_t)p[1]);
         break;
     case CIOT_STEP_DELTANET: {
-        z->a.deltanet = (ciot_deltanet_args){P, P, P, P, P, P, P, P, P, P, p[0], p[1], p[2], p[3], EPS};
+        z->a.deltanet = (ciot_deltanet_args){P, P, P, P, P, P, P, P, P, P, p[0], p[1], p[2], p[3], EPS, 0};
         const size_t ch = mul_sat((size_t)(2 * (long long)p[0] + p[1]), (size_t)p[2]);
         *act = ch;
         break;
@@ -375,6 +375,11 @@ void ciot_token_exec_destroy(ciot_token_exec *e) {
     free(e->scratch);
     free(e->slots);
     free(e);
+}
+
+void ciot_token_exec_set_prefetch(ciot_token_exec *e, size_t bytes) {
+    for (int i = 0; i < e->m->n_token; i++)
+        if (e->slots[i].kind == CIOT_STEP_DELTANET) e->slots[i].a.deltanet.prefetch = bytes;
 }
 
 void ciot_token_exec_set_context(ciot_token_exec *e, int L) {

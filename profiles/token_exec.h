@@ -40,6 +40,9 @@ ciot_status ciot_token_exec_create(const ciot_model *m, int max_context, const c
 void ciot_token_exec_destroy(ciot_token_exec *e);
 /* The KV length L of every attention (and the rope position) from now on, 0 <= L <= max_context. */
 void ciot_token_exec_set_context(ciot_token_exec *e, int L);
+/* The software-prefetch policy of the ops that stream a state (DeltaNet's rows), bytes ahead (0: none), as
+ * the matvecs' (--prefetch); none until set. */
+void ciot_token_exec_set_prefetch(ciot_token_exec *e, size_t bytes);
 /* Step i of the model's token list (not a matvec): its pool jobs, one phase each, and its bytes moved at
  * context L. */
 int ciot_token_exec_phases(const ciot_token_exec *e, int i);

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "cpu.h"
 #include "json.h"
+#include "measure.h"
 #include "pool.h"
 #include "probe_bw.h"
 #include "probe_compute.h"
@@ -343,13 +344,29 @@ static void test_bw_loops(void) {
         char what[96];
         snprintf(what, sizeof what, "bw %s: copy_nt and copy write the source's bytes, and no more", all[i].isa);
         check_int(what, 1, same && tail);
-        all[i].update(b, WORDS * 8, 7);
+        all[i].update(b, WORDS * 8, 7, 0);
+        all[i].update(b, WORDS * 8, 5, 4096); /* with the prefetch policy: the same stores */
         same = 1, tail = 1;
-        for (int w = 0; w < WORDS; w++) same &= b[w] == a[w] + 7;
+        for (int w = 0; w < WORDS; w++) same &= b[w] == a[w] + 12;
         for (int w = WORDS; w < WORDS + 8; w++) tail &= b[w] == ~0ull;
         snprintf(what, sizeof what, "bw %s: update adds the value to every word in place, and to no more", all[i].isa);
         check_int(what, 1, same && tail);
     }
+}
+
+/* The span a ruler of an op that writes samples: a pass moves what its ops move in a token, within the cache
+ * reach and the buffer. A span of the whole buffer for a small op, or of the traffic itself for an update
+ * (which moves each byte twice), fails here. */
+static void test_ruler_span(void) {
+    const size_t reach = ciot_cache_reach(), buf = 8 * reach;
+    const ciot_ruler r = {.bytes = buf};
+    check_int("ruler span: no traffic given spans the whole buffer", 1, ciot_ruler_span(&r, CIOT_BW_UPDATE, 0) == buf);
+    check_int("ruler span: an update moving 6 x the reach spans 3 x the reach", 1,
+              ciot_ruler_span(&r, CIOT_BW_UPDATE, 6 * reach) == 3 * reach);
+    check_int("ruler span: a copy moving 3 x the reach spans 3 x the reach (half each way)", 1,
+              ciot_ruler_span(&r, CIOT_BW_COPY_NT, 3 * reach) == 3 * reach);
+    check_int("ruler span: never below the cache reach", 1, ciot_ruler_span(&r, CIOT_BW_COPY, 1000) == reach);
+    check_int("ruler span: never past the buffer", 1, ciot_ruler_span(&r, CIOT_BW_UPDATE, 40 * reach) == buf);
 }
 
 /* ---- the compute probe ---- */
@@ -451,6 +468,7 @@ int main(void) {
     test_quote();
     test_bw();
     test_bw_loops();
+    test_ruler_span();
     test_compute();
     test_commands();
     printf("%d passed, %d failed, 0 skipped\n", passed, failed);

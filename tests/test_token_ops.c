@@ -271,7 +271,7 @@ static void test_checks(void) {
     CHECK(ciot_rmsnorm_check(&r, why, sizeof why) == CIOT_E_SHAPE, "rmsnorm rows 0 must be refused");
     r.rows = 1, r.x = NULL;
     CHECK(ciot_rmsnorm_check(&r, why, sizeof why) == CIOT_E_ARG, "rmsnorm NULL x must be refused");
-    ciot_deltanet_args d = {f, f, f, f, f, f, f, f, f, f, 16, 40, 128, 4, 1e-6f};
+    ciot_deltanet_args d = {f, f, f, f, f, f, f, f, f, f, 16, 40, 128, 4, 1e-6f, 0};
     CHECK(ciot_deltanet_check(&d, why, sizeof why) == CIOT_E_SHAPE && strstr(why, "40 value heads"), "deltanet 40/16: %s", why);
     d.v_heads = 48, d.conv = 1;
     CHECK(ciot_deltanet_check(&d, why, sizeof why) == CIOT_E_SHAPE, "deltanet conv 1 must be refused");

@@ -226,7 +226,7 @@ static void test_paired_stats(void) {
         }
         recs[k].token_ns += 1000;
     }
-    ciot_paired_samples paired = {{0}};
+    ciot_paired_samples paired = {{0}, {0}};
     paired.gbs[CIOT_BW_READ] = read, paired.gbs[CIOT_BW_UPDATE] = update, paired.gbs[CIOT_BW_COPY_NT] = copy_nt;
     ciot_run_stats run;
     CHECK(ciot_run_stats_compute(CIOT_DISPATCH_STATIC, recs, TOKENS, steps, STEPS, 1, 1, total, &paired, &run) == CIOT_OK,

@@ -22,6 +22,7 @@ extern "C" {
 #include "cpu.h"
 #include "fp16.h"
 #include "pool.h"
+#include "prefetch.h"
 #include "probe_bw.h"
 #include "splitmix64.h"
 #include "token_ops.h"
@@ -108,7 +109,7 @@ struct Instances {
 void make_deltanet(Instances &in) {
     in.kind = CIOT_TOK_DELTANET;
     ciot_deltanet_args a{};
-    a.k_heads = 16, a.v_heads = 48, a.head_dim = 128, a.conv = 4, a.eps = 1e-6f;
+    a.k_heads = 16, a.v_heads = 48, a.head_dim = 128, a.conv = 4, a.eps = 1e-6f, a.prefetch = CIOT_PREFETCH_DEFAULT;
     size_t ch = (2 * 16 + 48) * 128, state = 48 * 128 * 128;
     size_t blocks = std::max<size_t>(48, cold_bytes() / (state * 4) + 1);
     float *qkv = (float *)in.alloc(ch * 4), *gates = (float *)in.alloc(4 * 48 * 4), *cw = (float *)in.alloc(4 * ch * 4);

@@ -11,6 +11,7 @@
 #include "fp16.h"
 #include "kernel.h"
 #include "oracle_ops.h"
+#include "prefetch.h"
 #include "splitmix64.h"
 #include "token_ops.h"
 
@@ -218,7 +219,8 @@ static void case_glu(ops_case *c, int n, ciot_glu_mode mode, val_pattern p, uint
 
 static void case_deltanet(ops_case *c, int kh, int vh, int D, int conv, val_pattern p, uint64_t *s) {
     snprintf(c->label, sizeof c->label, "k_heads=%d v_heads=%d head_dim=%d conv=%d %s", kh, vh, D, conv, val_names[p]);
-    ciot_deltanet_args a = {.k_heads = kh, .v_heads = vh, .head_dim = D, .conv = conv, .eps = 1e-6f};
+    ciot_deltanet_args a = {.k_heads = kh, .v_heads = vh, .head_dim = D, .conv = conv, .eps = 1e-6f,
+                            .prefetch = CIOT_PREFETCH_DEFAULT}; /* as the replay runs it */
     size_t ch = (size_t)(2 * kh + vh) * D, f = 4;
     a.qkv = OFF(add_region(c, "qkv", ch * f, 0));
     a.conv_state = OFF(add_region(c, "conv_state", (size_t)(conv - 1) * ch * f, 0));

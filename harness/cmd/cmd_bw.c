@@ -57,7 +57,7 @@ static int parse_args(int argc, char **argv, bw_opts *o) {
         {"--kernels", CIOT_OPT_LIST, &o->kernels, 0, 0, NULL, "LIST", "any of read,write,copy,update,copy_nt (default all)", NULL},
         {"--ms", CIOT_OPT_INT, &o->ms, 0, 600000, NULL, "N", "shortest repetition in ms: whole passes repeat until it lasts N (default 50)", NULL},
         {"--prefetch", CIOT_OPT_CHOICE, &o->prefetch_off, 0, 0, "on|off", "on|off",
-         "read: with the kernels' software prefetch and without it, the faster read counting,\n"
+         "read and update: with the kernels' software prefetch and without it, the faster counting,\n"
          "as the ruler of ciot bench and replay (default on; off: without prefetch only)", NULL},
         {"--no-pin", CIOT_OPT_FLAG, &o->no_pin, 0, 0, NULL, NULL, "do not pin threads to cores", NULL},
         {"--no-huge", CIOT_OPT_FLAG, &o->no_huge, 0, 0, NULL, NULL,

@@ -304,6 +304,8 @@ typedef struct {
     double *on_ms, *off_ms;                     /* per overhead pair: its timed and untimed pass, ms per token */
     double *ruler_gbs[CIOT_BW_N_KINDS];         /* per probe the steps need (read always), its sample paired
                                                  * with each measured token; NULL: not needed */
+    size_t ruler_traffic[CIOT_BW_N_KINDS];      /* per probe but read's: the bytes its steps move in one token
+                                                 * (the largest over the runs), what one probe pass moves */
 } records;
 
 static void records_free(records *rs, int tokens) {
@@ -342,7 +344,13 @@ static ciot_status records_alloc(records *rs, const replay_opts *o, const ciot_r
     int need[CIOT_BW_N_KINDS] = {[CIOT_BW_READ] = 1};
     for (int i = 0; i < rs->n_runs; i++) {
         const ciot_replay_step *steps;
-        for (int s = 0, n = ciot_replay_steps(r, rs->run[i].d, &steps); s < n; s++) need[steps[s].ruler] = 1;
+        size_t moved[CIOT_BW_N_KINDS] = {0};
+        for (int s = 0, n = ciot_replay_steps(r, rs->run[i].d, &steps); s < n; s++) {
+            need[steps[s].ruler] = 1;
+            moved[steps[s].ruler] += ciot_op_traffic_total(&steps[s].traffic);
+        }
+        for (int p = 0; p < CIOT_BW_N_KINDS; p++)
+            if (p != CIOT_BW_READ && moved[p] > rs->ruler_traffic[p]) rs->ruler_traffic[p] = moved[p];
     }
     for (int p = 0; p < CIOT_BW_N_KINDS && st == CIOT_OK; p++)
         if (need[p] && !(rs->ruler_gbs[p] = calloc((size_t)o->tokens, sizeof *rs->ruler_gbs[p]))) st = CIOT_E_NOMEM;
@@ -360,7 +368,7 @@ static ciot_status sample_rulers(const ciot_ruler *ruler, ciot_pool *pool, const
         const int p = before ? CIOT_BW_N_KINDS - 1 - i : i;
         if (!rs->ruler_gbs[p]) continue;
         st = p == CIOT_BW_READ ? ciot_ruler_sample(ruler, pool, &gbs[p])
-                               : ciot_ruler_sample_kind(ruler, pool, (ciot_bw_kind)p, &gbs[p]);
+                               : ciot_ruler_sample_kind(ruler, pool, (ciot_bw_kind)p, rs->ruler_traffic[p], &gbs[p]);
         order[(*n)++] = p;
     }
     return st;
@@ -443,8 +451,11 @@ static int report(const replay_opts *o, const ciot_model *m, const ciot_kernel *
     }
     for (int p = 0; p < rs->pairs; p++) pct[p] = rs->off_ms[p] > 0 ? 100 * (rs->on_ms[p] / rs->off_ms[p] - 1) : 0;
     const ciot_spread probe = ciot_spread_of(rs->ruler_gbs[CIOT_BW_READ], o->tokens);
-    ciot_paired_samples paired = {{0}};
-    for (int p = 0; p < CIOT_BW_N_KINDS; p++) paired.gbs[p] = rs->ruler_gbs[p];
+    ciot_paired_samples paired = {{0}, {0}};
+    for (int p = 0; p < CIOT_BW_N_KINDS; p++) {
+        paired.gbs[p] = rs->ruler_gbs[p];
+        paired.span[p] = p == CIOT_BW_READ ? ruler->bytes : ciot_ruler_span(ruler, (ciot_bw_kind)p, rs->ruler_traffic[p]);
+    }
     char pinning[128];
     ciot_replay_report rep = {
         .model = m, .n_ops = ro->n_ops, .kernel = kernel, .threads = info->threads, .pinned = info->pinned,
@@ -607,6 +618,7 @@ int ciot_cmd_replay(int argc, char **argv) {
             ciot_model_free(&m);
             return st == CIOT_E_ARG ? 2 : 1;
         }
+        ciot_token_exec_set_prefetch(exec, ro.prefetch);
         ro.exec = exec;
     }
     runs_of(&o, whole, &rs);

@@ -19,21 +19,22 @@ typedef void (*ciot_bw_write_fn)(void *dst, size_t bytes, uint64_t value);
 /* Copies bytes from src to dst (no overlap). The _nt twins store non-temporally (past the cache, so no
  * destination line is read before it is written), as a streaming copy does. */
 typedef void (*ciot_bw_copy_fn)(void *dst, const void *src, size_t bytes);
-/* Adds value to every 64-bit word in place: each line is read, then written back (a state updated in place). */
-typedef void (*ciot_bw_update_fn)(void *buf, size_t bytes, uint64_t value);
+/* Adds value to every 64-bit word in place: each line is read, then written back (a state updated in place);
+ * ahead as read's (the policy of DeltaNet's state rows, which are read and written so). */
+typedef void (*ciot_bw_update_fn)(void *buf, size_t bytes, uint64_t value, size_t ahead);
 
 uint64_t ciot_bw_read_generic(const void *src, size_t bytes, size_t ahead);
 void ciot_bw_write_generic(void *dst, size_t bytes, uint64_t value);
 void ciot_bw_copy_generic(void *dst, const void *src, size_t bytes);
 void ciot_bw_copy_nt_generic(void *dst, const void *src, size_t bytes);
-void ciot_bw_update_generic(void *buf, size_t bytes, uint64_t value);
+void ciot_bw_update_generic(void *buf, size_t bytes, uint64_t value, size_t ahead);
 
 #if defined(__x86_64__)
 uint64_t ciot_bw_read_avx2(const void *src, size_t bytes, size_t ahead);
 void ciot_bw_write_avx2(void *dst, size_t bytes, uint64_t value);
 void ciot_bw_copy_avx2(void *dst, const void *src, size_t bytes);
 void ciot_bw_copy_nt_avx2(void *dst, const void *src, size_t bytes);
-void ciot_bw_update_avx2(void *buf, size_t bytes, uint64_t value);
+void ciot_bw_update_avx2(void *buf, size_t bytes, uint64_t value, size_t ahead);
 #endif
 
 #if defined(__aarch64__)
@@ -41,7 +42,7 @@ uint64_t ciot_bw_read_neon(const void *src, size_t bytes, size_t ahead);
 void ciot_bw_write_neon(void *dst, size_t bytes, uint64_t value);
 void ciot_bw_copy_neon(void *dst, const void *src, size_t bytes);
 void ciot_bw_copy_nt_neon(void *dst, const void *src, size_t bytes);
-void ciot_bw_update_neon(void *buf, size_t bytes, uint64_t value);
+void ciot_bw_update_neon(void *buf, size_t bytes, uint64_t value, size_t ahead);
 #endif
 
 #endif

@@ -20,8 +20,16 @@ ciot_status ciot_ruler_sample(const ciot_ruler *r, ciot_pool *p, double *gbs) {
     return ciot_bw_sample(p, r->buf, r->bytes, r->min_seconds, r->prefetch, gbs, NULL);
 }
 
-ciot_status ciot_ruler_sample_kind(const ciot_ruler *r, ciot_pool *p, ciot_bw_kind kind, double *gbs) {
-    return ciot_bw_sample_kind(p, kind, r->buf, r->bytes, r->min_seconds, r->prefetch, gbs, NULL);
+size_t ciot_ruler_span(const ciot_ruler *r, ciot_bw_kind kind, size_t traffic) {
+    if (!traffic) return r->bytes;
+    size_t span = kind == CIOT_BW_UPDATE ? traffic / 2 : traffic;
+    if (span < ciot_cache_reach()) span = ciot_cache_reach();
+    return span < r->bytes ? span : r->bytes;
+}
+ciot_status ciot_ruler_sample_kind(const ciot_ruler *r, ciot_pool *p, ciot_bw_kind kind, size_t traffic,
+                                   double *gbs) {
+    return ciot_bw_sample_kind(p, kind, r->buf, ciot_ruler_span(r, kind, traffic), r->min_seconds, r->prefetch,
+                               gbs, NULL);
 }
 
 void ciot_ruler_free(ciot_ruler *r) {

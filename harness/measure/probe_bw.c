@@ -78,9 +78,10 @@ void ciot_bw_copy_nt_generic(void *dst, const void *src, size_t bytes) {
 #endif
 }
 
-void ciot_bw_update_generic(void *buf, size_t bytes, uint64_t value) {
+void ciot_bw_update_generic(void *buf, size_t bytes, uint64_t value, size_t ahead) {
     uint64_t *p = buf;
     for (size_t i = 0; i < bytes / sizeof *p; i += CIOT_BW_BLOCK / sizeof *p) {
+        ciot_prefetch(p + i, CIOT_BW_BLOCK, ahead);
         for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *p; k++) p[i + k] += value;
         OPAQUE(p + i);
     }
@@ -166,7 +167,7 @@ typedef struct {
     char *src, *dst;                /* dst only for the copies */
     int pages;                      /* pages split among the threads */
     int passes;
-    size_t prefetch;                /* read: software prefetch distance (0: none) */
+    size_t prefetch;                /* read, update: software prefetch distance (0: none) */
     padded_sink *sink;
 } bw_job;
 
@@ -182,7 +183,7 @@ static void bw_task(void *arg, int t, int n) {
         case CIOT_BW_READ: acc += j->impl->read(j->src + off, len, j->prefetch); break;
         case CIOT_BW_WRITE: j->impl->write(j->src + off, len, (uint64_t)pass); break;
         case CIOT_BW_COPY: j->impl->copy(j->dst + off, j->src + off, len); break;
-        case CIOT_BW_UPDATE: j->impl->update(j->src + off, len, (uint64_t)pass | 1); break;
+        case CIOT_BW_UPDATE: j->impl->update(j->src + off, len, (uint64_t)pass | 1, j->prefetch); break;
         case CIOT_BW_COPY_NT: j->impl->copy_nt(j->dst + off, j->src + off, len); break;
         }
     }
@@ -208,6 +209,9 @@ ciot_status ciot_bw_buffer_alloc(ciot_pool *p, size_t bytes, int huge, void **ou
 void ciot_bw_buffer_free(void *buf, size_t bytes) { ciot_bigbuf_free(buf, bytes); }
 
 static int is_copy(ciot_bw_kind kind) { return kind == CIOT_BW_COPY || kind == CIOT_BW_COPY_NT; }
+/* The kinds whose kernels follow the prefetch policy: read (the matvecs' weights) and update (DeltaNet's
+ * state rows). The copies' op (state_copy) issues no software prefetch, so neither do their probes. */
+static int has_prefetch(ciot_bw_kind kind) { return kind == CIOT_BW_READ || kind == CIOT_BW_UPDATE; }
 
 /* The job for `passes` passes of kind over the first bytes of buf (rounded down to whole pages per
  * half for the copies) and the traffic one pass declares; CIOT_E_ARG when not even one page fits. */
@@ -217,7 +221,7 @@ static ciot_status make_job(ciot_bw_kind kind, void *buf, size_t bytes, size_t p
     size_t pages = span / PAGE;
     if (pages < 1 || pages > (size_t)INT32_MAX) return CIOT_E_ARG;
     *j = (bw_job){.impl = pick_impl(), .kind = kind, .src = buf, .dst = (char *)buf + pages * PAGE,
-                  .pages = (int)pages, .passes = 1, .prefetch = kind == CIOT_BW_READ ? prefetch : 0, .sink = sink};
+                  .pages = (int)pages, .passes = 1, .prefetch = has_prefetch(kind) ? prefetch : 0, .sink = sink};
     /* Declared traffic per pass: a copy moves its bytes twice (read + store), an update reads and writes back
      * each of its own; write-allocate not counted. */
     *per_pass = pages * PAGE * (is_copy(kind) || kind == CIOT_BW_UPDATE ? 2 : 1);
@@ -242,8 +246,8 @@ static double read_rate(ciot_pool *p, bw_job *j, size_t per_pass, double min_sec
     return (double)per_pass * j->passes * n / (double)ns; /* B/ns = GB/s */
 }
 
-/* The rate under the policy: a read with a prefetch distance is read again without software prefetch and
- * the faster read counts (its runs into *runs), so a prefetch that slows a pure stream (x86 prefetcht2:
+/* The rate under the policy: a read (or update) with a prefetch distance runs again without software prefetch
+ * and the faster run counts (its runs into *runs), so a prefetch that slows a pure stream (x86 prefetcht2:
  * 28 against 32 GB/s at 1 thread) never lowers the ceiling kernels are compared with. */
 static double policy_rate(ciot_pool *p, const bw_job *j, size_t per_pass, double min_seconds, int *runs) {
     bw_job run = *j;

@@ -43,8 +43,8 @@ void ciot_bw_buffer_free(void *buf, size_t bytes);
 ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
                             ciot_bw_result *out);
 /* The same with the shortest repetition given (whole passes are repeated until one lasts
- * min_rep_seconds) and, for read, a software prefetch distance in bytes (0: none; kernels/prefetch.h); with one, each
- * repetition reads with and without it and keeps the faster rate. */
+ * min_rep_seconds) and, for read and update, a software prefetch distance in bytes (0: none; kernels/prefetch.h); with one,
+ * each repetition runs with and without it and keeps the faster rate. */
 ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
                                 double min_rep_seconds, size_t prefetch, ciot_bw_result *out);
 /* One read sample for pairing with a kernel measurement: no warm-up (the buffer is touched and the pool
@@ -54,7 +54,7 @@ ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size
 ciot_status ciot_bw_sample(ciot_pool *p, void *buf, size_t bytes, double min_seconds, size_t prefetch,
                            double *gbs, int *passes);
 /* The same for any kind (the paired ruler of an op that writes: update, copy, copy_nt); prefetch applies to
- * read only. */
+ * read and update (the kinds whose ops prefetch), as above. */
 ciot_status ciot_bw_sample_kind(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, double min_seconds,
                                 size_t prefetch, double *gbs, int *passes);
 

@@ -65,6 +65,8 @@ typedef struct {
  * state: v_heads x head_dim x head_dim fp32, [head][value row][key column], updated in place.
  * out: v_heads x head_dim, o = S q per value head. Value head h reads key head h / (v_heads / k_heads).
  * eps: of the q and k L2 norms; q is also scaled by 1 / sqrt(head_dim).
+ * prefetch: software prefetch of the state rows, bytes ahead (0: none; kernels/prefetch.h's policy, which
+ *   the SIMD versions follow as the matvecs do; it changes no bit).
  * Two phases: 0 the conv, norms and gates (by head); 1 the state update (by state row). */
 typedef struct {
     const float *qkv;
@@ -76,6 +78,7 @@ typedef struct {
     void *scratch;
     int k_heads, v_heads, head_dim, conv;
     float eps;
+    size_t prefetch;
 } ciot_deltanet_args;
 
 /* attention: one query token against a KV cache of L positions, grouped queries (query head h reads KV head

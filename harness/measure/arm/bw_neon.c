@@ -86,10 +86,11 @@ void ciot_bw_copy_nt_neon(void *dst, const void *src, size_t bytes) {
     }
 }
 
-void ciot_bw_update_neon(void *buf, size_t bytes, uint64_t value) {
+void ciot_bw_update_neon(void *buf, size_t bytes, uint64_t value, size_t ahead) {
     uint64_t *p = buf, *end = (uint64_t *)((char *)buf + bytes);
     const uint64x2_t v = vdupq_n_u64(value);
     for (; p < end; p += 32) {
+        ciot_prefetch(p, 256, ahead);
         uint64x2x4_t x0 = vld1q_u64_x4(p + 0), x1 = vld1q_u64_x4(p + 8);
         uint64x2x4_t x2 = vld1q_u64_x4(p + 16), x3 = vld1q_u64_x4(p + 24);
         for (int i = 0; i < 4; i++) {

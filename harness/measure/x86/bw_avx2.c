@@ -83,10 +83,11 @@ void ciot_bw_copy_nt_avx2(void *dst, const void *src, size_t bytes) {
     _mm_sfence(); /* the streamed lines are in memory before the pass counts as done */
 }
 
-void ciot_bw_update_avx2(void *buf, size_t bytes, uint64_t value) {
+void ciot_bw_update_avx2(void *buf, size_t bytes, uint64_t value, size_t ahead) {
     __m256i *p = buf, *end = (__m256i *)((char *)buf + bytes);
     const __m256i v = _mm256_set1_epi64x((long long)value);
     for (; p < end; p += 8) {
+        ciot_prefetch(p, 256, ahead);
         __m256i x0 = _mm256_load_si256(p + 0), x1 = _mm256_load_si256(p + 1);
         __m256i x2 = _mm256_load_si256(p + 2), x3 = _mm256_load_si256(p + 3);
         __m256i x4 = _mm256_load_si256(p + 4), x5 = _mm256_load_si256(p + 5);

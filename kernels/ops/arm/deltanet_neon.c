@@ -2,6 +2,7 @@
  * reads each state row from memory once: S k, then the update and S q on the row while it is in L1. */
 #include "ops_impl.h"
 #include "ops_neon.h"
+#include "prefetch.h"
 
 static void conv_unit(const ciot_deltanet_args *a, int u) {
     int D = a->head_dim, C = ciot_deltanet_channels(a), taps = a->conv;
@@ -33,6 +34,7 @@ static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
     for (long r = lo; r < hi; r++) {
         int h = (int)(r / D);
         float *S = a->state + r * D;
+        ciot_prefetch(S, (size_t)D * sizeof *S, a->prefetch); /* the policy, as the AVX2 version */
         const float *k = s.k + (size_t)(h / per_k) * D, *q = s.q + (size_t)(h / per_k) * D;
         float decay = s.decay[h];
         float u = (s.v[r] - decay * ciot_dot_neon(S, k, D)) * s.beta[h];

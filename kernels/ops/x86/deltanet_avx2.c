@@ -1,7 +1,10 @@
 /* deltanet, AVX2: the reference's order (kernels/ops.md), eight channels or state columns at a time. Phase 1
- * reads each state row from memory once: S k, then the update and S q on the row while it is in L1. */
+ * reads each state row from memory once: S k, then the update and S q on the row while it is in L1. The rows
+ * are fetched a->prefetch bytes ahead: without it one thread's row-by-row dependency chains (S k, then the
+ * update) keep too few misses in flight, 13.5-14.5 GB/s of read + write against 17-19.6 with it (Zen 3). */
 #include "ops_avx2.h"
 #include "ops_impl.h"
+#include "prefetch.h"
 
 static void conv_unit(const ciot_deltanet_args *a, int u) {
     int D = a->head_dim, C = ciot_deltanet_channels(a), taps = a->conv;
@@ -34,6 +37,7 @@ static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
     for (long r = lo; r < hi; r++) {
         int h = (int)(r / D);
         float *S = a->state + r * D;
+        ciot_prefetch(S, (size_t)D * sizeof *S, a->prefetch);
         const float *k = s.k + (size_t)(h / per_k) * D, *q = s.q + (size_t)(h / per_k) * D;
         float decay = s.decay[h];
         float u = (s.v[r] - decay * ciot_dot_avx2(S, k, D)) * s.beta[h];
