@@ -1,8 +1,11 @@
 // bench_token_ops: GB/s of the token ops that move the most (deltanet, attention at a context length,
-// state_copy) per version and thread count, each repetition paired with one read-probe sample on the same
-// pool (harness/measure/method.md: which of the two goes first alternates). Every call starts cold: the
-// calls rotate over as many blocks' states or caches as fill max(4 x LLC, the op's own size x 2).
-// Counters: GB/s (ciot_<kind>_bytes over the time), ceiling GB/s (the paired sample), pct (their ratio).
+// state_copy) per version and thread count, each repetition paired with one sample of the replay's ruler of
+// that kind on the same pool (profiles/replay_ruler.c: read for attention, update for DeltaNet's in-place
+// states, the copy of the version's stores for the state copy), over the calls' working set and with the
+// prefetch policy (harness/measure/method.md; which of the two goes first alternates). Every call starts
+// cold: the calls rotate over as many blocks' states or caches as fill max(4 x LLC, the op's own size x 2).
+// Counters: GB/s (ciot_<kind>_bytes over the time), ceiling GB/s (the paired sample of the ruler), pct
+// (their ratio).
 // attention-hot/L=255 is the exception: one instance (1 MiB of cache, one chunk per KV head) called again and
 // again, so it runs from cache and its GB/s is the loop's compute rate, the bound the DRAM runs can approach.
 // usage: bench_token_ops [--benchmark_filter=REGEX] [--benchmark_repetitions=N] ...
@@ -21,9 +24,11 @@ extern "C" {
 #include "bigbuf.h"
 #include "cpu.h"
 #include "fp16.h"
+#include "measure.h"
 #include "pool.h"
 #include "prefetch.h"
 #include "probe_bw.h"
+#include "replay_ruler.h"
 #include "splitmix64.h"
 #include "token_ops.h"
 #include "topo.h"
@@ -179,10 +184,23 @@ void bench(benchmark::State &st, ciot_token_kind kind, int L, bool hot, const ch
         else make_state_copy(*held);
     }
     Instances &in = *held;
+    // the replay's ruler of this kind, over what one round of the calls moves (measure.h: within 4 x LLC and
+    // the probe buffer)
+    const ciot_step_kind step = kind == CIOT_TOK_DELTANET ? CIOT_STEP_DELTANET
+                                : kind == CIOT_TOK_STATE_COPY ? CIOT_STEP_STATE_COPY : CIOT_STEP_ATTENTION;
+    const ciot_bw_kind ruler = ciot_step_ruler(step, v->copy_streams);
+    size_t round = 0;
+    for (size_t b = 0; b < in.count(); b++) round += in.bytes(b);
+    ciot_ruler r{};
+    r.bytes = g_pool.probe_bytes;
+    const size_t span = ciot_ruler_span(&r, ruler, round);
+    auto sample = [&](double *gbs) {
+        int passes = 0;
+        ciot_bw_sample_kind(pool, ruler, g_pool.probe, span, 0.2, CIOT_PREFETCH_DEFAULT, gbs, &passes);
+    };
     static int order = 0;
     double probe_gbs = 0, probe_first = 0;
-    int passes = 0;
-    if ((order++ & 1) == 0) ciot_bw_sample(pool, g_pool.probe, g_pool.probe_bytes, 0.2, 0, &probe_first, &passes);
+    if ((order++ & 1) == 0) sample(&probe_first);
     size_t i = 0, moved = 0;
     double ns = 0;
     for (auto _ : st) {
@@ -197,13 +215,14 @@ void bench(benchmark::State &st, ciot_token_kind kind, int L, bool hot, const ch
         moved += in.bytes(b);
         st.SetIterationTime((double)dt * 1e-9);
     }
-    if (probe_first == 0) ciot_bw_sample(pool, g_pool.probe, g_pool.probe_bytes, 0.2, 0, &probe_gbs, &passes);
+    if (probe_first == 0) sample(&probe_gbs);
     else probe_gbs = probe_first;
     double gbs = ns > 0 ? (double)moved / ns : 0;
     st.counters["GB/s"] = gbs;
     st.counters["ceiling_GB/s"] = probe_gbs;
     st.counters["pct"] = probe_gbs > 0 ? 100.0 * gbs / probe_gbs : 0;
     st.counters["MB/call"] = (double)in.bytes(0) / 1e6;
+    st.SetLabel(std::string("ruler ") + ciot_bw_kind_name(ruler));
 }
 
 }  // namespace
