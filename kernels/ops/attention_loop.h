@@ -39,8 +39,8 @@ static void chunk_unit(const ciot_attention_args *a, int g, int c) {
         for (int j = 0; j < nb; j++) {
             b.q[j] = a->q + (size_t)(g * G + j0 + j) * a->q_stride;
             b.rec[j] = ciot_attention_rec(a, g * G + j0 + j, c);
-            b.e[j] = e[j];
         }
+        b.e = e;
         CIOT_ATTN_BY_BATCH(scores, a, K, n, &b, nb)
         for (int j = 0; j < nb; j++) softmax_part(e[j], n, b.rec[j], D);
         CIOT_ATTN_BY_BATCH(weighted_v, a, V, n, &b, nb)

@@ -74,7 +74,7 @@ void ciot_attention_append(const ciot_attention_args *a, int g);
 typedef struct {
     const float *q[CIOT_ATTN_BATCH];
     float *rec[CIOT_ATTN_BATCH];
-    float *e[CIOT_ATTN_BATCH];
+    float (*e)[CIOT_ATTN_CHUNK];    /* e[j][p]: one array, so a version reaches every head's from one base */
 } ciot_attn_batch;
 /* The most query heads per KV head a version handles (its stack buffers). */
 #define CIOT_ATTN_MAX_GROUP 16
