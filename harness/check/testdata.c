@@ -20,6 +20,13 @@ static float uniformf(uint64_t *s, float lo, float hi) {
     return lo + (hi - lo) * (float)(ciot_splitmix64(s) >> 40) / 16777216.0f;
 }
 
+/* uniform(s, 0, top) for top 2 or 3, each modulus a constant: a 64-bit divide per weight by the run-time
+ * top + 1 was most of the cost of drawing the weights. */
+static int uniform_code(uint64_t *s, int top) {
+    const uint64_t r = ciot_splitmix64(s);
+    return (int)(top == 3 ? r % 4 : r % 3);
+}
+
 static int draw_code(uint64_t *s, ciot_format f, ciot_pattern p, int k) {
     const int top = f == CIOT_FMT_PQ2_0 || f == CIOT_FMT_TQ2_0 ? 3 : 2; /* code 3 is legal 2-bit input */
     switch (p) {
@@ -27,7 +34,7 @@ static int draw_code(uint64_t *s, ciot_format f, ciot_pattern p, int k) {
     case CIOT_PAT_PLUS: return 2;
     case CIOT_PAT_MINUS: return 0;
     case CIOT_PAT_CODE3_POS: case CIOT_PAT_CODE3_NEG: case CIOT_PAT_CODE3_MIXED: case CIOT_PAT_CODE3_MIN: return top;
-    default: return uniform(s, 0, top);
+    default: return uniform_code(s, top);
     }
     (void)k;
 }
