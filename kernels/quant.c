@@ -142,16 +142,6 @@ void ciot_quantize_pq2_0(const float *x, block_pq2_0 *y, int k) {
     }
 }
 
-uint8_t ciot_ptq1_pack5(const uint8_t u[5]) {
-    unsigned v = u[0] * 81u + u[1] * 27u + u[2] * 9u + u[3] * 3u + u[4];
-    return (uint8_t)((v * 256 + 242) / 243);
-}
-
-uint8_t ciot_ptq1_pack4(const uint8_t u[4]) {
-    unsigned v = 3 * (u[0] * 27u + u[1] * 9u + u[2] * 3u + u[3]);
-    return (uint8_t)((v * 256 + 242) / 243);
-}
-
 /* Where weight k sits: byte index into the 26 trit bytes (qs then qh) and trit position n. */
 static void ptq1_place(int k, int *byte, int *n) {
     if (k < 80) { *byte = k & 15; *n = k >> 4; }

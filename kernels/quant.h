@@ -39,8 +39,14 @@ void ciot_dequantize_q8_0(const block_q8_0 *x, float *y, int k);
 
 /* PTQ1_0 bytes: five codes (u0 most significant) into a qs byte, four into a qh byte, and
  * trit n of a byte: floor(3 * ((b * 3^n) mod 256) / 256). */
-uint8_t ciot_ptq1_pack5(const uint8_t u[5]);
-uint8_t ciot_ptq1_pack4(const uint8_t u[4]);
+static inline uint8_t ciot_ptq1_pack5(const uint8_t u[5]) {
+    unsigned v = u[0] * 81u + u[1] * 27u + u[2] * 9u + u[3] * 3u + u[4];
+    return (uint8_t)((v * 256 + 242) / 243);
+}
+static inline uint8_t ciot_ptq1_pack4(const uint8_t u[4]) {
+    unsigned v = 3 * (u[0] * 27u + u[1] * 9u + u[2] * 3u + u[3]);
+    return (uint8_t)((v * 256 + 242) / 243);
+}
 static inline int ciot_ptq1_trit(uint8_t b, int n) {
     static const uint8_t pow3[5] = {1, 3, 9, 27, 81};
     uint8_t v = (uint8_t)(b * pow3[n]);
