@@ -142,16 +142,6 @@ void ciot_quantize_pq2_0(const float *x, block_pq2_0 *y, int k) {
     }
 }
 
-uint8_t ciot_ptq1_pack5(const uint8_t u[5]) {
-    unsigned v = u[0] * 81u + u[1] * 27u + u[2] * 9u + u[3] * 3u + u[4];
-    return (uint8_t)((v * 256 + 242) / 243);
-}
-
-uint8_t ciot_ptq1_pack4(const uint8_t u[4]) {
-    unsigned v = 3 * (u[0] * 27u + u[1] * 9u + u[2] * 3u + u[3]);
-    return (uint8_t)((v * 256 + 242) / 243);
-}
-
 /* Where weight k sits: byte index into the 26 trit bytes (qs then qh) and trit position n. */
 static void ptq1_place(int k, int *byte, int *n) {
     if (k < 80) { *byte = k & 15; *n = k >> 4; }
@@ -165,15 +155,17 @@ int ciot_ptq1_code(const block_ptq1_0 *b, int k) {
     return ciot_ptq1_trit(byte < 24 ? b->qs[byte] : b->qh[byte - 24], n);
 }
 
+/* ptq1_place as three runs (quant.h): qs[0..15] hold weights 0..79, qs[16..23] 80..119, qh 120..127. */
+void ciot_ptq1_codes(const block_ptq1_0 *b, uint8_t codes[128]) {
+    ciot_trit_run_decode(b->qs, 16, 5, codes);
+    ciot_trit_run_decode(b->qs + 16, 8, 5, codes + 80);
+    ciot_trit_run_decode(b->qh, 2, 4, codes + 120);
+}
+
 void ciot_ptq1_set_codes(block_ptq1_0 *b, const uint8_t codes[128]) {
-    uint8_t u[26][5] = {{0}};
-    for (int k = 0; k < 128; k++) {
-        int byte, n;
-        ptq1_place(k, &byte, &n);
-        u[byte][n] = codes[k];
-    }
-    for (int j = 0; j < 24; j++) b->qs[j] = ciot_ptq1_pack5(u[j]);
-    for (int j = 0; j < 2; j++) b->qh[j] = ciot_ptq1_pack4(u[24 + j]);
+    ciot_trit_run_pack(codes, 16, 5, b->qs);
+    ciot_trit_run_pack(codes + 80, 8, 5, b->qs + 16);
+    ciot_trit_run_pack(codes + 120, 2, 4, b->qh);
 }
 
 void ciot_quantize_ptq1_0(const float *x, block_ptq1_0 *y, int k) {
@@ -202,7 +194,9 @@ void ciot_dequantize_pq2_0(const block_pq2_0 *x, float *y, int k) {
 void ciot_dequantize_ptq1_0(const block_ptq1_0 *x, float *y, int k) {
     for (int i = 0; i < k / CIOT_QK; i++) {
         const float d = ciot_fp16_to_fp32(x[i].d);
-        for (int j = 0; j < CIOT_QK; j++) *y++ = (float)(ciot_ptq1_code(&x[i], j) - 1) * d;
+        uint8_t codes[CIOT_QK];
+        ciot_ptq1_codes(&x[i], codes);
+        for (int j = 0; j < CIOT_QK; j++) *y++ = (float)(codes[j] - 1) * d;
     }
 }
 

@@ -29,11 +29,18 @@ int ciot_tq1_code(const block_tq1_0 *b, int k) {
     return ciot_ptq1_trit(byte < 48 ? b->qs[byte] : b->qh[byte - 48], ciot_tq1_trit_pos(k));
 }
 
+/* ciot_tq1_byte / ciot_tq1_trit_pos as three runs (quant.h): qs[0..31] hold weights 0..159, qs[32..47]
+ * 160..239, qh 240..255. */
+void ciot_tq1_codes(const block_tq1_0 *b, uint8_t codes[CIOT_QK_TQ]) {
+    ciot_trit_run_decode(b->qs, 32, 5, codes);
+    ciot_trit_run_decode(b->qs + 32, 16, 5, codes + 160);
+    ciot_trit_run_decode(b->qh, 4, 4, codes + 240);
+}
+
 void ciot_tq1_set_codes(block_tq1_0 *b, const uint8_t codes[CIOT_QK_TQ]) {
-    uint8_t u[52][5] = {{0}};
-    for (int k = 0; k < CIOT_QK_TQ; k++) u[ciot_tq1_byte(k)][ciot_tq1_trit_pos(k)] = codes[k];
-    for (int j = 0; j < 48; j++) b->qs[j] = ciot_ptq1_pack5(u[j]);
-    for (int j = 0; j < 4; j++) b->qh[j] = ciot_ptq1_pack4(u[48 + j]);
+    ciot_trit_run_pack(codes, 32, 5, b->qs);
+    ciot_trit_run_pack(codes + 160, 16, 5, b->qs + 32);
+    ciot_trit_run_pack(codes + 240, 4, 4, b->qh);
 }
 
 void ciot_tq2_set_codes(block_tq2_0 *b, const uint8_t codes[CIOT_QK_TQ]) {
@@ -60,7 +67,9 @@ void ciot_quantize_tq2_0(const float *x, block_tq2_0 *y, int k) {
 void ciot_dequantize_tq1_0(const block_tq1_0 *x, float *y, int k) {
     for (int i = 0; i < k / CIOT_QK_TQ; i++) {
         const float d = ciot_fp16_to_fp32(x[i].d);
-        for (int j = 0; j < CIOT_QK_TQ; j++) *y++ = (float)(ciot_tq1_code(&x[i], j) - 1) * d;
+        uint8_t codes[CIOT_QK_TQ];
+        ciot_tq1_codes(&x[i], codes);
+        for (int j = 0; j < CIOT_QK_TQ; j++) *y++ = (float)(codes[j] - 1) * d;
     }
 }
 

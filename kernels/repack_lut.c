@@ -114,7 +114,7 @@ static ciot_status ptq1_to(const trit_layout *L, const block_ptq1_0 *src, void *
             for (int r = 0; r < TILE; r++) {
                 const block_ptq1_0 *in = &src[(size_t)(TILE * t + r) * nb + i];
                 uint8_t u[CIOT_QK];
-                for (int k = 0; k < CIOT_QK; k++) u[k] = (uint8_t)ciot_ptq1_code(in, k);
+                ciot_ptq1_codes(in, u);
                 L->pack(u, in->d, out, r);
             }
         }
@@ -150,7 +150,7 @@ static ciot_status tq1_to(const trit_layout *L, const block_tq1_0 *src, void *ds
             for (int r = 0; r < TILE; r++) {
                 const block_tq1_0 *in = &src[(size_t)(TILE * t + r) * nq + q];
                 uint8_t u[CIOT_QK_TQ];
-                for (int k = 0; k < CIOT_QK_TQ; k++) u[k] = (uint8_t)ciot_tq1_code(in, k);
+                ciot_tq1_codes(in, u);
                 for (int h = 0; h < 2; h++) L->pack(u + CIOT_QK * h, in->d, out[h], r);
             }
         }

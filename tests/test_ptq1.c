@@ -1,8 +1,87 @@
 /* PTQ1_0 packing: every five-trit and four-trit value decodes back, weights sit where formats.md puts
- * them, and quantize/dequantize agree. */
+ * them, the block decoders (PTQ1_0 and TQ1_0, the same byte codec) agree with the one-weight ones on every
+ * byte value in every position, and quantize/dequantize agree. */
 #include <string.h>
 #include "check.h"
 #include "quant.h"
+
+/* Block v of 256 has (v + 97 p) & 255 at trit byte p: every position meets every byte value, and
+ * neighbouring positions differ, so a decoder reading the wrong byte or trit fails. */
+static uint8_t sweep_byte(int v, int p) { return (uint8_t)((v + 97 * p) & 255); }
+
+#define CANARY 0xa5 /* written past the codes: a block decoder must not touch it */
+
+static void ptq1_block_decoder(void) {
+    int bad = 0, over = 0;
+    for (int v = 0; v < 256; v++) {
+        block_ptq1_0 b;
+        for (int p = 0; p < 24; p++) b.qs[p] = sweep_byte(v, p);
+        for (int p = 0; p < 2; p++) b.qh[p] = sweep_byte(v, 24 + p);
+        b.d = 0x3c00;
+        uint8_t codes[128 + 4];
+        memset(codes, CANARY, sizeof codes);
+        ciot_ptq1_codes(&b, codes);
+        for (int k = 0; k < 128; k++)
+            if (codes[k] != ciot_ptq1_code(&b, k) && bad++ < 5)
+                printf("FAIL PTQ1_0 sweep %d weight %d: block decoder %u, one-weight %d\n", v, k, codes[k],
+                       ciot_ptq1_code(&b, k));
+        for (int j = 128; j < 132; j++) over += codes[j] != CANARY;
+    }
+    CHECK(bad == 0, "%d PTQ1_0 block-decoded codes differ from ciot_ptq1_code (of 256 x 128)", bad);
+    CHECK(over == 0, "ciot_ptq1_codes wrote %d bytes past its 128 codes", over);
+}
+
+static void tq1_block_decoder(void) {
+    int bad = 0, over = 0;
+    for (int v = 0; v < 256; v++) {
+        block_tq1_0 b;
+        for (int p = 0; p < 48; p++) b.qs[p] = sweep_byte(v, p);
+        for (int p = 0; p < 4; p++) b.qh[p] = sweep_byte(v, 48 + p);
+        b.d = 0x3c00;
+        uint8_t codes[256 + 4];
+        memset(codes, CANARY, sizeof codes);
+        ciot_tq1_codes(&b, codes);
+        for (int k = 0; k < 256; k++)
+            if (codes[k] != ciot_tq1_code(&b, k) && bad++ < 5)
+                printf("FAIL TQ1_0 sweep %d weight %d: block decoder %u, one-weight %d\n", v, k, codes[k],
+                       ciot_tq1_code(&b, k));
+        for (int j = 256; j < 260; j++) over += codes[j] != CANARY;
+    }
+    CHECK(bad == 0, "%d TQ1_0 block-decoded codes differ from ciot_tq1_code (of 256 x 256)", bad);
+    CHECK(over == 0, "ciot_tq1_codes wrote %d bytes past its 256 codes", over);
+}
+
+/* The packer against formats.md's table: block v puts the five-trit value (v + 7p) % 243 (four-trit
+ * (v + 7p) % 81 in qh) at byte p, so every valid value meets every position; each byte must be its pack,
+ * and the block decoder must give the codes back. */
+static int sweep_value(int v, int p) { return p < 24 ? (v + 7 * p) % 243 : (v + 7 * p) % 81; }
+
+static void ptq1_packer(void) {
+    int bad = 0, back = 0;
+    for (int v = 0; v < 243; v++) {
+        uint8_t u[26][5] = {{0}}, codes[128];
+        for (int p = 0; p < 26; p++)
+            for (int n = p < 24 ? 4 : 3, x = sweep_value(v, p); n >= 0; n--, x /= 3) u[p][n] = (uint8_t)(x % 3);
+        for (int k = 0; k < 128; k++) {
+            int byte, n;
+            if (k < 80) byte = k & 15, n = k >> 4;
+            else if (k < 120) byte = 16 + ((k - 80) & 7), n = (k - 80) >> 3;
+            else byte = 24 + ((k - 120) & 1), n = (k - 120) >> 1;
+            codes[k] = u[byte][n];
+        }
+        block_ptq1_0 b;
+        ciot_ptq1_set_codes(&b, codes);
+        for (int p = 0; p < 26; p++) {
+            const uint8_t got = p < 24 ? b.qs[p] : b.qh[p - 24], want = p < 24 ? ciot_ptq1_pack5(u[p]) : ciot_ptq1_pack4(u[p]);
+            if (got != want && bad++ < 5) printf("FAIL PTQ1_0 pack %d byte %d: %u, want %u\n", v, p, got, want);
+        }
+        uint8_t again[128];
+        ciot_ptq1_codes(&b, again);
+        back += memcmp(again, codes, sizeof codes) != 0;
+    }
+    CHECK(bad == 0, "%d PTQ1_0 packed bytes wrong (of 243 x 26)", bad);
+    CHECK(back == 0, "%d PTQ1_0 blocks did not decode back to their codes (of 243)", back);
+}
 
 int main(void) {
     int bad5 = 0, bad4 = 0;
@@ -43,6 +122,10 @@ int main(void) {
         for (int j = 0; j < 128; j++) others += j != k && ciot_ptq1_code(&b, j) != 0;
         CHECK(others == 0, "weight %d: %d other weights changed", k, others);
     }
+
+    ptq1_block_decoder();
+    tq1_block_decoder();
+    ptq1_packer();
 
     /* quantize -> dequantize returns (code - 1) * fp16(amax) */
     float x[256], y[256];

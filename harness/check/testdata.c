@@ -20,6 +20,13 @@ static float uniformf(uint64_t *s, float lo, float hi) {
     return lo + (hi - lo) * (float)(ciot_splitmix64(s) >> 40) / 16777216.0f;
 }
 
+/* uniform(s, 0, top) for top 2 or 3, each modulus a constant: a 64-bit divide per weight by the run-time
+ * top + 1 was most of the cost of drawing the weights. */
+static int uniform_code(uint64_t *s, int top) {
+    const uint64_t r = ciot_splitmix64(s);
+    return (int)(top == 3 ? r % 4 : r % 3);
+}
+
 static int draw_code(uint64_t *s, ciot_format f, ciot_pattern p, int k) {
     const int top = f == CIOT_FMT_PQ2_0 || f == CIOT_FMT_TQ2_0 ? 3 : 2; /* code 3 is legal 2-bit input */
     switch (p) {
@@ -27,7 +34,7 @@ static int draw_code(uint64_t *s, ciot_format f, ciot_pattern p, int k) {
     case CIOT_PAT_PLUS: return 2;
     case CIOT_PAT_MINUS: return 0;
     case CIOT_PAT_CODE3_POS: case CIOT_PAT_CODE3_NEG: case CIOT_PAT_CODE3_MIXED: case CIOT_PAT_CODE3_MIN: return top;
-    default: return uniform(s, 0, top);
+    default: return uniform_code(s, top);
     }
     (void)k;
 }
@@ -152,6 +159,20 @@ static void build_acts_from_ties(ciot_testdata *t, uint64_t *s, int8_t *q, block
     free(x);
 }
 
+/* Exact dot of K codes (code - 1) with int8 values. Each term is at most 256 in magnitude, so 2^16 of them
+ * fit an int32: partial sums in int32 (which vectorize), widened once per chunk. */
+static int64_t exact_dot(const uint8_t *c, const int8_t *q, int K) {
+    enum { CHUNK = 1 << 16 };
+    int64_t acc = 0;
+    for (int k0 = 0; k0 < K; k0 += CHUNK) {
+        const int end = K - k0 < CHUNK ? K : k0 + CHUNK;
+        int32_t part = 0;
+        for (int k = k0; k < end; k++) part += (c[k] - 1) * q[k];
+        acc += part;
+    }
+    return acc;
+}
+
 /* Scales of the activation rows as ciot_canonical_row takes them: Q8_K d per 256 values, or fp32 of the
  * Q8_0 d per 32 values. */
 static void act_scales(const ciot_testdata *t, const block_q8_K *rows_k, float *dy, int per_row) {
@@ -208,9 +229,7 @@ ciot_status ciot_testdata_make(ciot_testdata *t, ciot_format f, const ciot_act_f
     act_scales(t, rows_k, dscale, per_row); /* as stored (the ties pattern made its own) */
     for (int b = 0; b < batch; b++)
         for (int n = 0; n < rows; n++) {
-            int64_t acc = 0;
-            for (int k = 0; k < K; k++) acc += (int64_t)(codes[(size_t)n * K + k] - 1) * q[(size_t)b * K + k];
-            t->exact[(size_t)b * rows + n] = acc;
+            t->exact[(size_t)b * rows + n] = exact_dot(codes + (size_t)n * K, q + (size_t)b * K, K);
             t->canonical[(size_t)b * rows + n] = ciot_canonical_row(f, K, codes + (size_t)n * K, wd + (size_t)n * nb,
                                                                     q + (size_t)b * K, dscale + (size_t)b * per_row);
         }

@@ -77,13 +77,13 @@ static inline int32_t ciot_tl16_subblock_dot_ref(const block_tl16 *w, int r, int
     return s + (P / 3 - 1) * a[30] + (P % 3 - 1) * a[31];
 }
 
-/* Code of weight k of a TQ1_0 or TQ2_0 256-block `b`. */
-typedef int (*ciot_tq_code_ref_fn)(const void *b, int k);
+/* The 256 codes of a TQ1_0 or TQ2_0 block `b`. */
+typedef void (*ciot_tq_codes_ref_fn)(const void *b, uint8_t codes[CIOT_QK_TQ]);
 
 /* TQ1_0 / TQ2_0 rows as stored (one 256-weight block of `bytes` bytes per Q8_K block) against one Q8_K row,
- * each weight decoded on its own: per row acc = 0; for every 256-block i in order, isum = exact dot of
+ * each block decoded on its own: per row acc = 0; for every 256-block i in order, isum = exact dot of
  * (code - 1) with y[i].qs, then acc = fmaf((float) isum, fp32(d_w) * y[i].d, acc) (kernels/README-tq.md). */
-static inline void ciot_tq_gemv_ref(const ciot_mm *mm, int first, int count, size_t bytes, ciot_tq_code_ref_fn code) {
+static inline void ciot_tq_gemv_ref(const ciot_mm *mm, int first, int count, size_t bytes, ciot_tq_codes_ref_fn codes) {
     const int nq = mm->K / CIOT_QK_TQ;
     const block_q8_K *x = mm->x;
     for (int r = first; r < first + count; r++) {
@@ -92,8 +92,10 @@ static inline void ciot_tq_gemv_ref(const ciot_mm *mm, int first, int count, siz
         for (int i = 0; i < nq; i++) {
             const char *b = row + (size_t)i * bytes;
             ciot_prefetch(b, bytes, mm->prefetch);
+            uint8_t u[CIOT_QK_TQ];
+            codes(b, u);
             int32_t isum = 0;
-            for (int k = 0; k < CIOT_QK_TQ; k++) isum += (code(b, k) - 1) * x[i].qs[k];
+            for (int k = 0; k < CIOT_QK_TQ; k++) isum += (u[k] - 1) * x[i].qs[k];
             uint16_t d; /* the scale is the block's last two bytes in both formats */
             memcpy(&d, b + bytes - 2, 2);
             acc = ciot_acc_q8_K_ref(acc, isum, d, x[i].d);

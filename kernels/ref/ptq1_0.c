@@ -13,10 +13,12 @@ static void gemv(const ciot_mm *mm, int first, int count) {
         for (int i = 0; i < nb; i++) {
             ciot_prefetch(&w[i], sizeof w[i], mm->prefetch);
             const float dw = ciot_fp16_to_fp32(w[i].d);
+            uint8_t u[CIOT_QK];
+            ciot_ptq1_codes(&w[i], u);
             for (int q = 0; q < 4; q++) {
                 const block_q8_0 *y = &x[4 * i + q];
                 int32_t isum = 0;
-                for (int e = 0; e < 32; e++) isum += (ciot_ptq1_code(&w[i], 32 * q + e) - 1) * y->qs[e];
+                for (int e = 0; e < 32; e++) isum += (u[32 * q + e] - 1) * y->qs[e];
                 acc[q] = fmaf((float)isum, ciot_fp16_to_fp32(y->d) * dw, acc[q]);
             }
         }

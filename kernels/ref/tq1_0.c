@@ -1,13 +1,13 @@
-/* The TQ1_0 references. The gemv: TQ1_0 rows as stored against one Q8_K row, each weight decoded on its own
- * (formats.h positions, ciot_tq_gemv_ref in common.h). K % 256 == 0. The gemm: the gemv per activation row
+/* The TQ1_0 references. The gemv: TQ1_0 rows as stored against one Q8_K row, each block decoded on its own
+ * (formats.h positions, ciot_tq1_codes; ciot_tq_gemv_ref in common.h). K % 256 == 0. The gemm: the gemv per activation row
  * (ciot_gemm_by_rows_ref), for shapes no repacked layout takes. */
 #include "common.h"
 #include "quant.h"
 
-static int code(const void *b, int k) { return ciot_tq1_code(b, k); }
+static void codes(const void *b, uint8_t u[CIOT_QK_TQ]) { ciot_tq1_codes(b, u); }
 
 static void gemv(const ciot_mm *mm, int first, int count) {
-    ciot_tq_gemv_ref(mm, first, count, sizeof(block_tq1_0), code);
+    ciot_tq_gemv_ref(mm, first, count, sizeof(block_tq1_0), codes);
 }
 static void gemm(const ciot_mm *mm, int first, int count) {
     ciot_gemm_by_rows_ref(mm, first, count, gemv, &ciot_act_q8_K);
