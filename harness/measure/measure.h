@@ -35,7 +35,7 @@ ciot_status ciot_ruler_sample(const ciot_ruler *r, ciot_pool *p, double *gbs);
  * working set too: a pass moves `traffic` bytes, what the kind's ops move in one token (an update reads and
  * writes back half that span; a copy reads the span's first half into its second), but spans at least the
  * cache reach (4 x LLC) and at most the buffer; 0: the whole buffer. On the Zen 3 VM a non-temporal copy
- * over 2 x 157 MB ran 19-21 GB/s where the same loop over 2 x 512 MB ran 17-18 (1 thread). */
+ * over 2 x 157 MB ran 19.5 GB/s (median of 6) where the same loop over 2 x 512 MB ran 17.6 (1 thread). */
 ciot_status ciot_ruler_sample_kind(const ciot_ruler *r, ciot_pool *p, ciot_bw_kind kind, size_t traffic,
                                    double *gbs);
 /* The buffer bytes ciot_ruler_sample_kind spans for that traffic. */

@@ -1,7 +1,7 @@
 /* deltanet, AVX2: the reference's order (kernels/ops.md), eight channels or state columns at a time. Phase 1
  * reads each state row from memory once: S k, then the update and S q on the row while it is in L1. The rows
  * are fetched a->prefetch bytes ahead: without it one thread's row-by-row dependency chains (S k, then the
- * update) keep too few misses in flight, 13.5-14.5 GB/s of read + write against 17-19.6 with it (Zen 3). */
+ * update) keep too few misses in flight: 14.0 GB/s of read + write (median) against 17.4 with it (Zen 3). */
 #include "ops_avx2.h"
 #include "ops_impl.h"
 #include "prefetch.h"
