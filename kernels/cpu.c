@@ -27,7 +27,8 @@ static unsigned detect(void) {
         __cpuid_count(7, 0, a, leaf7_ebx, leaf7_ecx, d);
         __cpuid_count(7, 1, leaf7s1_eax, b, c, d);
     }
-    /* AVX-512 VNNI and VBMI are only usable with F, BW and VL beside them, and the OS saving ZMM state */
+    /* AVX-512 F, VNNI and VBMI count only with F, BW and VL all there (the files of each are compiled with all
+     * three) and the OS saving ZMM state */
     const int avx512 = ((leaf7_ebx >> 16) & 1) && ((leaf7_ebx >> 30) & 1) && ((leaf7_ebx >> 31) & 1) && zmm;
 #define CPUID(reg, bit, state) (((reg) >> (bit)) & 1) && (state)
     return 0u CIOT_ISA_X86(DETECTED);

@@ -9,6 +9,7 @@
 #include "cpu.h"
 #include "cpu_mask.h"
 #include "fp16.h"
+#include "kernel.h"
 #include "ops_impl.h"
 #include "ops_math.h"
 #include "splitmix64.h"
@@ -301,6 +302,19 @@ static void test_versions(void) {
     test_mask_cpu("none");
     CHECK(ciot_token_ops_best() == &ciot_token_ops_ref, "CIOT_CPU=none chooses the reference");
     test_unmask_cpu();
+#if defined(__x86_64__) || defined(_M_X64)
+    /* the AVX-512 F version only where the CPU has AVX-512 F; AVX2 and FMA alone choose AVX2's */
+    CHECK(ciot_token_ops_find("avx2") && ciot_token_ops_find("avx512f"), "x86 has the avx2 and avx512f versions");
+    test_mask_cpu("avx2,fma");
+    if ((ciot_cpu_features() & (CIOT_F_AVX2 | CIOT_F_FMA)) == (CIOT_F_AVX2 | CIOT_F_FMA))
+        CHECK(ciot_token_ops_best() == ciot_token_ops_find("avx2"), "CIOT_CPU=avx2,fma chooses avx2, not %s",
+              ciot_token_ops_best()->name);
+    test_unmask_cpu();
+    const unsigned f512 = CIOT_F_AVX2 | CIOT_F_FMA | CIOT_F_AVX512F;
+    if ((ciot_cpu_features() & f512) == f512)
+        CHECK(ciot_token_ops_best() == ciot_token_ops_find("avx512f"), "a CPU with AVX-512 F chooses avx512f, not %s",
+              ciot_token_ops_best()->name);
+#endif
     unsigned cpu = ciot_cpu_features();
     const ciot_token_ops *best = ciot_token_ops_best();
     CHECK((best->features & cpu) == best->features, "the best version runs on this CPU");

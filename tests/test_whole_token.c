@@ -189,17 +189,22 @@ static void test_small_replay(void) {
     ciot_model_free(&m);
 }
 
-/* The reference's state copy is libc's memcpy (plain stores as far as the ruler knows), AVX2's streams: each
- * gets the copy probe of its own stores. */
+/* The reference's state copy is libc's memcpy (plain stores as far as the ruler knows), AVX2's (the AVX-512 F
+ * version's too) streams: each gets the copy probe of its own stores. */
 static void test_copy_rulers(void) {
     CHECK(ciot_step_ruler(CIOT_STEP_STATE_COPY, 0) == CIOT_BW_COPY && ciot_step_ruler(CIOT_STEP_STATE_COPY, 1) == CIOT_BW_COPY_NT &&
               ciot_step_ruler(CIOT_STEP_DELTANET, 1) == CIOT_BW_UPDATE && ciot_step_ruler(CIOT_STEP_ATTENTION, 1) == CIOT_BW_READ &&
               ciot_step_ruler(CIOT_STEP_MATVEC, 0) == CIOT_BW_READ && ciot_step_ruler(CIOT_STEP_RMSNORM, 1) == CIOT_BW_READ,
           "rulers by kind: the state copy by its stores, DeltaNet update, the others read");
     CHECK(!ciot_token_ops_ref.copy_streams, "the reference's copy is memcpy: its ruler is the plain copy");
-    for (int i = 0; i < ciot_token_ops_count(); i++)
-        if (!strcmp(ciot_token_ops_at(i)->name, "avx2"))
-            CHECK(ciot_token_ops_at(i)->copy_streams, "AVX2's copy stores non-temporally: its ruler is copy_nt");
+    for (int i = 0; i < ciot_token_ops_count(); i++) {
+        const ciot_token_ops *v = ciot_token_ops_at(i);
+        if (!strcmp(v->name, "avx2") || !strcmp(v->name, "avx512f"))
+            CHECK(v->copy_streams, "%s's copy (AVX2's) stores non-temporally: its ruler is copy_nt", v->name);
+        /* the ruler follows the copy a version runs: the reference's memcpy or a streaming one */
+        CHECK(v->copy_streams == (v->state_copy != ciot_token_ops_ref.state_copy), "%s: copy_streams %d with %s copy",
+              v->name, v->copy_streams, v->state_copy == ciot_token_ops_ref.state_copy ? "the reference's" : "its own");
+    }
 }
 
 /* Each kind's share is against its own ruler's samples, token by token, and the run's bound is every step's

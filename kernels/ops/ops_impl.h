@@ -17,6 +17,8 @@ CIOT_OPS_DECLARE(ref)
 CIOT_OPS_DECLARE(avx2)
 CIOT_OPS_DECLARE(neon)
 #undef CIOT_OPS_DECLARE
+/* The AVX-512 F version has attention only (its other kinds are AVX2's). */
+void ciot_attention_avx512f(const ciot_attention_args *a, int phase, int part, int parts);
 
 /* rmsnorm's stride, resolved. */
 static inline int ciot_rmsnorm_stride(const ciot_rmsnorm_args *a) { return a->stride ? a->stride : a->n; }
