@@ -87,11 +87,7 @@ static void chunk_unit(const ciot_attention_args *a, int g, int c) {
 /* Phase 1, query head qh: the chunks rescaled to the common max, in chunk order. */
 static void combine(const ciot_attention_args *a, int qh) {
     int D = a->head_dim, nc = ciot_attention_chunks(a);
-    float M = ciot_attention_rec(a, qh, 0)[D];
-    for (int c = 1; c < nc; c++) {
-        float m = ciot_attention_rec(a, qh, c)[D];
-        M = m > M ? m : M;
-    }
+    float M = ciot_attention_max(a, qh);
     float sum = 0.0f;
     float *out = a->out + (size_t)qh * D;
     for (int d = 0; d < D; d++) out[d] = 0.0f;

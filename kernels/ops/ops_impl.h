@@ -69,6 +69,16 @@ static inline int ciot_attention_record(const ciot_attention_args *a) { return a
 static inline float *ciot_attention_rec(const ciot_attention_args *a, int qh, int chunk) {
     return (float *)a->scratch + ((size_t)qh * ciot_attention_chunks(a) + chunk) * ciot_attention_record(a);
 }
+/* Phase 1's first step, every version: the largest of query head qh's chunk maxima, in chunk order. */
+static inline float ciot_attention_max(const ciot_attention_args *a, int qh) {
+    int D = a->head_dim, nc = ciot_attention_chunks(a);
+    float M = ciot_attention_rec(a, qh, 0)[D];
+    for (int c = 1; c < nc; c++) {
+        float m = ciot_attention_rec(a, qh, c)[D];
+        M = m > M ? m : M;
+    }
+    return M;
+}
 /* Phase 0's first step for a unit holding position L: this token's k and v of KV head g into the caches. */
 void ciot_attention_append(const ciot_attention_args *a, int g);
 /* The SIMD versions' batch: up to CIOT_ATTN_BATCH query heads of a group share each widened K and V row. */

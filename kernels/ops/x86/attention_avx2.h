@@ -65,11 +65,7 @@ static inline void softmax_part(float *e, int n, float *rec, int D) {
 /* Phase 1: the chunks of query head qh rescaled to the common max, in chunk order, then the output gate. */
 static inline void combine(const ciot_attention_args *a, int qh) {
     int D = a->head_dim, nc = ciot_attention_chunks(a);
-    float M = ciot_attention_rec(a, qh, 0)[D];
-    for (int c = 1; c < nc; c++) {
-        float m = ciot_attention_rec(a, qh, c)[D];
-        M = m > M ? m : M;
-    }
+    float M = ciot_attention_max(a, qh);
     float sum = 0.0f, *out = a->out + (size_t)qh * D;
     for (int d = 0; d < D; d += 8) _mm256_storeu_ps(out + d, _mm256_setzero_ps());
     for (int c = 0; c < nc; c++) {

@@ -27,8 +27,32 @@ static inline __attribute__((always_inline)) void store_scores(const __m512 *acc
     for (int j = 0; j < nb; j++) b->e[j][p] = f[j];
 }
 
+/* Positions p .. p + np - 1 (np a constant, 1 or 2) scored side by side: each query load serves every row. */
+static inline __attribute__((always_inline)) void score_rows(const uint16_t *K, const uint16_t *V, int D, int p,
+                                                             const float *qp, const int nb, const int np,
+                                                             __m256 scale, const ciot_attn_batch *b) {
+    __m512 acc[2][CIOT_ATTN_BATCH];
+    for (int r = 0; r < np; r++)
+        for (int j = 0; j < nb; j++) acc[r][j] = _mm512_setzero_ps();
+    for (int d = 0; d < D; d += 16) {
+        if (d % 32 == 0) /* one 64-byte line of each row */
+            for (int r = 0; r < np; r++) {
+                _mm_prefetch((const char *)(K + (size_t)(p + r + AHEAD) * D + d), _MM_HINT_T0);
+                _mm_prefetch((const char *)(V + (size_t)(p + r + AHEAD) * D + d), _MM_HINT_T1);
+            }
+        __m512 x[2];
+        for (int r = 0; r < np; r++) x[r] = fp16x16(K + (size_t)(p + r) * D + d);
+        const float *q = qp + d * nb;
+        for (int j = 0; j < nb; j++) {
+            __m512 qj = _mm512_load_ps(q + 16 * j);
+            for (int r = 0; r < np; r++) acc[r][j] = _mm512_fmadd_ps(qj, x[r], acc[r][j]);
+        }
+    }
+    for (int r = 0; r < np; r++) store_scores(acc[r], nb, scale, b, p + r);
+}
+
 /* Two positions per step: 2 x nb chains (12 at six heads) keep both FMA pipes busy where nb chains of latency
- * 4 would not, and each query load serves both rows. Then a last position alone when n is odd. */
+ * 4 would not. Then a last position alone when n is odd. */
 static inline __attribute__((always_inline)) void scores(const ciot_attention_args *a, const uint16_t *K, int n,
                                                          const ciot_attn_batch *b, const int nb) {
     int D = a->head_dim;
@@ -40,43 +64,8 @@ static inline __attribute__((always_inline)) void scores(const ciot_attention_ar
     for (int d = 0; d < D; d += 16)
         for (int j = 0; j < nb; j++) _mm512_store_ps(qp + d * nb + 16 * j, _mm512_loadu_ps(b->q[j] + d));
     int p = 0;
-    for (; p + 2 <= n; p += 2) {
-        __m512 a0[CIOT_ATTN_BATCH], a1[CIOT_ATTN_BATCH];
-        for (int j = 0; j < nb; j++) a0[j] = a1[j] = _mm512_setzero_ps();
-        const uint16_t *k0 = K + (size_t)p * D, *k1 = k0 + D;
-        for (int d = 0; d < D; d += 16) {
-            if (d % 32 == 0) { /* one 64-byte line of each row */
-                _mm_prefetch((const char *)(k0 + AHEAD * D + d), _MM_HINT_T0);
-                _mm_prefetch((const char *)(k1 + AHEAD * D + d), _MM_HINT_T0);
-                _mm_prefetch((const char *)(V + (size_t)(p + AHEAD) * D + d), _MM_HINT_T1);
-                _mm_prefetch((const char *)(V + (size_t)(p + 1 + AHEAD) * D + d), _MM_HINT_T1);
-            }
-            __m512 x0 = fp16x16(k0 + d), x1 = fp16x16(k1 + d);
-            const float *q = qp + d * nb;
-            for (int j = 0; j < nb; j++) {
-                __m512 qj = _mm512_load_ps(q + 16 * j);
-                a0[j] = _mm512_fmadd_ps(qj, x0, a0[j]);
-                a1[j] = _mm512_fmadd_ps(qj, x1, a1[j]);
-            }
-        }
-        store_scores(a0, nb, scale, b, p);
-        store_scores(a1, nb, scale, b, p + 1);
-    }
-    if (p < n) {
-        __m512 a0[CIOT_ATTN_BATCH];
-        for (int j = 0; j < nb; j++) a0[j] = _mm512_setzero_ps();
-        const uint16_t *k0 = K + (size_t)p * D;
-        for (int d = 0; d < D; d += 16) {
-            if (d % 32 == 0) {
-                _mm_prefetch((const char *)(k0 + AHEAD * D + d), _MM_HINT_T0);
-                _mm_prefetch((const char *)(V + (size_t)(p + AHEAD) * D + d), _MM_HINT_T1);
-            }
-            __m512 x0 = fp16x16(k0 + d);
-            const float *q = qp + d * nb;
-            for (int j = 0; j < nb; j++) a0[j] = _mm512_fmadd_ps(_mm512_load_ps(q + 16 * j), x0, a0[j]);
-        }
-        store_scores(a0, nb, scale, b, p);
-    }
+    for (; p + 2 <= n; p += 2) score_rows(K, V, D, p, qp, nb, 2, scale, b);
+    if (p < n) score_rows(K, V, D, p, qp, nb, 1, scale, b);
 }
 
 /* Rows [p0, p1) of dims d .. d + 16 w - 1 (w = 2: a whole 64-byte line of each row; w = 1: a head dim's last
