@@ -63,22 +63,16 @@ void ciot_bw_copy_avx2(void *dst, const void *src, size_t bytes) {
     }
 }
 
+/* One 64-byte line per step: each line's two streaming stores follow its two loads at once. On an Intel Xeon
+ * (AVX-512 class, 1 thread, 1 GiB each side) this ran 25.6-26.6 GB/s against 19.7-20.4 for eight loads then
+ * eight stores per 256 bytes: the longer step left the copy_nt ruler below the state copies it measures. */
 void ciot_bw_copy_nt_avx2(void *dst, const void *src, size_t bytes) {
     const __m256i *s = src, *end = (const __m256i *)((const char *)src + bytes);
     __m256i *d = dst;
-    for (; s < end; s += 8, d += 8) {
+    for (; s < end; s += 2, d += 2) {
         __m256i v0 = _mm256_load_si256(s + 0), v1 = _mm256_load_si256(s + 1);
-        __m256i v2 = _mm256_load_si256(s + 2), v3 = _mm256_load_si256(s + 3);
-        __m256i v4 = _mm256_load_si256(s + 4), v5 = _mm256_load_si256(s + 5);
-        __m256i v6 = _mm256_load_si256(s + 6), v7 = _mm256_load_si256(s + 7);
         _mm256_stream_si256(d + 0, v0);
         _mm256_stream_si256(d + 1, v1);
-        _mm256_stream_si256(d + 2, v2);
-        _mm256_stream_si256(d + 3, v3);
-        _mm256_stream_si256(d + 4, v4);
-        _mm256_stream_si256(d + 5, v5);
-        _mm256_stream_si256(d + 6, v6);
-        _mm256_stream_si256(d + 7, v7);
     }
     _mm_sfence(); /* the streamed lines are in memory before the pass counts as done */
 }
