@@ -1,6 +1,6 @@
 /* DRAM probe inner loops with AVX2: 256-bit aligned loads into eight independent accumulators (read),
  * 256-bit stores (write), load/store pairs (copy; copy_nt with streaming stores) and load-add-store of the
- * same lines (update), 256 bytes per iteration.
+ * same lines (update), 256 bytes per iteration (copy_nt: 64, see there).
  * Preconditions: see bw_loops.h (64-byte aligned, bytes a multiple of CIOT_BW_BLOCK). */
 #if !defined(__AVX2__)
 #error "bw_avx2.c must be compiled with -mavx2 (cmake/isa.cmake gives *_avx2.c files these flags)"
