@@ -66,7 +66,8 @@ typedef struct {
  * out: v_heads x head_dim, o = S q per value head. Value head h reads key head h / (v_heads / k_heads).
  * eps: of the q and k L2 norms; q is also scaled by 1 / sqrt(head_dim).
  * prefetch: software prefetch of the state rows, bytes ahead (0: none; kernels/prefetch.h's policy, which
- *   the SIMD versions follow as the matvecs do; it changes no bit).
+ *   the SIMD versions follow as the matvecs do; it changes no bit). The AVX2 version takes only its on / off:
+ *   it fetches the row after next into L1 (x86/deltanet_avx2.c: why).
  * Two phases: 0 the conv, norms and gates (by head); 1 the state update (by state row). */
 typedef struct {
     const float *qkv;

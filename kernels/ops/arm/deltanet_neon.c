@@ -34,7 +34,7 @@ static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
     for (long r = lo; r < hi; r++) {
         int h = (int)(r / D);
         float *S = a->state + r * D;
-        ciot_prefetch(S, (size_t)D * sizeof *S, a->prefetch); /* the policy, as the AVX2 version */
+        ciot_prefetch(S, (size_t)D * sizeof *S, a->prefetch); /* the policy (the AVX2 version fetches otherwise) */
         const float *k = s.k + (size_t)(h / per_k) * D, *q = s.q + (size_t)(h / per_k) * D;
         float decay = s.decay[h];
         float u = (s.v[r] - decay * ciot_dot_neon(S, k, D)) * s.beta[h];

@@ -1,13 +1,13 @@
 /* deltanet, AVX2: the reference's order (kernels/ops.md), eight channels or state columns at a time. Phase 1
- * reads each state row from memory once: S k, then the update and S q on the row while it is in L1. The rows
- * are fetched a->prefetch bytes ahead: without it one thread's row-by-row dependency chains (S k, then the
- * update) keep too few misses in flight: 14.0 GB/s of read + write (median) against 17.4 with it (Zen 3).
- * Each row also fetches the row after next into L1: on an Intel Xeon (bench_token_ops, 6 rounds) 75.9-77.8%
- * of the paired update probe at 1 thread against 72.4-75.8 without, at 2 threads 76.2-80.1 against 74.7-78.9
- * (8 rows ahead: 74.6-77.9 and 79.5-80.7; 1 row: no gain). */
+ * reads each state row from memory once: S k, then the update and S q on the row while it is in L1.
+ * Software prefetch (on unless a->prefetch is 0): each row fetches the row after next into L1, so the row's
+ * S k (the chain the update waits on) loads from L1. On an Intel Xeon (bench_token_ops, 3 interleaved rounds,
+ * % of the paired update probe) that alone ran 85.4-86.9 at 1 thread and 81.9-83.0 at 2; with the policy's
+ * fetch 8 KiB ahead into L2 beside it 76.5-77.8 and 78.6-79.5; the policy's fetch alone 72.4-75.8 and
+ * 74.7-78.9. On Zen 3 the policy's fetch alone was measured against none (17.4 GB/s of read + write against
+ * 14.0); this row-after-next fetch was not measured there. */
 #include "ops_avx2.h"
 #include "ops_impl.h"
-#include "prefetch.h"
 
 static void conv_unit(const ciot_deltanet_args *a, int u) {
     int D = a->head_dim, C = ciot_deltanet_channels(a), taps = a->conv;
@@ -40,9 +40,8 @@ static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
     for (long r = lo; r < hi; r++) {
         int h = (int)(r / D);
         float *S = a->state + r * D;
-        ciot_prefetch(S, (size_t)D * sizeof *S, a->prefetch);
-        /* and the row after next into L1, so the row's S k (the chain the update waits on) loads from L1 */
-        for (int i = 0; i < D; i += 16) _mm_prefetch((const char *)(S + 2 * D + i), _MM_HINT_T0);
+        if (a->prefetch)
+            for (int i = 0; i < D; i += 16) _mm_prefetch((const char *)(S + 2 * D + i), _MM_HINT_T0);
         const float *k = s.k + (size_t)(h / per_k) * D, *q = s.q + (size_t)(h / per_k) * D;
         float decay = s.decay[h];
         float u = (s.v[r] - decay * ciot_dot_avx2(S, k, D)) * s.beta[h];
