@@ -29,9 +29,14 @@ static void combine(const ciot_attention_args *a, int qh);
 static void chunk_unit(const ciot_attention_args *a, int g, int c) {
     int D = a->head_dim, G = a->q_heads / a->kv_heads, p0 = c * CIOT_ATTN_CHUNK;
     int n = a->L + 1 - p0 < CIOT_ATTN_CHUNK ? a->L + 1 - p0 : CIOT_ATTN_CHUNK;
-    if (c == ciot_attention_chunks(a) - 1) ciot_attention_append(a, g);
+    int nc = ciot_attention_chunks(a);
+    if (c == nc - 1) ciot_attention_append(a, g);
     const uint16_t *K = a->k_cache + ((size_t)g * a->capacity + p0) * D;
     const uint16_t *V = a->v_cache + ((size_t)g * a->capacity + p0) * D;
+    /* the next unit of the order below: the next chunk of this KV head, else the next head's first; after
+     * the last, this unit's own V rows (cached already) */
+    const uint16_t *next_k = c + 1 < nc ? K + (size_t)CIOT_ATTN_CHUNK * D
+                             : g + 1 < a->kv_heads ? a->k_cache + (size_t)(g + 1) * a->capacity * D : V;
     float e[CIOT_ATTN_BATCH][CIOT_ATTN_CHUNK] __attribute__((aligned(32)));
     for (int j0 = 0; j0 < G; j0 += CIOT_ATTN_BATCH) {
         int nb = G - j0 < CIOT_ATTN_BATCH ? G - j0 : CIOT_ATTN_BATCH;
@@ -41,6 +46,7 @@ static void chunk_unit(const ciot_attention_args *a, int g, int c) {
             b.rec[j] = ciot_attention_rec(a, g * G + j0 + j, c);
         }
         b.e = e;
+        b.next_k = next_k;
         CIOT_ATTN_BY_BATCH(scores, a, K, n, &b, nb)
         for (int j = 0; j < nb; j++) softmax_part(e[j], n, b.rec[j], D);
         CIOT_ATTN_BY_BATCH(weighted_v, a, V, n, &b, nb)

@@ -87,6 +87,7 @@ typedef struct {
     const float *q[CIOT_ATTN_BATCH];
     float *rec[CIOT_ATTN_BATCH];
     float (*e)[CIOT_ATTN_CHUNK];    /* e[j][p]: one array, so a version reaches every head's from one base */
+    const uint16_t *next_k;         /* the K rows of the phase's next unit, for a version to fetch ahead */
 } ciot_attn_batch;
 /* The most query heads per KV head a version handles (its stack buffers). */
 #define CIOT_ATTN_MAX_GROUP 16

@@ -71,10 +71,11 @@ static inline __attribute__((always_inline)) void scores(const ciot_attention_ar
 /* Rows [p0, p1) of dims d .. d + 16 w - 1 (w = 2: a whole 64-byte line of each row; w = 1: a head dim's last
  * 16 when it is an odd multiple of 16) into the accumulators lo (and hi), in order of position; each row
  * also fetches the same dims of the next block's row into L1, the line this strip reads there. Every second
- * row fetches the same line of the next unit's K row p / 2 into L2 (Kn): the scores pass takes about 70% of a
- * unit's time and this pass the rest, so fetching the first half of the next K here evens the bus's load
- * over the two. Measured on an Intel Xeon (bench_token_ops, 3 rounds, % of the paired read): 75.3-81.2
- * against 71.5-76.5 without it, 70.7-73.6 fetching all of the next K here, 75.4-79.2 a quarter of it. */
+ * row fetches the same line of the next unit's K row p / 2 into L2 (Kn: the batch's next_k): the scores pass
+ * takes about 70% of a unit's time and this pass the rest, so fetching the first half of the next K here
+ * evens the bus's load over the two; a short next chunk gets lines fetched past its end, never read (a
+ * prefetch does not fault). Measured on an Intel Xeon (bench_token_ops, 3 rounds, % of the paired read):
+ * 75.3-81.2 against 71.5-76.5 without it, 70.7-73.6 fetching all of the next K here, 75.4-79.2 a quarter. */
 static inline __attribute__((always_inline)) void weighted_rows(const uint16_t *V, const uint16_t *Kn, int D, int d,
                                                                 int p0, int p1, const float (*e)[CIOT_ATTN_CHUNK],
                                                                 const int nb, __m512 *lo, __m512 *hi, const int w) {
@@ -90,21 +91,10 @@ static inline __attribute__((always_inline)) void weighted_rows(const uint16_t *
     }
 }
 
-/* The K rows of the unit after the one whose V rows start at V (attention_loop.h's order: the next chunk of
- * the same KV head, else the first of the next head); after the last unit, V itself, already cached. A short
- * next chunk gets a few lines fetched past its end, never read (a prefetch does not fault). */
-static inline const uint16_t *next_unit_k(const ciot_attention_args *a, const uint16_t *V) {
-    size_t off = (size_t)(V - a->v_cache), head = (size_t)a->capacity * a->head_dim;
-    size_t g = off / head, p0 = off % head / a->head_dim;
-    if (p0 + CIOT_ATTN_CHUNK <= (size_t)a->L) return a->k_cache + off + (size_t)CIOT_ATTN_CHUNK * a->head_dim;
-    if (g + 1 < (size_t)a->kv_heads) return a->k_cache + (g + 1) * head;
-    return V;
-}
-
 static inline __attribute__((always_inline)) void weighted_v(const ciot_attention_args *a, const uint16_t *V, int n,
                                                              const ciot_attn_batch *b, const int nb) {
     int D = a->head_dim;
-    const uint16_t *Kn = next_unit_k(a, V);
+    const uint16_t *Kn = b->next_k;
     for (int p0 = 0; p0 < n; p0 += V_BLOCK) {
         int p1 = p0 + V_BLOCK < n ? p0 + V_BLOCK : n, d = 0;
         for (; d + 32 <= D; d += 32) {
