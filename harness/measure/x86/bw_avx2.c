@@ -7,6 +7,7 @@
 #endif
 #include <immintrin.h>
 #include "bw_loops.h"
+#include "x86/copy_nt_avx2.h"
 
 uint64_t ciot_bw_read_avx2(const void *src, size_t bytes, size_t ahead) {
     const __m256i *p = src, *end = (const __m256i *)((const char *)src + bytes);
@@ -63,17 +64,11 @@ void ciot_bw_copy_avx2(void *dst, const void *src, size_t bytes) {
     }
 }
 
-/* One 64-byte line per step: each line's two streaming stores follow its two loads at once. On an Intel Xeon
- * (AVX-512 class, 1 thread, 1 GiB each side) this ran 25.6-26.6 GB/s against 19.7-20.4 for eight loads then
- * eight stores per 256 bytes: the longer step left the copy_nt ruler below the state copies it measures. */
+/* The AVX2 state copy's own step (kernels/ops/x86/copy_nt_avx2.h: one 64-byte line, two loads then two
+ * streaming stores), so this ruler and the op it measures cannot drift apart: a longer step here once left the
+ * ruler below the state copies. */
 void ciot_bw_copy_nt_avx2(void *dst, const void *src, size_t bytes) {
-    const __m256i *s = src, *end = (const __m256i *)((const char *)src + bytes);
-    __m256i *d = dst;
-    for (; s < end; s += 2, d += 2) {
-        __m256i v0 = _mm256_load_si256(s + 0), v1 = _mm256_load_si256(s + 1);
-        _mm256_stream_si256(d + 0, v0);
-        _mm256_stream_si256(d + 1, v1);
-    }
+    ciot_copy_nt_lines_avx2(dst, src, bytes);
     _mm_sfence(); /* the streamed lines are in memory before the pass counts as done */
 }
 
