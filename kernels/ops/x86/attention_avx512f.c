@@ -27,11 +27,47 @@ static inline __attribute__((always_inline)) void store_scores(const __m512 *acc
     for (int j = 0; j < nb; j++) b->e[j][p] = f[j];
 }
 
-/* Positions p .. p + np - 1 (np a constant, 1 or 2) scored side by side: each query load serves every row. */
+/* The scores of four positions of the batch's heads (acc[r][j]: position p + r, head j; heads at or past nb
+ * are zeros) by one transposed fold: the canonical additions of each dot product, j + 8, + 4, + 2, then
+ * l[0] + l[1], done for 16 or more dot products per instruction across registers. Level one pairs positions
+ * r and r + 1 of a head (lanes 0-7 and 8-15), level two positions 0-1 with 2-3 (a 128-bit chunk per
+ * position), levels three and four pair heads within each chunk; then chunk r holds heads 0-3 (and 4-5) at
+ * position p + r, which a permute turns into four positions a head, stored with one 16-byte store each. */
+static inline __attribute__((always_inline)) void store_scores4(__m512 acc[][CIOT_ATTN_BATCH], const int nb,
+                                                                __m512 scale, const ciot_attn_batch *b, int p) {
+    __m512 B[CIOT_ATTN_BATCH][2], C[CIOT_ATTN_BATCH], D[3];
+    for (int j = 0; j < nb; j++)
+        for (int h = 0; h < 2; h++) /* j + 8: positions 2h (lanes 0-7) and 2h + 1 (lanes 8-15) */
+            B[j][h] = _mm512_add_ps(_mm512_shuffle_f32x4(acc[2 * h][j], acc[2 * h + 1][j], 0x44),
+                                    _mm512_shuffle_f32x4(acc[2 * h][j], acc[2 * h + 1][j], 0xee));
+    for (int j = 0; j < nb; j++) /* j + 4: chunk r = position r's four lanes */
+        C[j] = _mm512_add_ps(_mm512_shuffle_f32x4(B[j][0], B[j][1], 0x88), _mm512_shuffle_f32x4(B[j][0], B[j][1], 0xdd));
+    for (int j = nb; j < 2 * ((nb + 1) / 2); j++) C[j] = _mm512_setzero_ps();
+    for (int i = 0; 2 * i < nb; i++) { /* j + 2: heads 2i and 2i + 1 share each chunk, two lanes each */
+        __m512d x = _mm512_castps_pd(C[2 * i]), y = _mm512_castps_pd(C[2 * i + 1]);
+        D[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(x, y)), _mm512_castpd_ps(_mm512_unpackhi_pd(x, y)));
+    }
+    const int nd = (nb + 1) / 2;
+    const __m512i heads_by_position = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    for (int i = 0; i < nd; i += 2) { /* l[0] + l[1]: chunk r = heads 2i .. 2i + 3 at position p + r */
+        __m512 x = D[i], y = i + 1 < nd ? D[i + 1] : D[i];
+        __m512 r = _mm512_add_ps(_mm512_shuffle_ps(x, y, 0x88), _mm512_shuffle_ps(x, y, 0xdd));
+        r = _mm512_permutexvar_ps(heads_by_position, _mm512_mul_ps(r, scale));
+        for (int j = 2 * i; j < nb && j < 2 * i + 4; j++) {
+            __m128 v = j - 2 * i == 0   ? _mm512_castps512_ps128(r)
+                       : j - 2 * i == 1 ? _mm512_extractf32x4_ps(r, 1)
+                       : j - 2 * i == 2 ? _mm512_extractf32x4_ps(r, 2)
+                                        : _mm512_extractf32x4_ps(r, 3);
+            _mm_storeu_ps(b->e[j] + p, v);
+        }
+    }
+}
+
+/* Positions p .. p + np - 1 (np a constant, 1, 2 or 4) scored side by side: each query load serves every row. */
 static inline __attribute__((always_inline)) void score_rows(const uint16_t *K, const uint16_t *V, int D, int p,
                                                              const float *qp, const int nb, const int np,
                                                              __m256 scale, const ciot_attn_batch *b) {
-    __m512 acc[2][CIOT_ATTN_BATCH];
+    __m512 acc[4][CIOT_ATTN_BATCH];
     for (int r = 0; r < np; r++)
         for (int j = 0; j < nb; j++) acc[r][j] = _mm512_setzero_ps();
     for (int d = 0; d < D; d += 16) {
@@ -40,7 +76,7 @@ static inline __attribute__((always_inline)) void score_rows(const uint16_t *K, 
                 _mm_prefetch((const char *)(K + (size_t)(p + r + AHEAD) * D + d), _MM_HINT_T0);
                 _mm_prefetch((const char *)(V + (size_t)(p + r + AHEAD) * D + d), _MM_HINT_T1);
             }
-        __m512 x[2];
+        __m512 x[4];
         for (int r = 0; r < np; r++) x[r] = fp16x16(K + (size_t)(p + r) * D + d);
         const float *q = qp + d * nb;
         for (int j = 0; j < nb; j++) {
@@ -48,11 +84,13 @@ static inline __attribute__((always_inline)) void score_rows(const uint16_t *K, 
             for (int r = 0; r < np; r++) acc[r][j] = _mm512_fmadd_ps(qj, x[r], acc[r][j]);
         }
     }
-    for (int r = 0; r < np; r++) store_scores(acc[r], nb, scale, b, p + r);
+    if (np == 4) store_scores4(acc, nb, _mm512_set1_ps(_mm256_cvtss_f32(scale)), b, p);
+    else
+        for (int r = 0; r < np; r++) store_scores(acc[r], nb, scale, b, p + r);
 }
 
-/* Two positions per step: 2 x nb chains (12 at six heads) keep both FMA pipes busy where nb chains of latency
- * 4 would not. Then a last position alone when n is odd. */
+/* Four positions per step: 4 x nb chains (24 at six heads) keep both FMA pipes busy, each query load serves
+ * four rows, and the scores fold together (store_scores4). Then the last two and one positions. */
 static inline __attribute__((always_inline)) void scores(const ciot_attention_args *a, const uint16_t *K, int n,
                                                          const ciot_attn_batch *b, const int nb) {
     int D = a->head_dim;
@@ -64,7 +102,8 @@ static inline __attribute__((always_inline)) void scores(const ciot_attention_ar
     for (int d = 0; d < D; d += 16)
         for (int j = 0; j < nb; j++) _mm512_store_ps(qp + d * nb + 16 * j, _mm512_loadu_ps(b->q[j] + d));
     int p = 0;
-    for (; p + 2 <= n; p += 2) score_rows(K, V, D, p, qp, nb, 2, scale, b);
+    for (; p + 4 <= n; p += 4) score_rows(K, V, D, p, qp, nb, 4, scale, b);
+    if (p + 2 <= n) score_rows(K, V, D, p, qp, nb, 2, scale, b), p += 2;
     if (p < n) score_rows(K, V, D, p, qp, nb, 1, scale, b);
 }
 
