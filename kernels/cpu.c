@@ -167,6 +167,16 @@ int ciot_isa_needs(const char *suffix, unsigned *needs) {
     return 0;
 }
 
+int ciot_cpu_is_amd(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+    return b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u; /* "Auth" "enti" "cAMD" */
+#else
+    return 0;
+#endif
+}
+
 const char *ciot_cpu_model(char *buf, int len) {
     snprintf(buf, (size_t)len, "unknown");
 #if defined(__APPLE__)

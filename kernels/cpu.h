@@ -35,6 +35,10 @@ const char *ciot_feature_words(char *buf, int len);
 /* The features a kernel file of this suffix ("avx2", "neondot") needs at run time into *needs: 1, or 0 when
  * no row of kernels/isa.def has that suffix. */
 int ciot_isa_needs(const char *suffix, unsigned *needs);
+/* Whether the CPU is AMD's (x86 cpuid vendor "AuthenticAMD"); 0 on every other CPU and architecture. For
+ * tuning a kernel measured differently on AMD and Intel (where data goes, never which bits come out). */
+int ciot_cpu_is_amd(void);
+
 /* The CPU's model name (from /proc/cpuinfo, sysctl or cpuid), or "unknown". */
 const char *ciot_cpu_model(char *buf, int len);
 

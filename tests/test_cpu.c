@@ -1,4 +1,5 @@
 /* CPU feature parsing and CIOT_CPU masking: dispatch can be tested without the hardware. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -134,7 +135,31 @@ static void check_choice(const ciot_layout *l, ciot_format f, ciot_op op, unsign
           top ? top->name : "none");
 }
 
+/* ciot_cpu_is_amd against the kernel's own word for the vendor, where Linux gives one (x86 "vendor_id"); on
+ * other CPUs (aarch64 under qemu included) it must say no. */
+static void check_vendor(void) {
+    char vendor[64] = "";
+#if defined(__linux__)
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "vendor_id", 9) && strchr(line, ':')) {
+            sscanf(strchr(line, ':') + 1, "%63s", vendor);
+            break;
+        }
+    if (f) fclose(f);
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+    if (vendor[0])
+        CHECK(ciot_cpu_is_amd() == !strcmp(vendor, "AuthenticAMD"), "AMD by cpuid %d, /proc/cpuinfo says %s", ciot_cpu_is_amd(),
+              vendor);
+#else
+    CHECK(!ciot_cpu_is_amd(), "only an x86 CPU can be AMD's here");
+#endif
+}
+
 int main(void) {
+    check_vendor();
     unsigned m;
     const char *bad;
     int len;

@@ -6,7 +6,21 @@
 #error "attention_avx512f.c needs -mavx512f -mf16c -mfma (cmake/isa.cmake gives them to *_avx512f.c)"
 #endif
 #include "attention_avx2.h"
+#include "cpu.h"
 #include "fp16.h"
+
+/* The fetch plan. On two Intel Xeons the scores pass also fetched the chunk's V rows into L2 and the V pass
+ * the first half of the next unit's K (weighted_rows), so the bus streamed during both passes (75-81% of the
+ * paired read against 72-77% without the K fetch). On an AMD Zen 5 both fetches made attention slower
+ * (ciot replay, 1 thread, 5 interleaved rounds: 53-59% of the paired read without them against 44-48% with;
+ * 2 threads, 3 rounds: 50-57 against 43-51), so on AMD only the K rows are fetched ahead, and each V row in
+ * the V pass. Which lines are fetched changes no bit. */
+static int fetch_both_passes(void) {
+    static int plan = -1;
+    int p = __atomic_load_n(&plan, __ATOMIC_RELAXED);
+    if (p < 0) __atomic_store_n(&plan, p = !ciot_cpu_is_amd(), __ATOMIC_RELAXED);
+    return p;
+}
 
 /* 16 fp16 values widened exactly. */
 static inline __m512 fp16x16(const uint16_t *h) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)h)); }
@@ -66,7 +80,7 @@ static inline __attribute__((always_inline)) void store_scores4(__m512 acc[][CIO
 /* Positions p .. p + np - 1 (np a constant, 1, 2 or 4) scored side by side: each query load serves every row. */
 static inline __attribute__((always_inline)) void score_rows(const uint16_t *K, const uint16_t *V, int D, int p,
                                                              const float *qp, const int nb, const int np,
-                                                             __m256 scale, const ciot_attn_batch *b) {
+                                                             __m256 scale, const ciot_attn_batch *b, const int fv) {
     __m512 acc[4][CIOT_ATTN_BATCH];
     for (int r = 0; r < np; r++)
         for (int j = 0; j < nb; j++) acc[r][j] = _mm512_setzero_ps();
@@ -74,7 +88,7 @@ static inline __attribute__((always_inline)) void score_rows(const uint16_t *K, 
         if (d % 32 == 0) /* one 64-byte line of each row */
             for (int r = 0; r < np; r++) {
                 _mm_prefetch((const char *)(K + (size_t)(p + r + AHEAD) * D + d), _MM_HINT_T0);
-                _mm_prefetch((const char *)(V + (size_t)(p + r + AHEAD) * D + d), _MM_HINT_T1);
+                if (fv) _mm_prefetch((const char *)(V + (size_t)(p + r + AHEAD) * D + d), _MM_HINT_T1);
             }
         __m512 x[4];
         for (int r = 0; r < np; r++) x[r] = fp16x16(K + (size_t)(p + r) * D + d);
@@ -89,22 +103,29 @@ static inline __attribute__((always_inline)) void score_rows(const uint16_t *K, 
         for (int r = 0; r < np; r++) store_scores(acc[r], nb, scale, b, p + r);
 }
 
+static inline __attribute__((always_inline)) void score_all(const uint16_t *K, const uint16_t *V, int D, int n,
+                                                            const float *qp, const int nb, __m256 scale,
+                                                            const ciot_attn_batch *b, const int fv) {
+    int p = 0;
+    for (; p + 4 <= n; p += 4) score_rows(K, V, D, p, qp, nb, 4, scale, b, fv);
+    if (p + 2 <= n) score_rows(K, V, D, p, qp, nb, 2, scale, b, fv), p += 2;
+    if (p < n) score_rows(K, V, D, p, qp, nb, 1, scale, b, fv);
+}
+
 /* Four positions per step: 4 x nb chains (24 at six heads) keep both FMA pipes busy, each query load serves
  * four rows, and the scores fold together (store_scores4). Then the last two and one positions. */
 static inline __attribute__((always_inline)) void scores(const ciot_attention_args *a, const uint16_t *K, int n,
                                                          const ciot_attn_batch *b, const int nb) {
     int D = a->head_dim;
     const __m256 scale = _mm256_set1_ps(a->scale);
-    const uint16_t *V = a->v_cache + (K - a->k_cache); /* this chunk's V rows, fetched into L2 beside K */
+    const uint16_t *V = a->v_cache + (K - a->k_cache); /* this chunk's V rows, fetched into L2 beside K (Intel) */
     /* The batch's queries packed per 16 dims, head after head, so one pointer with constant offsets reaches
      * all of them (as in the AVX2 version). */
     float qp[CIOT_ATTN_BATCH * 1024] __attribute__((aligned(64)));
     for (int d = 0; d < D; d += 16)
         for (int j = 0; j < nb; j++) _mm512_store_ps(qp + d * nb + 16 * j, _mm512_loadu_ps(b->q[j] + d));
-    int p = 0;
-    for (; p + 4 <= n; p += 4) score_rows(K, V, D, p, qp, nb, 4, scale, b);
-    if (p + 2 <= n) score_rows(K, V, D, p, qp, nb, 2, scale, b), p += 2;
-    if (p < n) score_rows(K, V, D, p, qp, nb, 1, scale, b);
+    if (fetch_both_passes()) score_all(K, V, D, n, qp, nb, scale, b, 1);
+    else score_all(K, V, D, n, qp, nb, scale, b, 0);
 }
 
 /* Rows [p0, p1) of dims d .. d + 16 w - 1 (w = 2: a whole 64-byte line of each row; w = 1: a head dim's last
@@ -114,13 +135,15 @@ static inline __attribute__((always_inline)) void scores(const ciot_attention_ar
  * takes about 70% of a unit's time and this pass the rest, so fetching the first half of the next K here
  * evens the bus's load over the two; a short next chunk gets lines fetched past its end, never read (a
  * prefetch does not fault). Measured on an Intel Xeon (bench_token_ops, 3 rounds, % of the paired read):
- * 75.3-81.2 against 71.5-76.5 without it, 70.7-73.6 fetching all of the next K here, 75.4-79.2 a quarter. */
+ * 75.3-81.2 against 71.5-76.5 without it, 70.7-73.6 fetching all of the next K here, 75.4-79.2 a quarter.
+ * fk 0 (AMD, fetch_both_passes) leaves the next K to the scores pass. */
 static inline __attribute__((always_inline)) void weighted_rows(const uint16_t *V, const uint16_t *Kn, int D, int d,
                                                                 int p0, int p1, const float (*e)[CIOT_ATTN_CHUNK],
-                                                                const int nb, __m512 *lo, __m512 *hi, const int w) {
+                                                                const int nb, __m512 *lo, __m512 *hi, const int w,
+                                                                const int fk) {
     for (int p = p0; p < p1; p++) {
         _mm_prefetch((const char *)(V + (size_t)(p + V_BLOCK) * D + d), _MM_HINT_T0);
-        if ((p & 1) == 0) _mm_prefetch((const char *)(Kn + (size_t)(p >> 1) * D + d), _MM_HINT_T1);
+        if (fk && (p & 1) == 0) _mm_prefetch((const char *)(Kn + (size_t)(p >> 1) * D + d), _MM_HINT_T1);
         __m512 v0 = fp16x16(V + (size_t)p * D + d), v1 = w == 2 ? fp16x16(V + (size_t)p * D + d + 16) : v0;
         for (int j = 0; j < nb; j++) {
             __m512 x = _mm512_set1_ps(e[j][p]);
@@ -130,8 +153,8 @@ static inline __attribute__((always_inline)) void weighted_rows(const uint16_t *
     }
 }
 
-static inline __attribute__((always_inline)) void weighted_v(const ciot_attention_args *a, const uint16_t *V, int n,
-                                                             const ciot_attn_batch *b, const int nb) {
+static inline __attribute__((always_inline)) void weighted_all(const ciot_attention_args *a, const uint16_t *V, int n,
+                                                               const ciot_attn_batch *b, const int nb, const int fk) {
     int D = a->head_dim;
     const uint16_t *Kn = b->next_k;
     for (int p0 = 0; p0 < n; p0 += V_BLOCK) {
@@ -142,7 +165,7 @@ static inline __attribute__((always_inline)) void weighted_v(const ciot_attentio
                 lo[j] = p0 ? _mm512_loadu_ps(b->rec[j] + d) : _mm512_setzero_ps();
                 hi[j] = p0 ? _mm512_loadu_ps(b->rec[j] + d + 16) : _mm512_setzero_ps();
             }
-            weighted_rows(V, Kn, D, d, p0, p1, b->e, nb, lo, hi, 2);
+            weighted_rows(V, Kn, D, d, p0, p1, b->e, nb, lo, hi, 2, fk);
             for (int j = 0; j < nb; j++) {
                 _mm512_storeu_ps(b->rec[j] + d, lo[j]);
                 _mm512_storeu_ps(b->rec[j] + d + 16, hi[j]);
@@ -151,10 +174,16 @@ static inline __attribute__((always_inline)) void weighted_v(const ciot_attentio
         if (d < D) { /* the last 16 dims */
             __m512 lo[CIOT_ATTN_BATCH];
             for (int j = 0; j < nb; j++) lo[j] = p0 ? _mm512_loadu_ps(b->rec[j] + d) : _mm512_setzero_ps();
-            weighted_rows(V, Kn, D, d, p0, p1, b->e, nb, lo, NULL, 1);
+            weighted_rows(V, Kn, D, d, p0, p1, b->e, nb, lo, NULL, 1, fk);
             for (int j = 0; j < nb; j++) _mm512_storeu_ps(b->rec[j] + d, lo[j]);
         }
     }
+}
+
+static inline __attribute__((always_inline)) void weighted_v(const ciot_attention_args *a, const uint16_t *V, int n,
+                                                             const ciot_attn_batch *b, const int nb) {
+    if (fetch_both_passes()) weighted_all(a, V, n, b, nb, 1);
+    else weighted_all(a, V, n, b, nb, 0);
 }
 
 #include "attention_loop.h"
