@@ -167,11 +167,17 @@ int ciot_isa_needs(const char *suffix, unsigned *needs) {
     return 0;
 }
 
+/* Read once: in a VM each cpuid traps to the hypervisor (microseconds), and kernels ask per call. */
 int ciot_cpu_is_amd(void) {
 #if defined(__x86_64__) || defined(__i386__)
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
-    return b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u; /* "Auth" "enti" "cAMD" */
+    static int amd = -1;
+    int v = __atomic_load_n(&amd, __ATOMIC_RELAXED);
+    if (v < 0) {
+        unsigned a, b, c, d;
+        v = __get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u; /* "AuthenticAMD" */
+        __atomic_store_n(&amd, v, __ATOMIC_RELAXED);
+    }
+    return v;
 #else
     return 0;
 #endif

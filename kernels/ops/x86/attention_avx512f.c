@@ -15,12 +15,7 @@
  * (ciot replay, 1 thread, 5 interleaved rounds: 53-59% of the paired read without them against 44-48% with;
  * 2 threads, 3 rounds: 50-57 against 43-51), so on AMD only the K rows are fetched ahead, and each V row in
  * the V pass. Which lines are fetched changes no bit. */
-static int fetch_both_passes(void) {
-    static int plan = -1;
-    int p = __atomic_load_n(&plan, __ATOMIC_RELAXED);
-    if (p < 0) __atomic_store_n(&plan, p = !ciot_cpu_is_amd(), __ATOMIC_RELAXED);
-    return p;
-}
+static int fetch_both_passes(void) { return !ciot_cpu_is_amd(); }
 
 /* 16 fp16 values widened exactly. */
 static inline __m512 fp16x16(const uint16_t *h) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)h)); }

@@ -1,12 +1,16 @@
 /* deltanet, AVX2: the reference's order (kernels/ops.md), eight channels or state columns at a time. Phase 1
  * reads each state row from memory once: S k, then the update and S q on the row while it is in L1.
- * Software prefetch (on unless a->prefetch is 0): each row fetches the row after next into L1, so the row's
- * S k (the chain the update waits on) loads from L1. On an Intel Xeon (bench_token_ops, 3 interleaved rounds,
- * % of the paired update probe) that alone ran 85.4-86.9 at 1 thread and 81.9-83.0 at 2; with the policy's
- * fetch 8 KiB ahead into L2 beside it 76.5-77.8 and 78.6-79.5; the policy's fetch alone 72.4-75.8 and
- * 74.7-78.9. On Zen 3 the policy's fetch alone was measured against none (17.4 GB/s of read + write against
- * 14.0); this row-after-next fetch was not measured there. */
+ * Software prefetch (on unless a->prefetch is 0): each row fetches a row ahead into L1, so the row's S k (the
+ * chain the update waits on) loads from L1. How far ahead was measured per vendor:
+ * - Intel Xeon (bench_token_ops, 3 interleaved rounds, % of the paired update probe): the row after next ran
+ *   85.4-86.9 at 1 thread and 81.9-83.0 at 2; with the policy's fetch 8 KiB ahead into L2 beside it
+ *   76.5-77.8 and 78.6-79.5; the policy's fetch alone 72.4-75.8 and 74.7-78.9.
+ * - AMD Zen 5 (ciot replay, 1 thread, 5 interleaved rounds): 8 rows ahead (4 KiB) 70.9-87.1% against the
+ *   row after next's 60.6-71.3; at 2 threads (3 rounds) 56.9-63.4 against 58.8-62.4, the same. On Zen 3 the
+ *   policy's 8 KiB ahead had beaten no fetch (17.4 GB/s of read + write against 14.0), so AMD keeps a far
+ *   fetch rather than none. */
 #include "ops_avx2.h"
+#include "cpu.h"
 #include "ops_impl.h"
 
 static void conv_unit(const ciot_deltanet_args *a, int u) {
@@ -37,11 +41,12 @@ static void conv_unit(const ciot_deltanet_args *a, int u) {
 static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
     int D = a->head_dim, per_k = a->v_heads / a->k_heads;
     ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
+    const long ahead = a->prefetch ? (ciot_cpu_is_amd() ? 8L : 2L) * D : 0; /* rows ahead: above */
     for (long r = lo; r < hi; r++) {
         int h = (int)(r / D);
         float *S = a->state + r * D;
-        if (a->prefetch)
-            for (int i = 0; i < D; i += 16) _mm_prefetch((const char *)(S + 2 * D + i), _MM_HINT_T0);
+        if (ahead)
+            for (int i = 0; i < D; i += 16) _mm_prefetch((const char *)(S + ahead + i), _MM_HINT_T0);
         const float *k = s.k + (size_t)(h / per_k) * D, *q = s.q + (size_t)(h / per_k) * D;
         float decay = s.decay[h];
         float u = (s.v[r] - decay * ciot_dot_avx2(S, k, D)) * s.beta[h];
