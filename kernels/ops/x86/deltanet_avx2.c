@@ -4,7 +4,8 @@
  * chain the update waits on) loads from L1. How far ahead was measured per vendor:
  * - Intel Xeon (bench_token_ops, 3 interleaved rounds, % of the paired update probe): the row after next ran
  *   85.4-86.9 at 1 thread and 81.9-83.0 at 2; with the policy's fetch 8 KiB ahead into L2 beside it
- *   76.5-77.8 and 78.6-79.5; the policy's fetch alone 72.4-75.8 and 74.7-78.9.
+ *   76.5-77.8 and 78.6-79.5; the policy's fetch alone 72.4-75.8 and 74.7-78.9; 8 rows ahead 82.9-84.0 and
+ *   82.9-83.2.
  * - AMD Zen 5 (ciot replay, 1 thread, 5 interleaved rounds): 8 rows ahead (4 KiB) 70.9-87.1% against the
  *   row after next's 60.6-71.3; at 2 threads (3 rounds) 56.9-63.4 against 58.8-62.4, the same. On Zen 3 the
  *   policy's 8 KiB ahead had beaten no fetch (17.4 GB/s of read + write against 14.0), so AMD keeps a far
