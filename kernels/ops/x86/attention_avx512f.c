@@ -12,7 +12,7 @@
 /* The fetch plan. On two Intel Xeons the scores pass also fetched the chunk's V rows into L2 and the V pass
  * the first half of the next unit's K (weighted_rows), so the bus streamed during both passes (75-81% of the
  * paired read against 72-77% without the K fetch). On an AMD Zen 5 both fetches made attention slower
- * (ciot replay, 1 thread, 5 interleaved rounds: 53-59% of the paired read without them against 44-48% with;
+ * (ciot replay, 1 thread, 5 interleaved rounds: 53-59% of the paired read without them against 43-50% with;
  * 2 threads, 3 rounds: 50-57 against 43-51), so on AMD only the K rows are fetched ahead, and each V row in
  * the V pass. Which lines are fetched changes no bit. */
 static int fetch_both_passes(void) { return !ciot_cpu_is_amd(); }
