@@ -6,8 +6,10 @@
 // cold: the calls rotate over as many blocks' states or caches as fill max(4 x LLC, the op's own size x 2).
 // Counters: GB/s (ciot_<kind>_bytes over the time), ceiling GB/s (the paired sample of the ruler), pct
 // (their ratio).
-// attention-hot/L=255 is the exception: one instance (1 MiB of cache, one chunk per KV head) called again and
-// again, so it runs from cache and its GB/s is the loop's compute rate, the bound the DRAM runs can approach.
+// attention-hot/L=255 and L=1023 are the exception: one instance (1 or 4 MiB of cache, one or four chunks per
+// KV head) called again and again, so it runs from cache and its GB/s is the loop's compute rate, the bound
+// the DRAM runs can approach; L=1023 spreads the call's fixed costs (append, combine, two barriers) over four
+// times the positions.
 // usage: bench_token_ops [--benchmark_filter=REGEX] [--benchmark_repetitions=N] ...
 #include <benchmark/benchmark.h>
 
@@ -235,6 +237,7 @@ int main(int argc, char **argv) {
         bool hot;
     } kinds[] = {{"deltanet", CIOT_TOK_DELTANET, 0, false},
                  {"attention-hot/L=255", CIOT_TOK_ATTENTION, 255, true},
+                 {"attention-hot/L=1023", CIOT_TOK_ATTENTION, 1023, true},
                  {"attention/L=4096", CIOT_TOK_ATTENTION, 4096, false},
                  {"attention/L=32768", CIOT_TOK_ATTENTION, 32768, false},
                  {"state_copy", CIOT_TOK_STATE_COPY, 0, false}};
