@@ -72,7 +72,8 @@ static inline __attribute__((always_inline)) void store_scores4(__m512 acc[][CIO
     }
 }
 
-/* Positions p .. p + np - 1 (np a constant, 1, 2 or 4) scored side by side: each query load serves every row. */
+/* Positions p .. p + np - 1 (np a constant, 1, 2 or 4) scored side by side: each query load serves every row.
+ * fv 1 (Intel, fetch_both_passes) also fetches the rows' V lines into L2 for weighted_v. */
 static inline __attribute__((always_inline)) void score_rows(const uint16_t *K, const uint16_t *V, int D, int p,
                                                              const float *qp, const int nb, const int np,
                                                              __m256 scale, const ciot_attn_batch *b, const int fv) {
