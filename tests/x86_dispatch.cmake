@@ -1,7 +1,7 @@
 # Dispatch on x86 with features hidden by CIOT_CPU: the references take over when AVX2 is hidden, the
 # VNNI kernels are reported unavailable (with what they need) when only AVX2 and FMA are left, the VBMI
-# lookup-table kernels when VBMI is hidden, and the lookup kernels' oracle passes without VBMI; attention's
-# AVX-512 F version is skipped without AVX-512 F and exact with it. Each test's mask is
+# lookup-table kernels when VBMI is hidden, and the lookup kernels' oracle passes without VBMI; the token
+# ops' AVX-512 F versions are skipped without AVX-512 F and exact with them. Each test's mask is
 # intersected with the run's own CIOT_CPU (path_list_append: "run:test", kernels/cpu.h); a test whose
 # expectation needs a feature the CPU (as masked) lacks is skipped with the reason (tests/needs_cpu.sh).
 if(CIOT_ARCH STREQUAL "x86_64")
@@ -38,17 +38,20 @@ if(CIOT_ARCH STREQUAL "x86_64")
     PASS_REGULAR_EXPRESSION "tl3_gemv_avx2 +[1-9][0-9]* passed, 0 failed.*tl3_gemv_avx512vbmi +skipped \\([0-9]+ cases\\): this CPU lacks avx512vbmi"
     FAIL_REGULAR_EXPRESSION "FAIL|[1-9][0-9]* failed")
 
-  # attention's AVX-512 F version: with AVX-512 F hidden the AVX2 one runs exact and it is skipped with its
-  # reason; where the CPU has it, it runs exact (the oracle checks every version it can run)
-  add_test(NAME x86_check_attention_no_avx512f COMMAND ${needs_cpu} avx2,fma $<TARGET_FILE:ciot> --
-           $<TARGET_FILE:ciot> check --quick --kernel attention)
-  x86_masked(x86_check_attention_no_avx512f avx2,fma)
-  set_tests_properties(x86_check_attention_no_avx512f PROPERTIES
-    PASS_REGULAR_EXPRESSION "attention_avx2 +[1-9][0-9]* passed, 0 failed.*attention_avx512f +skipped: this CPU lacks avx512f"
-    FAIL_REGULAR_EXPRESSION "FAIL|[1-9][0-9]* failed")
-  add_test(NAME x86_check_attention_avx512f COMMAND ${needs_cpu} avx2,fma,avx512f $<TARGET_FILE:ciot> --
-           $<TARGET_FILE:ciot> check --quick --kernel attention_avx512f)
-  set_tests_properties(x86_check_attention_avx512f PROPERTIES SKIP_RETURN_CODE 77
-    PASS_REGULAR_EXPRESSION "attention_avx512f +[1-9][0-9]* passed, 0 failed"
-    FAIL_REGULAR_EXPRESSION "FAIL|[1-9][0-9]* failed|skipped:")
+  # the token ops' AVX-512 F versions (attention, deltanet): with AVX-512 F hidden the AVX2 one runs exact
+  # and it is skipped with its reason; where the CPU has it, it runs exact (the oracle checks every version
+  # it can run)
+  foreach(op attention deltanet)
+    add_test(NAME x86_check_${op}_no_avx512f COMMAND ${needs_cpu} avx2,fma $<TARGET_FILE:ciot> --
+             $<TARGET_FILE:ciot> check --quick --kernel ${op})
+    x86_masked(x86_check_${op}_no_avx512f avx2,fma)
+    set_tests_properties(x86_check_${op}_no_avx512f PROPERTIES
+      PASS_REGULAR_EXPRESSION "${op}_avx2 +[1-9][0-9]* passed, 0 failed.*${op}_avx512f +skipped: this CPU lacks avx512f"
+      FAIL_REGULAR_EXPRESSION "FAIL|[1-9][0-9]* failed")
+    add_test(NAME x86_check_${op}_avx512f COMMAND ${needs_cpu} avx2,fma,avx512f $<TARGET_FILE:ciot> --
+             $<TARGET_FILE:ciot> check --quick --kernel ${op}_avx512f)
+    set_tests_properties(x86_check_${op}_avx512f PROPERTIES SKIP_RETURN_CODE 77
+      PASS_REGULAR_EXPRESSION "${op}_avx512f +[1-9][0-9]* passed, 0 failed"
+      FAIL_REGULAR_EXPRESSION "FAIL|[1-9][0-9]* failed|skipped:")
+  endforeach()
 endif()

@@ -9,7 +9,8 @@
 // attention-hot/L=255 and L=1023 are the exception: one instance (1 or 4 MiB of cache, one or four chunks per
 // KV head) called again and again, so it runs from cache and its GB/s is the loop's compute rate, the bound
 // the DRAM runs can approach; L=1023 spreads the call's fixed costs (append, combine, two barriers) over four
-// times the positions.
+// times the positions. deltanet-hot likewise calls one block (3 MiB of states) again and again: the state
+// pass's rate from L2 and L3, the bound its DRAM run can approach.
 // usage: bench_token_ops [--benchmark_filter=REGEX] [--benchmark_repetitions=N] ...
 #include <benchmark/benchmark.h>
 
@@ -113,12 +114,12 @@ struct Instances {
 };
 
 // Bonsai 2 27B's DeltaNet block: 16 key heads, 48 value heads, head dim 128, conv 4.
-void make_deltanet(Instances &in) {
+void make_deltanet(Instances &in, bool hot) {
     in.kind = CIOT_TOK_DELTANET;
     ciot_deltanet_args a{};
     a.k_heads = 16, a.v_heads = 48, a.head_dim = 128, a.conv = 4, a.eps = 1e-6f, a.prefetch = CIOT_PREFETCH_DEFAULT;
     size_t ch = (2 * 16 + 48) * 128, state = 48 * 128 * 128;
-    size_t blocks = std::max<size_t>(48, cold_bytes() / (state * 4) + 1);
+    size_t blocks = hot ? 1 : std::max<size_t>(48, cold_bytes() / (state * 4) + 1);
     float *qkv = (float *)in.alloc(ch * 4), *gates = (float *)in.alloc(4 * 48 * 4), *cw = (float *)in.alloc(4 * ch * 4);
     fill(qkv, ch, 1, 1.0f), fill(gates, 4 * 48, 2, 1.0f), fill(cw, 4 * ch, 3, 0.5f);
     float *out = (float *)in.alloc(48 * 128 * 4);
@@ -178,10 +179,10 @@ void bench(benchmark::State &st, ciot_token_kind kind, int L, bool hot, const ch
     // one op's instances alive at a time, kept across its versions, thread counts and repetitions
     static std::unique_ptr<Instances> held;
     static std::pair<int, int> held_key{-1, -1};
-    if (held_key != std::make_pair((int)kind, L)) {
+    if (held_key != std::make_pair((int)kind * 2 + hot, L)) {
         held.reset(new Instances);
-        held_key = {(int)kind, L};
-        if (kind == CIOT_TOK_DELTANET) make_deltanet(*held);
+        held_key = {(int)kind * 2 + hot, L};
+        if (kind == CIOT_TOK_DELTANET) make_deltanet(*held, hot);
         else if (kind == CIOT_TOK_ATTENTION) make_attention(*held, L, hot);
         else make_state_copy(*held);
     }
@@ -236,6 +237,7 @@ int main(int argc, char **argv) {
         int L;
         bool hot;
     } kinds[] = {{"deltanet", CIOT_TOK_DELTANET, 0, false},
+                 {"deltanet-hot", CIOT_TOK_DELTANET, 0, true},
                  {"attention-hot/L=255", CIOT_TOK_ATTENTION, 255, true},
                  {"attention-hot/L=1023", CIOT_TOK_ATTENTION, 1023, true},
                  {"attention/L=4096", CIOT_TOK_ATTENTION, 4096, false},

@@ -17,8 +17,11 @@ CIOT_OPS_DECLARE(ref)
 CIOT_OPS_DECLARE(avx2)
 CIOT_OPS_DECLARE(neon)
 #undef CIOT_OPS_DECLARE
-/* The AVX-512 F version has attention only (its other kinds are AVX2's). */
+/* The AVX-512 F version has attention and DeltaNet's state pass (its other kinds are AVX2's). */
 void ciot_attention_avx512f(const ciot_attention_args *a, int phase, int part, int parts);
+void ciot_deltanet_avx512f(const ciot_deltanet_args *a, int phase, int part, int parts);
+/* How many state rows ahead DeltaNet's x86 loops fetch into L1 (x86/deltanet_avx2.c: measured per vendor). */
+long ciot_deltanet_rows_ahead(void);
 
 /* rmsnorm's stride, resolved. */
 static inline int ciot_rmsnorm_stride(const ciot_rmsnorm_args *a) { return a->stride ? a->stride : a->n; }

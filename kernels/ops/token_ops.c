@@ -41,11 +41,11 @@ static const ciot_token_ops ops_avx2 = {
     .rope = ciot_rope_ref, .glu = ciot_glu_avx2, .state_copy = ciot_state_copy_avx2,
     .embed = ciot_embed_ref, .argmax = ciot_argmax_avx2,
 };
-/* AVX2's but for attention: a zmm register holds the 16 canonical lanes of its dot products, which halves the
- * multiply-adds of a loop bound by them (kernels/ops.md). */
+/* AVX2's but for attention and DeltaNet's state pass: a zmm register holds the 16 canonical lanes of their
+ * dot products, which halves their multiply-adds (kernels/ops.md). */
 static const ciot_token_ops ops_avx512f = {
     .name = "avx512f", .features = CIOT_F_AVX2 | CIOT_F_FMA | CIOT_F_AVX512F, .copy_streams = 1,
-    .rmsnorm = ciot_rmsnorm_avx2, .deltanet = ciot_deltanet_avx2, .attention = ciot_attention_avx512f,
+    .rmsnorm = ciot_rmsnorm_avx2, .deltanet = ciot_deltanet_avx512f, .attention = ciot_attention_avx512f,
     .rope = ciot_rope_ref, .glu = ciot_glu_avx2, .state_copy = ciot_state_copy_avx2,
     .embed = ciot_embed_ref, .argmax = ciot_argmax_avx2,
 };

@@ -1,15 +1,18 @@
 /* deltanet, AVX2: the reference's order (kernels/ops.md), eight channels or state columns at a time. Phase 1
- * reads each state row from memory once: S k, then the update and S q on the row while it is in L1.
- * Software prefetch (on unless a->prefetch is 0): each row fetches a row ahead into L1, so the row's S k (the
- * chain the update waits on) loads from L1. How far ahead was measured per vendor:
+ * reads each state row from memory once: S k, then the update and S q on the row while it is in L1, four rows
+ * of a head side by side (rows(): why). From cache (bench_token_ops deltanet-hot, one 3 MiB block, Zen 5,
+ * 1 thread, 2 interleaved rounds) four rows ran 46-50 GB/s of read + write against 35.6 for one at a time.
+ * Software prefetch (on unless a->prefetch is 0): each group fetches rows ahead into L1, so its S k (the
+ * chain the update waits on) loads from L1. How far ahead was measured per vendor, one row at a time:
  * - Intel Xeon (bench_token_ops, 3 interleaved rounds, % of the paired update probe): the row after next ran
  *   85.4-86.9 at 1 thread and 81.9-83.0 at 2; with the policy's fetch 8 KiB ahead into L2 beside it
  *   76.5-77.8 and 78.6-79.5; the policy's fetch alone 72.4-75.8 and 74.7-78.9; 8 rows ahead 82.9-84.0 and
- *   82.9-83.2.
+ *   82.9-83.2. With groups of four, Intel fetches the next group (not re-measured: no Intel machine since).
  * - AMD Zen 5 (ciot replay, 1 thread, 5 interleaved rounds): 8 rows ahead (4 KiB) 70.9-87.1% against the
  *   row after next's 60.6-71.3; at 2 threads (3 rounds) 56.9-63.4 against 58.8-62.4, the same. On Zen 3 the
  *   policy's 8 KiB ahead had beaten no fetch (17.4 GB/s of read + write against 14.0), so AMD keeps a far
- *   fetch rather than none. */
+ *   fetch rather than none. With groups of four (AVX-512 F, bench_token_ops, 2 rounds) 4, 8, 16 and 32 rows
+ *   ahead measured the same within the machine's noise, so 8 stays. */
 #include "ops_avx2.h"
 #include "cpu.h"
 #include "ops_impl.h"
@@ -39,29 +42,58 @@ static void conv_unit(const ciot_deltanet_args *a, int u) {
     }
 }
 
-static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
-    int D = a->head_dim, per_k = a->v_heads / a->k_heads;
-    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
-    const long ahead = a->prefetch ? (ciot_cpu_is_amd() ? 8L : 2L) * D : 0; /* rows ahead: above */
-    for (long r = lo; r < hi; r++) {
-        int h = (int)(r / D);
-        float *S = a->state + r * D;
-        if (ahead)
-            for (int i = 0; i < D; i += 16) _mm_prefetch((const char *)(S + ahead + i), _MM_HINT_T0);
-        const float *k = s.k + (size_t)(h / per_k) * D, *q = s.q + (size_t)(h / per_k) * D;
-        float decay = s.decay[h];
-        float u = (s.v[r] - decay * ciot_dot_avx2(S, k, D)) * s.beta[h];
-        __m256 dv = _mm256_set1_ps(decay), uv = _mm256_set1_ps(u);
-        __m256 lo8 = _mm256_setzero_ps(), hi8 = _mm256_setzero_ps();
-        for (int i = 0; i < D; i += 16) {
-            __m256 s0 = _mm256_fmadd_ps(_mm256_loadu_ps(k + i), uv, _mm256_mul_ps(dv, _mm256_loadu_ps(S + i)));
-            __m256 s1 = _mm256_fmadd_ps(_mm256_loadu_ps(k + i + 8), uv, _mm256_mul_ps(dv, _mm256_loadu_ps(S + i + 8)));
-            _mm256_storeu_ps(S + i, s0);
-            _mm256_storeu_ps(S + i + 8, s1);
-            lo8 = _mm256_fmadd_ps(s0, _mm256_loadu_ps(q + i), lo8);
-            hi8 = _mm256_fmadd_ps(s1, _mm256_loadu_ps(q + i + 8), hi8);
+long ciot_deltanet_rows_ahead(void) { return ciot_cpu_is_amd() ? 8 : 2; } /* measured: above */
+
+/* Rows r .. r + R - 1 of one head, interleaved: each row's S k and S q are chains of D / 16 dependent
+ * multiply-adds per lane and a fold, so one row at a time leaves the FMA pipes waiting on its chain; R chains
+ * side by side keep them busy. Each row's own order is the reference's. */
+#define ROWS 4
+static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args *a, ciot_deltanet_scratch s, long r,
+                                                        int R, long ahead) {
+    int D = a->head_dim, h = (int)(r / D), kh = h / (a->v_heads / a->k_heads);
+    float *S = a->state + r * D;
+    if (ahead)
+        for (int i = 0; i < R * D; i += 16) _mm_prefetch((const char *)(S + ahead + i), _MM_HINT_T0);
+    const float *k = s.k + (size_t)kh * D, *q = s.q + (size_t)kh * D;
+    const float decay = s.decay[h];
+    __m256 lo[ROWS], hi[ROWS], uv[ROWS];
+    for (int j = 0; j < R; j++) lo[j] = hi[j] = _mm256_setzero_ps();
+    for (int i = 0; i < D; i += 16) {
+        __m256 k0 = _mm256_loadu_ps(k + i), k1 = _mm256_loadu_ps(k + i + 8);
+        for (int j = 0; j < R; j++) {
+            lo[j] = _mm256_fmadd_ps(_mm256_loadu_ps(S + (size_t)j * D + i), k0, lo[j]);
+            hi[j] = _mm256_fmadd_ps(_mm256_loadu_ps(S + (size_t)j * D + i + 8), k1, hi[j]);
         }
-        a->out[r] = ciot_fold16_avx2(lo8, hi8);
+    }
+    for (int j = 0; j < R; j++) {
+        uv[j] = _mm256_set1_ps((s.v[r + j] - decay * ciot_fold16_avx2(lo[j], hi[j])) * s.beta[h]);
+        lo[j] = hi[j] = _mm256_setzero_ps();
+    }
+    const __m256 dv = _mm256_set1_ps(decay);
+    for (int i = 0; i < D; i += 16) {
+        __m256 k0 = _mm256_loadu_ps(k + i), k1 = _mm256_loadu_ps(k + i + 8);
+        for (int j = 0; j < R; j++) {
+            float *Sj = S + (size_t)j * D + i;
+            __m256 s0 = _mm256_fmadd_ps(k0, uv[j], _mm256_mul_ps(dv, _mm256_loadu_ps(Sj)));
+            __m256 s1 = _mm256_fmadd_ps(k1, uv[j], _mm256_mul_ps(dv, _mm256_loadu_ps(Sj + 8)));
+            _mm256_storeu_ps(Sj, s0);
+            _mm256_storeu_ps(Sj + 8, s1);
+            lo[j] = _mm256_fmadd_ps(s0, _mm256_loadu_ps(q + i), lo[j]);
+            hi[j] = _mm256_fmadd_ps(s1, _mm256_loadu_ps(q + i + 8), hi[j]);
+        }
+    }
+    for (int j = 0; j < R; j++) a->out[r + j] = ciot_fold16_avx2(lo[j], hi[j]);
+}
+
+static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
+    const long D = a->head_dim, R = ciot_deltanet_rows_ahead() > ROWS ? ciot_deltanet_rows_ahead() : ROWS;
+    const long ahead = a->prefetch ? R * D : 0; /* at least the next group */
+    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
+    long r = lo;
+    while (r < hi) {
+        long head_end = (r / D + 1) * D, end = hi < head_end ? hi : head_end; /* a group stays in one head */
+        for (; r + ROWS <= end; r += ROWS) rows(a, s, r, ROWS, ahead);
+        for (; r < end; r++) rows(a, s, r, 1, ahead);
     }
 }
 
