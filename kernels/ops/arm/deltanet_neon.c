@@ -1,5 +1,6 @@
 /* deltanet, NEON: the reference's order (kernels/ops.md), four channels or state columns at a time. Phase 1
- * reads each state row from memory once: S k, then the update and S q on the row while it is in L1. */
+ * reads each state row from memory once: S k, then the update and S q on the row while it is in L1, four rows
+ * of a head side by side (rows(): why). */
 #include "ops_impl.h"
 #include "ops_neon.h"
 #include "prefetch.h"
@@ -28,25 +29,55 @@ static void conv_unit(const ciot_deltanet_args *a, int u) {
     }
 }
 
-static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
-    int D = a->head_dim, per_k = a->v_heads / a->k_heads;
-    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
-    for (long r = lo; r < hi; r++) {
-        int h = (int)(r / D);
-        float *S = a->state + r * D;
-        ciot_prefetch(S, (size_t)D * sizeof *S, a->prefetch); /* the policy (the AVX2 version fetches otherwise) */
-        const float *k = s.k + (size_t)(h / per_k) * D, *q = s.q + (size_t)(h / per_k) * D;
-        float decay = s.decay[h];
-        float u = (s.v[r] - decay * ciot_dot_neon(S, k, D)) * s.beta[h];
-        float32x4_t dv = vdupq_n_f32(decay), uv = vdupq_n_f32(u), acc[4];
-        for (int j = 0; j < 4; j++) acc[j] = vdupq_n_f32(0.0f);
-        for (int i = 0; i < D; i += 16)
-            for (int j = 0; j < 4; j++) {
-                float32x4_t sn = vfmaq_f32(vmulq_f32(dv, vld1q_f32(S + i + 4 * j)), vld1q_f32(k + i + 4 * j), uv);
-                vst1q_f32(S + i + 4 * j, sn);
-                acc[j] = vfmaq_f32(acc[j], sn, vld1q_f32(q + i + 4 * j));
+/* Rows r .. r + R - 1 of one head, interleaved: each row's S k and S q are chains of D / 16 dependent
+ * multiply-adds per lane and a fold, so one row at a time leaves the FMA pipes waiting on its chain; R rows
+ * side by side keep them busy and share the k and q loads, as on x86 (x86/deltanet_avx2.c). Each row's own
+ * order is the reference's. Not timed (no Arm hardware): the static cost model of one group at D = 128 gave
+ * cycles a row, one row against four, of 228 / 167 on a Cortex-A76, 168 / 129 on a Neoverse N1, 89 / 54 on a
+ * Neoverse V1 and 126 / 99 on a Neoverse N2 (results/x86-kernels-notes.md, "An AMD Zen 5, third session"). */
+#define ROWS 4
+static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args *a, ciot_deltanet_scratch s, long r,
+                                                        int R) {
+    int D = a->head_dim, h = (int)(r / D), kh = h / (a->v_heads / a->k_heads);
+    float *S = a->state + r * D;
+    ciot_prefetch(S, (size_t)R * D * sizeof *S, a->prefetch); /* the policy (the AVX2 version fetches otherwise) */
+    const float *k = s.k + (size_t)kh * D, *q = s.q + (size_t)kh * D;
+    const float decay = s.decay[h];
+    float32x4_t acc[ROWS][4], uv[ROWS];
+    for (int j = 0; j < R; j++)
+        for (int l = 0; l < 4; l++) acc[j][l] = vdupq_n_f32(0.0f);
+    for (int i = 0; i < D; i += 16)
+        for (int l = 0; l < 4; l++) {
+            float32x4_t kv = vld1q_f32(k + i + 4 * l);
+            for (int j = 0; j < R; j++) acc[j][l] = vfmaq_f32(acc[j][l], vld1q_f32(S + (size_t)j * D + i + 4 * l), kv);
+        }
+    for (int j = 0; j < R; j++) {
+        uv[j] = vdupq_n_f32((s.v[r + j] - decay * ciot_fold16_neon(acc[j][0], acc[j][1], acc[j][2], acc[j][3])) *
+                            s.beta[h]);
+        for (int l = 0; l < 4; l++) acc[j][l] = vdupq_n_f32(0.0f);
+    }
+    const float32x4_t dv = vdupq_n_f32(decay);
+    for (int i = 0; i < D; i += 16)
+        for (int l = 0; l < 4; l++) {
+            float32x4_t kv = vld1q_f32(k + i + 4 * l), qv = vld1q_f32(q + i + 4 * l);
+            for (int j = 0; j < R; j++) {
+                float *Sj = S + (size_t)j * D + i + 4 * l;
+                float32x4_t sn = vfmaq_f32(vmulq_f32(dv, vld1q_f32(Sj)), kv, uv[j]);
+                vst1q_f32(Sj, sn);
+                acc[j][l] = vfmaq_f32(acc[j][l], sn, qv);
             }
-        a->out[r] = ciot_fold16_neon(acc[0], acc[1], acc[2], acc[3]);
+        }
+    for (int j = 0; j < R; j++) a->out[r + j] = ciot_fold16_neon(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
+}
+
+static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
+    const long D = a->head_dim;
+    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
+    long r = lo;
+    while (r < hi) {
+        long head_end = (r / D + 1) * D, end = hi < head_end ? hi : head_end; /* a group stays in one head */
+        for (; r + ROWS <= end; r += ROWS) rows(a, s, r, ROWS);
+        for (; r < end; r++) rows(a, s, r, 1);
     }
 }
 

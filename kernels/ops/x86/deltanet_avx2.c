@@ -1,7 +1,7 @@
 /* deltanet, AVX2: the reference's order (kernels/ops.md), eight channels or state columns at a time. Phase 1
  * reads each state row from memory once: S k, then the update and S q on the row while it is in L1, four rows
  * of a head side by side (rows(): why). From cache (bench_token_ops deltanet-hot, one 3 MiB block, Zen 5,
- * 1 thread, 2 interleaved rounds) four rows ran 46-50 GB/s of read + write against 35.6 for one at a time.
+ * 1 thread, 3 interleaved rounds) four rows ran 69-73 GB/s of read + write against 52-54 one at a time.
  * Software prefetch (on unless a->prefetch is 0): each group fetches rows ahead into L1, so its S k (the
  * chain the update waits on) loads from L1. How far ahead was measured per vendor, one row at a time:
  * - Intel Xeon (bench_token_ops, 3 interleaved rounds, % of the paired update probe): the row after next ran
