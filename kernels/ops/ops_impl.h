@@ -20,8 +20,9 @@ CIOT_OPS_DECLARE(neon)
 /* The AVX-512 F version has attention and DeltaNet's state pass (its other kinds are AVX2's). */
 void ciot_attention_avx512f(const ciot_attention_args *a, int phase, int part, int parts);
 void ciot_deltanet_avx512f(const ciot_deltanet_args *a, int phase, int part, int parts);
-/* How many state rows ahead DeltaNet's x86 loops fetch into L1 (x86/deltanet_avx2.c: measured per vendor). */
-long ciot_deltanet_rows_ahead(void);
+/* How far ahead (floats) DeltaNet's x86 loops fetch state rows into L1, groups of `group` rows
+ * (x86/deltanet_avx2.c: measured per vendor). */
+long ciot_deltanet_fetch_ahead(const ciot_deltanet_args *a, int group);
 
 /* rmsnorm's stride, resolved. */
 static inline int ciot_rmsnorm_stride(const ciot_rmsnorm_args *a) { return a->stride ? a->stride : a->n; }
@@ -60,6 +61,34 @@ static inline int ciot_deltanet_channels(const ciot_deltanet_args *a) {
 }
 /* Phase 0's gates of value head h into scratch, shared by every version (scalar: 2 values per head). */
 void ciot_deltanet_gates(const ciot_deltanet_args *a, int h);
+/* What rows r .. of one head read: the first row, the head's key-head k and q, its gates. */
+typedef struct {
+    float *S;
+    const float *k, *q;
+    float decay, beta;
+} ciot_deltanet_head_rows;
+static inline ciot_deltanet_head_rows ciot_deltanet_rows_at(const ciot_deltanet_args *a, ciot_deltanet_scratch s,
+                                                            long r) {
+    int D = a->head_dim, h = (int)(r / D), kh = h / (a->v_heads / a->k_heads);
+    return (ciot_deltanet_head_rows){a->state + r * D, s.k + (size_t)kh * D, s.q + (size_t)kh * D, s.decay[h],
+                                     s.beta[h]};
+}
+/* Phase 1 in the SIMD versions: the part's state rows lo .. hi - 1 in groups of `group` rows that stay in
+ * one head (they share k, q and the gates), the rows left over one at a time; run(a, s, r, R, ahead) updates
+ * rows r .. r + R - 1 (kernels/ops.md: why groups). Inlined, so run is too, with R a constant. */
+typedef void ciot_deltanet_rows_fn(const ciot_deltanet_args *a, ciot_deltanet_scratch s, long r, int R, long ahead);
+static inline __attribute__((always_inline)) void ciot_deltanet_groups(const ciot_deltanet_args *a, long lo, long hi,
+                                                                      int group, long ahead,
+                                                                      ciot_deltanet_rows_fn *run) {
+    const long D = a->head_dim;
+    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
+    long r = lo;
+    while (r < hi) {
+        long head_end = (r / D + 1) * D, end = hi < head_end ? hi : head_end;
+        for (; r + group <= end; r += group) run(a, s, r, group, ahead);
+        for (; r < end; r++) run(a, s, r, 1, ahead);
+    }
+}
 /* The canonical log (for softplus), x > 0 finite. */
 float ciot_ops_logf(float x);
 

@@ -29,20 +29,19 @@ static void conv_unit(const ciot_deltanet_args *a, int u) {
     }
 }
 
-/* Rows r .. r + R - 1 of one head, interleaved: each row's S k and S q are chains of D / 16 dependent
- * multiply-adds per lane and a fold, so one row at a time leaves the FMA pipes waiting on its chain; R rows
- * side by side keep them busy and share the k and q loads, as on x86 (x86/deltanet_avx2.c). Each row's own
- * order is the reference's. Not timed (no Arm hardware): the static cost model of one group at D = 128 gave
- * cycles a row, one row against four, of 228 / 167 on a Cortex-A76, 168 / 129 on a Neoverse N1, 89 / 54 on a
- * Neoverse V1 and 126 / 99 on a Neoverse N2 (results/x86-kernels-notes.md, "An AMD Zen 5, third session"). */
+/* Rows r .. r + R - 1 of one head side by side, each in the reference's order (kernels/ops.md: why); they
+ * also share the k and q loads. Not timed (no Arm hardware): the static cost model of one group at D = 128
+ * gave cycles a row, one row against four, of 228 / 167 on a Cortex-A76, 168 / 129 on a Neoverse N1, 89 / 54
+ * on a Neoverse V1 and 126 / 99 on a Neoverse N2 (results/x86-kernels-notes.md, "An AMD Zen 5, third
+ * session"). */
 #define ROWS 4
 static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args *a, ciot_deltanet_scratch s, long r,
-                                                        int R) {
-    int D = a->head_dim, h = (int)(r / D), kh = h / (a->v_heads / a->k_heads);
-    float *S = a->state + r * D;
-    ciot_prefetch(S, (size_t)R * D * sizeof *S, a->prefetch); /* the policy (the AVX2 version fetches otherwise) */
-    const float *k = s.k + (size_t)kh * D, *q = s.q + (size_t)kh * D;
-    const float decay = s.decay[h];
+                                                        int R, long ahead) {
+    const int D = a->head_dim;
+    const ciot_deltanet_head_rows g = ciot_deltanet_rows_at(a, s, r);
+    float *S = g.S;
+    ciot_prefetch(S, (size_t)R * D * sizeof *S, (size_t)ahead); /* the policy's bytes (x86 fetches otherwise) */
+    const float *k = g.k, *q = g.q, decay = g.decay;
     float32x4_t acc[ROWS][4], uv[ROWS];
     for (int j = 0; j < R; j++)
         for (int l = 0; l < 4; l++) acc[j][l] = vdupq_n_f32(0.0f);
@@ -53,7 +52,7 @@ static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args 
         }
     for (int j = 0; j < R; j++) {
         uv[j] = vdupq_n_f32((s.v[r + j] - decay * ciot_fold16_neon(acc[j][0], acc[j][1], acc[j][2], acc[j][3])) *
-                            s.beta[h]);
+                            g.beta);
         for (int l = 0; l < 4; l++) acc[j][l] = vdupq_n_f32(0.0f);
     }
     const float32x4_t dv = vdupq_n_f32(decay);
@@ -70,17 +69,6 @@ static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args 
     for (int j = 0; j < R; j++) a->out[r + j] = ciot_fold16_neon(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
 }
 
-static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
-    const long D = a->head_dim;
-    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
-    long r = lo;
-    while (r < hi) {
-        long head_end = (r / D + 1) * D, end = hi < head_end ? hi : head_end; /* a group stays in one head */
-        for (; r + ROWS <= end; r += ROWS) rows(a, s, r, ROWS);
-        for (; r < end; r++) rows(a, s, r, 1);
-    }
-}
-
 void ciot_deltanet_neon(const ciot_deltanet_args *a, int phase, int part, int parts) {
     long lo, hi;
     if (phase == 0) {
@@ -88,6 +76,6 @@ void ciot_deltanet_neon(const ciot_deltanet_args *a, int phase, int part, int pa
         for (long u = lo; u < hi; u++) conv_unit(a, (int)u);
     } else {
         ciot_ops_share((long)a->v_heads * a->head_dim, part, parts, &lo, &hi);
-        state_rows(a, lo, hi);
+        ciot_deltanet_groups(a, lo, hi, ROWS, (long)a->prefetch, rows);
     }
 }

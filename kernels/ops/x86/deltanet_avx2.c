@@ -42,20 +42,22 @@ static void conv_unit(const ciot_deltanet_args *a, int u) {
     }
 }
 
-long ciot_deltanet_rows_ahead(void) { return ciot_cpu_is_amd() ? 8 : 2; } /* measured: above */
+/* Floats ahead: AMD 8 rows, Intel 2 (measured: above), at least the next group; 0 with the policy off. */
+long ciot_deltanet_fetch_ahead(const ciot_deltanet_args *a, int group) {
+    long rows = ciot_cpu_is_amd() ? 8 : 2;
+    return a->prefetch ? (rows > group ? rows : group) * (long)a->head_dim : 0;
+}
 
-/* Rows r .. r + R - 1 of one head, interleaved: each row's S k and S q are chains of D / 16 dependent
- * multiply-adds per lane and a fold, so one row at a time leaves the FMA pipes waiting on its chain; R chains
- * side by side keep them busy. Each row's own order is the reference's. */
+/* Rows r .. r + R - 1 of one head side by side, each in the reference's order (kernels/ops.md: why). */
 #define ROWS 4
 static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args *a, ciot_deltanet_scratch s, long r,
                                                         int R, long ahead) {
-    int D = a->head_dim, h = (int)(r / D), kh = h / (a->v_heads / a->k_heads);
-    float *S = a->state + r * D;
+    const int D = a->head_dim;
+    const ciot_deltanet_head_rows g = ciot_deltanet_rows_at(a, s, r);
+    float *S = g.S;
     if (ahead)
         for (int i = 0; i < R * D; i += 16) _mm_prefetch((const char *)(S + ahead + i), _MM_HINT_T0);
-    const float *k = s.k + (size_t)kh * D, *q = s.q + (size_t)kh * D;
-    const float decay = s.decay[h];
+    const float *k = g.k, *q = g.q, decay = g.decay;
     __m256 lo[ROWS], hi[ROWS], uv[ROWS];
     for (int j = 0; j < R; j++) lo[j] = hi[j] = _mm256_setzero_ps();
     for (int i = 0; i < D; i += 16) {
@@ -66,7 +68,7 @@ static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args 
         }
     }
     for (int j = 0; j < R; j++) {
-        uv[j] = _mm256_set1_ps((s.v[r + j] - decay * ciot_fold16_avx2(lo[j], hi[j])) * s.beta[h]);
+        uv[j] = _mm256_set1_ps((s.v[r + j] - decay * ciot_fold16_avx2(lo[j], hi[j])) * g.beta);
         lo[j] = hi[j] = _mm256_setzero_ps();
     }
     const __m256 dv = _mm256_set1_ps(decay);
@@ -85,18 +87,6 @@ static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args 
     for (int j = 0; j < R; j++) a->out[r + j] = ciot_fold16_avx2(lo[j], hi[j]);
 }
 
-static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
-    const long D = a->head_dim, R = ciot_deltanet_rows_ahead() > ROWS ? ciot_deltanet_rows_ahead() : ROWS;
-    const long ahead = a->prefetch ? R * D : 0; /* at least the next group */
-    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
-    long r = lo;
-    while (r < hi) {
-        long head_end = (r / D + 1) * D, end = hi < head_end ? hi : head_end; /* a group stays in one head */
-        for (; r + ROWS <= end; r += ROWS) rows(a, s, r, ROWS, ahead);
-        for (; r < end; r++) rows(a, s, r, 1, ahead);
-    }
-}
-
 void ciot_deltanet_avx2(const ciot_deltanet_args *a, int phase, int part, int parts) {
     long lo, hi;
     if (phase == 0) {
@@ -104,6 +94,6 @@ void ciot_deltanet_avx2(const ciot_deltanet_args *a, int phase, int part, int pa
         for (long u = lo; u < hi; u++) conv_unit(a, (int)u);
     } else {
         ciot_ops_share((long)a->v_heads * a->head_dim, part, parts, &lo, &hi);
-        state_rows(a, lo, hi);
+        ciot_deltanet_groups(a, lo, hi, ROWS, ciot_deltanet_fetch_ahead(a, ROWS), rows);
     }
 }

@@ -17,18 +17,16 @@ static inline float fold16(__m512 acc) {
                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc), 1)));
 }
 
-/* Rows r .. r + R - 1 of one head, interleaved: each row's S k and S q are chains of D / 16 dependent
- * multiply-adds and a fold, so one row at a time leaves the FMA pipes waiting on its chain; R chains side by
- * side keep them busy. Each row's own order is the reference's. */
+/* Rows r .. r + R - 1 of one head side by side, each in the reference's order (kernels/ops.md: why). */
 #define ROWS 4
 static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args *a, ciot_deltanet_scratch s, long r,
                                                         int R, long ahead) {
-    int D = a->head_dim, h = (int)(r / D), kh = h / (a->v_heads / a->k_heads);
-    float *S = a->state + r * D;
+    const int D = a->head_dim;
+    const ciot_deltanet_head_rows g = ciot_deltanet_rows_at(a, s, r);
+    float *S = g.S;
     if (ahead)
         for (int i = 0; i < R * D; i += 16) _mm_prefetch((const char *)(S + ahead + i), _MM_HINT_T0);
-    const float *k = s.k + (size_t)kh * D, *q = s.q + (size_t)kh * D;
-    const float decay = s.decay[h];
+    const float *k = g.k, *q = g.q, decay = g.decay;
     __m512 acc[ROWS], uv[ROWS];
     for (int j = 0; j < R; j++) acc[j] = _mm512_setzero_ps();
     for (int i = 0; i < D; i += 16) {
@@ -36,7 +34,7 @@ static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args 
         for (int j = 0; j < R; j++) acc[j] = _mm512_fmadd_ps(_mm512_loadu_ps(S + (size_t)j * D + i), kv, acc[j]);
     }
     for (int j = 0; j < R; j++) {
-        uv[j] = _mm512_set1_ps((s.v[r + j] - decay * fold16(acc[j])) * s.beta[h]);
+        uv[j] = _mm512_set1_ps((s.v[r + j] - decay * fold16(acc[j])) * g.beta);
         acc[j] = _mm512_setzero_ps();
     }
     const __m512 dv = _mm512_set1_ps(decay);
@@ -52,18 +50,6 @@ static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args 
     for (int j = 0; j < R; j++) a->out[r + j] = fold16(acc[j]);
 }
 
-static void state_rows(const ciot_deltanet_args *a, long lo, long hi) {
-    const long D = a->head_dim, R = ciot_deltanet_rows_ahead() > ROWS ? ciot_deltanet_rows_ahead() : ROWS;
-    const long ahead = a->prefetch ? R * D : 0; /* at least the next group */
-    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
-    long r = lo;
-    while (r < hi) {
-        long head_end = (r / D + 1) * D, end = hi < head_end ? hi : head_end; /* a group stays in one head */
-        for (; r + ROWS <= end; r += ROWS) rows(a, s, r, ROWS, ahead);
-        for (; r < end; r++) rows(a, s, r, 1, ahead);
-    }
-}
-
 void ciot_deltanet_avx512f(const ciot_deltanet_args *a, int phase, int part, int parts) {
     if (phase == 0) {
         ciot_deltanet_avx2(a, phase, part, parts);
@@ -71,5 +57,5 @@ void ciot_deltanet_avx512f(const ciot_deltanet_args *a, int phase, int part, int
     }
     long lo, hi;
     ciot_ops_share((long)a->v_heads * a->head_dim, part, parts, &lo, &hi);
-    state_rows(a, lo, hi);
+    ciot_deltanet_groups(a, lo, hi, ROWS, ciot_deltanet_fetch_ahead(a, ROWS), rows);
 }
