@@ -2,6 +2,7 @@
 #include <math.h>
 #include "ops_impl.h"
 #include "ops_math.h"
+#include "deltanet_gates.h"
 
 ciot_status ciot_deltanet_check(const ciot_deltanet_args *a, char *why, size_t len) {
     if (!a->qkv || !a->conv_state || !a->conv_w || !a->alpha || !a->beta_in || !a->a_log || !a->dt_bias ||
@@ -39,40 +40,6 @@ size_t ciot_deltanet_bytes(const ciot_deltanet_args *a) {
     ciot_op_traffic t;
     ciot_deltanet_traffic(a, &t);
     return ciot_op_traffic_total(&t);
-}
-
-/* Cephes' logf, fused steps: x = m 2^e with m in [sqrt(1/2), sqrt(2)). */
-float ciot_ops_logf(float x) {
-    int e;
-    float m = frexpf(x, &e);
-    if (m < 0.70710678118654752f) {
-        m = m + m;
-        e -= 1;
-    }
-    float f = m - 1.0f, z = f * f, fe = (float)e;
-    float y = 7.0376836292e-2f;
-    y = fmaf(y, f, -1.1514610310e-1f);
-    y = fmaf(y, f, 1.1676998740e-1f);
-    y = fmaf(y, f, -1.2420140846e-1f);
-    y = fmaf(y, f, 1.4249322787e-1f);
-    y = fmaf(y, f, -1.6668057665e-1f);
-    y = fmaf(y, f, 2.0000714765e-1f);
-    y = fmaf(y, f, -2.4999993993e-1f);
-    y = fmaf(y, f, 3.3333331174e-1f);
-    y = y * f * z;
-    y = fmaf(fe, CIOT_EXP_LN2_LO, y);
-    y = fmaf(-0.5f, z, y);
-    return fmaf(fe, CIOT_EXP_LN2_HI, f + y);
-}
-
-/* softplus(x) = log(1 + exp(x)), x itself above 20 (where the two agree in fp32). */
-static float softplus(float x) { return x > 20.0f ? x : ciot_ops_logf(1.0f + ciot_ops_expf(x)); }
-
-void ciot_deltanet_gates(const ciot_deltanet_args *a, int h) {
-    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
-    float g = -ciot_ops_expf(a->a_log[h]) * softplus(a->alpha[h] + a->dt_bias[h]);
-    s.decay[h] = ciot_ops_expf(g);
-    s.beta[h] = ciot_ops_sigmoidf(a->beta_in[h]);
 }
 
 /* Phase 0, unit u: the head_dim channels of q head u, k head u - k_heads or v head u - 2 k_heads. */

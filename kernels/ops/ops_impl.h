@@ -59,8 +59,6 @@ static inline ciot_deltanet_scratch ciot_deltanet_scratch_of(const ciot_deltanet
 static inline int ciot_deltanet_channels(const ciot_deltanet_args *a) {
     return (2 * a->k_heads + a->v_heads) * a->head_dim;
 }
-/* Phase 0's gates of value head h into scratch, shared by every version (scalar: 2 values per head). */
-void ciot_deltanet_gates(const ciot_deltanet_args *a, int h);
 /* What rows r .. of one head read: the first row, the head's key-head k and q, its gates. */
 typedef struct {
     float *S;
@@ -89,8 +87,6 @@ static inline __attribute__((always_inline)) void ciot_deltanet_groups(const cio
         for (; r < end; r++) run(a, s, r, 1, ahead);
     }
 }
-/* The canonical log (for softplus), x > 0 finite. */
-float ciot_ops_logf(float x);
 
 /* attention: chunks per KV head, and the record each (query head, chunk) leaves in scratch: o[head_dim]
  * (the chunk's sum of e V), then its max m and its sum l of e. */

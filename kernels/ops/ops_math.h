@@ -51,6 +51,33 @@ static inline float ciot_ops_expf(float x0) {
     return x0 < CIOT_EXP_LO ? 0.0f : y;
 }
 
+/* Cephes' logf, fused steps: x = m 2^e with m in [sqrt(1/2), sqrt(2)); x > 0 finite. */
+static inline float ciot_ops_logf(float x) {
+    int e;
+    float m = frexpf(x, &e);
+    if (m < 0.70710678118654752f) {
+        m = m + m;
+        e -= 1;
+    }
+    float f = m - 1.0f, z = f * f, fe = (float)e;
+    float y = 7.0376836292e-2f;
+    y = fmaf(y, f, -1.1514610310e-1f);
+    y = fmaf(y, f, 1.1676998740e-1f);
+    y = fmaf(y, f, -1.2420140846e-1f);
+    y = fmaf(y, f, 1.4249322787e-1f);
+    y = fmaf(y, f, -1.6668057665e-1f);
+    y = fmaf(y, f, 2.0000714765e-1f);
+    y = fmaf(y, f, -2.4999993993e-1f);
+    y = fmaf(y, f, 3.3333331174e-1f);
+    y = y * f * z;
+    y = fmaf(fe, CIOT_EXP_LN2_LO, y);
+    y = fmaf(-0.5f, z, y);
+    return fmaf(fe, CIOT_EXP_LN2_HI, f + y);
+}
+
+/* softplus(x) = log(1 + exp(x)), x itself above 20 (where the two agree in fp32). */
+static inline float ciot_ops_softplusf(float x) { return x > 20.0f ? x : ciot_ops_logf(1.0f + ciot_ops_expf(x)); }
+
 static inline float ciot_ops_sigmoidf(float x) { return 1.0f / (1.0f + ciot_ops_expf(-x)); }
 static inline float ciot_ops_siluf(float x) { return x / (1.0f + ciot_ops_expf(-x)); }
 

@@ -2,6 +2,7 @@
  * reads each state row from memory once: S k, then the update and S q on the row while it is in L1, four rows
  * of a head side by side (rows(): why). */
 #include "ops_impl.h"
+#include "deltanet_gates.h"
 #include "ops_neon.h"
 #include "prefetch.h"
 

@@ -16,6 +16,7 @@
 #include "ops_avx2.h"
 #include "cpu.h"
 #include "ops_impl.h"
+#include "deltanet_gates.h"
 
 static void conv_unit(const ciot_deltanet_args *a, int u) {
     int D = a->head_dim, C = ciot_deltanet_channels(a), taps = a->conv;
