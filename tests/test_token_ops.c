@@ -12,7 +12,6 @@
 #include "kernel.h"
 #include "ops_impl.h"
 #include "ops_math.h"
-#include "ops_math.h"
 #include "splitmix64.h"
 #include "token_ops.h"
 

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <algorithm>
 #include <string>
@@ -178,10 +179,10 @@ void bench(benchmark::State &st, ciot_token_kind kind, int L, bool hot, const ch
     }
     // one op's instances alive at a time, kept across its versions, thread counts and repetitions
     static std::unique_ptr<Instances> held;
-    static std::pair<int, int> held_key{-1, -1};
-    if (held_key != std::make_pair((int)kind * 2 + hot, L)) {
+    static std::tuple<int, int, bool> held_key{-1, -1, false};
+    if (held_key != std::make_tuple((int)kind, L, hot)) {
         held.reset(new Instances);
-        held_key = {(int)kind * 2 + hot, L};
+        held_key = {(int)kind, L, hot};
         if (kind == CIOT_TOK_DELTANET) make_deltanet(*held, hot);
         else if (kind == CIOT_TOK_ATTENTION) make_attention(*held, L, hot);
         else make_state_copy(*held);

@@ -8,7 +8,6 @@
 #error "deltanet_avx512f.c needs -mavx512f -mfma (cmake/isa.cmake gives them to *_avx512f.c)"
 #endif
 #include "ops_avx2.h"
-#include "cpu.h"
 #include "ops_impl.h"
 
 /* The 16 canonical lanes of one zmm folded j + 8, + 4, + 2, + 1. */
