@@ -83,7 +83,7 @@ void ciot_deltanet_ref(const ciot_deltanet_args *a, int phase, int part, int par
         ciot_ops_share(2 * a->k_heads + a->v_heads, part, parts, &lo, &hi);
         for (long u = lo; u < hi; u++) conv_unit(a, (int)u);
     } else {
-        ciot_ops_share((long)a->v_heads * a->head_dim, part, parts, &lo, &hi);
+        ciot_deltanet_share_rows(a, part, parts, &lo, &hi);
         for (long r = lo; r < hi; r++) state_row(a, r);
     }
 }

@@ -3,6 +3,7 @@
 #define CIOT_OPS_IMPL_H
 
 #include "token_ops.h"
+#include "ops_math.h"
 
 #define CIOT_OPS_DECLARE(isa)                                                                      \
     void ciot_rmsnorm_##isa(const ciot_rmsnorm_args *a, int phase, int part, int parts);          \
@@ -70,6 +71,10 @@ static inline ciot_deltanet_head_rows ciot_deltanet_rows_at(const ciot_deltanet_
     int D = a->head_dim, h = (int)(r / D), kh = h / (a->v_heads / a->k_heads);
     return (ciot_deltanet_head_rows){a->state + r * D, s.k + (size_t)kh * D, s.q + (size_t)kh * D, s.decay[h],
                                      s.beta[h]};
+}
+/* Phase 1's state rows of one part. */
+static inline void ciot_deltanet_share_rows(const ciot_deltanet_args *a, int part, int parts, long *lo, long *hi) {
+    ciot_ops_share((long)a->v_heads * a->head_dim, part, parts, lo, hi);
 }
 /* Phase 1 in the SIMD versions: the part's state rows lo .. hi - 1 in groups of `group` rows that stay in
  * one head (they share k, q and the gates), the rows left over one at a time; run(a, s, r, R, ahead) updates

@@ -76,7 +76,7 @@ void ciot_deltanet_neon(const ciot_deltanet_args *a, int phase, int part, int pa
         ciot_ops_share(2 * a->k_heads + a->v_heads, part, parts, &lo, &hi);
         for (long u = lo; u < hi; u++) conv_unit(a, (int)u);
     } else {
-        ciot_ops_share((long)a->v_heads * a->head_dim, part, parts, &lo, &hi);
+        ciot_deltanet_share_rows(a, part, parts, &lo, &hi);
         ciot_deltanet_groups(a, lo, hi, ROWS, (long)a->prefetch, rows);
     }
 }

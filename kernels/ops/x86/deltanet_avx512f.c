@@ -55,6 +55,6 @@ void ciot_deltanet_avx512f(const ciot_deltanet_args *a, int phase, int part, int
         return;
     }
     long lo, hi;
-    ciot_ops_share((long)a->v_heads * a->head_dim, part, parts, &lo, &hi);
+    ciot_deltanet_share_rows(a, part, parts, &lo, &hi);
     ciot_deltanet_groups(a, lo, hi, ROWS, ciot_deltanet_fetch_ahead(a, ROWS), rows);
 }
