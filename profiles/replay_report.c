@@ -62,7 +62,7 @@ static void print_whole(FILE *f, const ciot_run_stats *run) {
                 ms, (double)t->weights * 1e-6, (double)(t->state_read + t->state_written) * 1e-6,
                 (double)(t->kv_read + t->kv_written) * 1e-6, (double)(t->act_read + t->act_written) * 1e-6,
                 k[i].ms_median > 0 ? (double)k[i].bytes / k[i].ms_median * 1e-6 : 0,
-                ciot_bw_kind_name(k[i].ruler), pct, k[i].pct_read_paired, k[i].pct_read_paired > 100 ? "!" : " ",
+                ciot_bw_kind_name(k[i].ruler), pct, k[i].pct_read_paired, ciot_kind_read_flagged(&k[i]) ? "!" : " ",
                 k[i].pct_token);
     }
     if (n < 0) fprintf(f, "(out of memory for the per-kind table)\n");

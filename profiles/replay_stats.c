@@ -304,3 +304,5 @@ double ciot_straggler_wait_ratio(const ciot_run_stats *run, int straggler) {
     free(r);
     return m;
 }
+
+int ciot_kind_read_flagged(const ciot_kind_stats *k) { return k->ruler == CIOT_BW_READ && k->pct_read_paired > 100; }

@@ -73,6 +73,9 @@ typedef struct {
     double *busy_us, *wait_us, *injected_us;   /* per thread, mean per step */
 } ciot_kind_stats;
 
+/* Whether a kind's %read breaks the read ruler (above 100%): only a kind that ruler rules can. An op that
+ * writes moves more bytes than a read in the same time, so its own ruler expects it above 100% of the read. */
+int ciot_kind_read_flagged(const ciot_kind_stats *k);
 /* Kinds in order of first appearance; returns the count, or -1 when out of memory. */
 int ciot_kind_stats_compute(const ciot_run_stats *run, ciot_kind_stats **out);
 void ciot_kind_stats_free(ciot_kind_stats *k, int n);

@@ -279,6 +279,15 @@ static void test_paired_stats(void) {
     const int m = ciot_kind_stats_compute(&run, &ks);
     CHECK(m == 3 && ks[1].ruler == CIOT_BW_READ && fabs(ks[1].pct_paired - ks[1].pct_read_paired) < 1e-12,
           "without update samples DeltaNet is paired with the read probe");
+    /* %read's flag: a read-ruled kind above 100% breaks the read ruler; a kind that writes does not */
+    ciot_kind_stats flag = {.ruler = CIOT_BW_READ, .pct_read_paired = 100.5};
+    CHECK(ciot_kind_read_flagged(&flag), "a read kind at 100.5%% of the read is flagged");
+    flag.pct_read_paired = 99.5;
+    CHECK(!ciot_kind_read_flagged(&flag), "a read kind at 99.5%% of the read is not flagged");
+    flag.ruler = CIOT_BW_UPDATE, flag.pct_read_paired = 119;
+    CHECK(!ciot_kind_read_flagged(&flag), "an update-ruled kind at 119%% of the read is not flagged");
+    flag.ruler = CIOT_BW_COPY_NT;
+    CHECK(!ciot_kind_read_flagged(&flag), "a copy-ruled kind at 119%% of the read is not flagged");
     ciot_kind_stats_free(ks, m);
     ciot_run_stats_free(&run);
     for (int k = 0; k < TOKENS; k++) ciot_replay_record_free(&recs[k]);
