@@ -6,21 +6,26 @@
 #include "ops_neon.h"
 #include "prefetch.h"
 
-static void conv_unit(const ciot_deltanet_args *a, int u) {
-    int D = a->head_dim, C = ciot_deltanet_channels(a), taps = a->conv;
-    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
-    float *dst = s.q + (size_t)u * D;
-    for (int i = 0; i < D; i += 4) {
-        size_t c = (size_t)u * D + i;
-        float32x4_t x = vld1q_f32(a->qkv + c), acc = vdupq_n_f32(0.0f);
-        for (int t = 0; t < taps - 1; t++)
-            acc = vfmaq_f32(acc, vld1q_f32(a->conv_w + t * (size_t)C + c), vld1q_f32(a->conv_state + t * (size_t)C + c));
-        acc = vfmaq_f32(acc, vld1q_f32(a->conv_w + (taps - 1) * (size_t)C + c), x);
-        for (int t = 0; t < taps - 2; t++)
-            vst1q_f32(a->conv_state + t * (size_t)C + c, vld1q_f32(a->conv_state + (t + 1) * (size_t)C + c));
-        vst1q_f32(a->conv_state + (taps - 2) * (size_t)C + c, x);
+/* Channels [0, n) of one unit's conv, then SiLU; taps a constant once inlined (x86/deltanet_avx2.c: why). */
+static inline __attribute__((always_inline)) void conv_channels(const float *qkv, float *st, const float *w,
+                                                                float *dst, size_t C, int n, const int taps) {
+    for (int i = 0; i < n; i += 4) {
+        float32x4_t x = vld1q_f32(qkv + i), acc = vdupq_n_f32(0.0f);
+        for (int t = 0; t < taps - 1; t++) acc = vfmaq_f32(acc, vld1q_f32(w + t * C + i), vld1q_f32(st + t * C + i));
+        acc = vfmaq_f32(acc, vld1q_f32(w + (taps - 1) * C + i), x);
+        for (int t = 0; t < taps - 2; t++) vst1q_f32(st + t * C + i, vld1q_f32(st + (t + 1) * C + i));
+        vst1q_f32(st + (taps - 2) * C + i, x);
         vst1q_f32(dst + i, ciot_silu4(acc));
     }
+}
+
+static void conv_unit(const ciot_deltanet_args *a, int u) {
+    int D = a->head_dim, taps = a->conv;
+    size_t C = (size_t)ciot_deltanet_channels(a), c = (size_t)u * D;
+    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
+    float *dst = s.q + c;
+    if (taps == 4) conv_channels(a->qkv + c, a->conv_state + c, a->conv_w + c, dst, C, D, 4);
+    else conv_channels(a->qkv + c, a->conv_state + c, a->conv_w + c, dst, C, D, taps);
     if (u < 2 * a->k_heads) {
         float mul = 1.0f / sqrtf(ciot_dot_neon(dst, dst, D) + a->eps);
         if (u < a->k_heads) mul = mul * (1.0f / sqrtf((float)D));
