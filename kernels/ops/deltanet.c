@@ -2,7 +2,7 @@
 #include <math.h>
 #include "ops_impl.h"
 #include "ops_math.h"
-#include "deltanet_gates.h"
+#include "deltanet_phase0.h"
 
 ciot_status ciot_deltanet_check(const ciot_deltanet_args *a, char *why, size_t len) {
     if (!a->qkv || !a->conv_state || !a->conv_w || !a->alpha || !a->beta_in || !a->a_log || !a->dt_bias ||
@@ -42,26 +42,20 @@ size_t ciot_deltanet_bytes(const ciot_deltanet_args *a) {
     return ciot_op_traffic_total(&t);
 }
 
-/* Phase 0, unit u: the head_dim channels of q head u, k head u - k_heads or v head u - 2 k_heads. */
-static void conv_unit(const ciot_deltanet_args *a, int u) {
-    int D = a->head_dim, C = ciot_deltanet_channels(a), taps = a->conv;
-    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
-    float *dst = s.q + (size_t)u * D; /* q, k and v sit back to back in scratch, as in qkv */
-    for (int i = 0; i < D; i++) {
-        int c = u * D + i;
+static void scale(float *x, int n, float mul) {
+    for (int i = 0; i < n; i++) x[i] = x[i] * mul;
+}
+
+/* The conv and SiLU of n channels (deltanet_phase0.h: the arguments), in the reference's order. */
+static inline __attribute__((always_inline)) void conv_channels(const float *qkv, float *st, const float *w,
+                                                                float *dst, size_t C, int n, const int taps) {
+    for (int i = 0; i < n; i++) {
         float acc = 0.0f;
-        for (int t = 0; t < taps - 1; t++) acc = fmaf(a->conv_w[(size_t)t * C + c], a->conv_state[(size_t)t * C + c], acc);
-        acc = fmaf(a->conv_w[(size_t)(taps - 1) * C + c], a->qkv[c], acc);
-        for (int t = 0; t < taps - 2; t++) a->conv_state[(size_t)t * C + c] = a->conv_state[(size_t)(t + 1) * C + c];
-        a->conv_state[(size_t)(taps - 2) * C + c] = a->qkv[c];
+        for (int t = 0; t < taps - 1; t++) acc = fmaf(w[t * C + i], st[t * C + i], acc);
+        acc = fmaf(w[(taps - 1) * C + i], qkv[i], acc);
+        for (int t = 0; t < taps - 2; t++) st[t * C + i] = st[(t + 1) * C + i];
+        st[(taps - 2) * C + i] = qkv[i];
         dst[i] = ciot_ops_siluf(acc);
-    }
-    if (u < 2 * a->k_heads) {
-        float mul = 1.0f / sqrtf(ciot_ops_dot(dst, dst, D) + a->eps);
-        if (u < a->k_heads) mul = mul * (1.0f / sqrtf((float)D));
-        for (int i = 0; i < D; i++) dst[i] = dst[i] * mul;
-    } else {
-        ciot_deltanet_gates(a, u - 2 * a->k_heads);
     }
 }
 
@@ -81,7 +75,7 @@ void ciot_deltanet_ref(const ciot_deltanet_args *a, int phase, int part, int par
     long lo, hi;
     if (phase == 0) {
         ciot_ops_share(2 * a->k_heads + a->v_heads, part, parts, &lo, &hi);
-        for (long u = lo; u < hi; u++) conv_unit(a, (int)u);
+        for (long u = lo; u < hi; u++) ciot_deltanet_unit(a, (int)u, conv_channels, ciot_ops_dot, scale);
     } else {
         ciot_deltanet_share_rows(a, part, parts, &lo, &hi);
         for (long r = lo; r < hi; r++) state_row(a, r);

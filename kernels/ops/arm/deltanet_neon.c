@@ -2,11 +2,11 @@
  * reads each state row from memory once: S k, then the update and S q on the row while it is in L1, four rows
  * of a head side by side (rows(): why). */
 #include "ops_impl.h"
-#include "deltanet_gates.h"
+#include "deltanet_phase0.h"
 #include "ops_neon.h"
 #include "prefetch.h"
 
-/* Channels [0, n) of one unit's conv, then SiLU; taps a constant once inlined (x86/deltanet_avx2.c: why). */
+/* The conv and SiLU of n channels (deltanet_phase0.h: the arguments). */
 static inline __attribute__((always_inline)) void conv_channels(const float *qkv, float *st, const float *w,
                                                                 float *dst, size_t C, int n, const int taps) {
     for (int i = 0; i < n; i += 4) {
@@ -19,20 +19,8 @@ static inline __attribute__((always_inline)) void conv_channels(const float *qkv
     }
 }
 
-static void conv_unit(const ciot_deltanet_args *a, int u) {
-    int D = a->head_dim, taps = a->conv;
-    size_t C = (size_t)ciot_deltanet_channels(a), c = (size_t)u * D;
-    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
-    float *dst = s.q + c;
-    if (taps == 4) conv_channels(a->qkv + c, a->conv_state + c, a->conv_w + c, dst, C, D, 4);
-    else conv_channels(a->qkv + c, a->conv_state + c, a->conv_w + c, dst, C, D, taps);
-    if (u < 2 * a->k_heads) {
-        float mul = 1.0f / sqrtf(ciot_dot_neon(dst, dst, D) + a->eps);
-        if (u < a->k_heads) mul = mul * (1.0f / sqrtf((float)D));
-        for (int i = 0; i < D; i += 4) vst1q_f32(dst + i, vmulq_n_f32(vld1q_f32(dst + i), mul));
-    } else {
-        ciot_deltanet_gates(a, u - 2 * a->k_heads);
-    }
+static inline void scale(float *x, int n, float mul) {
+    for (int i = 0; i < n; i += 4) vst1q_f32(x + i, vmulq_n_f32(vld1q_f32(x + i), mul));
 }
 
 /* Rows r .. r + R - 1 of one head side by side, each in the reference's order (kernels/ops.md: why); they
@@ -79,7 +67,7 @@ void ciot_deltanet_neon(const ciot_deltanet_args *a, int phase, int part, int pa
     long lo, hi;
     if (phase == 0) {
         ciot_ops_share(2 * a->k_heads + a->v_heads, part, parts, &lo, &hi);
-        for (long u = lo; u < hi; u++) conv_unit(a, (int)u);
+        for (long u = lo; u < hi; u++) ciot_deltanet_unit(a, (int)u, conv_channels, ciot_dot_neon, scale);
     } else {
         ciot_deltanet_share_rows(a, part, parts, &lo, &hi);
         ciot_deltanet_groups(a, lo, hi, ROWS, (long)a->prefetch, rows);

@@ -16,12 +16,9 @@
 #include "ops_avx2.h"
 #include "cpu.h"
 #include "ops_impl.h"
-#include "deltanet_gates.h"
+#include "deltanet_phase0.h"
 
-/* Channels [0, n) of one unit's conv from the unit's first channel of each array (taps rows C apart), then
- * SiLU. taps is a constant once inlined: with Bonsai's 4 the tap loops unroll and the pointers stay in
- * registers; with it read from the arguments clang reloaded them every step. Phase 0 of a Bonsai block (hot,
- * a standalone driver, Zen 5, 1 thread) took 7.8-8.9 us against 12.4-13.3. */
+/* The conv and SiLU of n channels (deltanet_phase0.h: the arguments). */
 static inline __attribute__((always_inline)) void conv_channels(const float *qkv, float *st, const float *w,
                                                                 float *dst, size_t C, int n, const int taps) {
     for (int i = 0; i < n; i += 8) {
@@ -35,21 +32,9 @@ static inline __attribute__((always_inline)) void conv_channels(const float *qkv
     }
 }
 
-static void conv_unit(const ciot_deltanet_args *a, int u) {
-    int D = a->head_dim, taps = a->conv;
-    size_t C = (size_t)ciot_deltanet_channels(a), c = (size_t)u * D;
-    ciot_deltanet_scratch s = ciot_deltanet_scratch_of(a);
-    float *dst = s.q + c;
-    if (taps == 4) conv_channels(a->qkv + c, a->conv_state + c, a->conv_w + c, dst, C, D, 4);
-    else conv_channels(a->qkv + c, a->conv_state + c, a->conv_w + c, dst, C, D, taps);
-    if (u < 2 * a->k_heads) {
-        float mul = 1.0f / sqrtf(ciot_dot_avx2(dst, dst, D) + a->eps);
-        if (u < a->k_heads) mul = mul * (1.0f / sqrtf((float)D));
-        __m256 m = _mm256_set1_ps(mul);
-        for (int i = 0; i < D; i += 8) _mm256_storeu_ps(dst + i, _mm256_mul_ps(_mm256_loadu_ps(dst + i), m));
-    } else {
-        ciot_deltanet_gates(a, u - 2 * a->k_heads);
-    }
+static inline void scale(float *x, int n, float mul) {
+    const __m256 m = _mm256_set1_ps(mul);
+    for (int i = 0; i < n; i += 8) _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), m));
 }
 
 /* Floats ahead: AMD 8 rows, Intel 2 (measured: above), at least the next group; 0 with the policy off. */
@@ -101,7 +86,7 @@ void ciot_deltanet_avx2(const ciot_deltanet_args *a, int phase, int part, int pa
     long lo, hi;
     if (phase == 0) {
         ciot_ops_share(2 * a->k_heads + a->v_heads, part, parts, &lo, &hi);
-        for (long u = lo; u < hi; u++) conv_unit(a, (int)u);
+        for (long u = lo; u < hi; u++) ciot_deltanet_unit(a, (int)u, conv_channels, ciot_dot_avx2, scale);
     } else {
         ciot_deltanet_share_rows(a, part, parts, &lo, &hi);
         ciot_deltanet_groups(a, lo, hi, ROWS, ciot_deltanet_fetch_ahead(a, ROWS), rows);
