@@ -1,7 +1,7 @@
-/* deltanet's phase 0 as every version shares it (kernels/ops.md, steps 2 and 3): a unit's end after the
- * version's conv, and the gates, scalar. Inline, so that each version's file compiles the gates' fused
+/* deltanet's phase 0 as every version shares it (kernels/ops.md, steps 1 to 3): a unit around the version's
+ * conv, dot and scale, and the gates, scalar. Inline, so that each version's file compiles the gates' fused
  * multiply-adds to the instruction where it has one rather than a libm call (the same correctly rounded
- * results, without 50 calls per value head), and a version's dot and scale into the unit's end. */
+ * results, without 50 calls per value head), and its own pieces into the unit. */
 #ifndef CIOT_DELTANET_PHASE0_H
 #define CIOT_DELTANET_PHASE0_H
 
