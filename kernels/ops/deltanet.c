@@ -72,11 +72,10 @@ static void state_row(const ciot_deltanet_args *a, long r) {
 }
 
 void ciot_deltanet_ref(const ciot_deltanet_args *a, int phase, int part, int parts) {
-    long lo, hi;
     if (phase == 0) {
-        ciot_ops_share(2 * a->k_heads + a->v_heads, part, parts, &lo, &hi);
-        for (long u = lo; u < hi; u++) ciot_deltanet_unit(a, (int)u, conv_channels, ciot_ops_dot, scale);
+        ciot_deltanet_phase0(a, part, parts, conv_channels, ciot_ops_dot, scale);
     } else {
+        long lo, hi;
         ciot_deltanet_share_rows(a, part, parts, &lo, &hi);
         for (long r = lo; r < hi; r++) state_row(a, r);
     }

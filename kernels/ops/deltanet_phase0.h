@@ -46,4 +46,14 @@ static inline __attribute__((always_inline)) void ciot_deltanet_unit(const ciot_
     }
 }
 
+/* Phase 0 of one part: its share of the 2 k_heads + v_heads units, each as ciot_deltanet_unit runs it. */
+static inline __attribute__((always_inline)) void ciot_deltanet_phase0(const ciot_deltanet_args *a, int part, int parts,
+                                                                      ciot_deltanet_conv_fn *conv,
+                                                                      ciot_deltanet_dot_fn *dot,
+                                                                      ciot_deltanet_scale_fn *scale) {
+    long lo, hi;
+    ciot_ops_share(2 * a->k_heads + a->v_heads, part, parts, &lo, &hi);
+    for (long u = lo; u < hi; u++) ciot_deltanet_unit(a, (int)u, conv, dot, scale);
+}
+
 #endif

@@ -83,11 +83,10 @@ static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args 
 }
 
 void ciot_deltanet_avx2(const ciot_deltanet_args *a, int phase, int part, int parts) {
-    long lo, hi;
     if (phase == 0) {
-        ciot_ops_share(2 * a->k_heads + a->v_heads, part, parts, &lo, &hi);
-        for (long u = lo; u < hi; u++) ciot_deltanet_unit(a, (int)u, conv_channels, ciot_dot_avx2, scale);
+        ciot_deltanet_phase0(a, part, parts, conv_channels, ciot_dot_avx2, scale);
     } else {
+        long lo, hi;
         ciot_deltanet_share_rows(a, part, parts, &lo, &hi);
         ciot_deltanet_groups(a, lo, hi, ROWS, ciot_deltanet_fetch_ahead(a, ROWS), rows);
     }
