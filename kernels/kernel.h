@@ -84,7 +84,15 @@ typedef struct ciot_kernel {
     const struct ciot_kernel *reference; /* the scalar twin it must match bit for bit; a reference is its own */
     ciot_compute_fn compute;
     ciot_mac mac;               /* what its inner loop multiplies with (above) */
+    int mac_batch;              /* 0, or the activation batch from which a gemm's inner loop is another one: */
+    ciot_mac mac_at_batch;      /* what it multiplies with from mac_batch on (the TL16 gemms: lookups below 16
+                                 * rows, vpmaddubsw on decoded weights from 16) */
 } ciot_kernel;
+
+/* What kernel k's inner loop multiplies with at this activation batch. */
+static inline ciot_mac ciot_kernel_mac(const ciot_kernel *k, int batch) {
+    return k->mac_batch > 0 && batch >= k->mac_batch ? k->mac_at_batch : k->mac;
+}
 
 /* A kernel's descriptor, its name written once: CIOT_KERNEL(t2p_gemv_avx2, t2p_gemv_ref, .layout = ...) defines
  * ciot_k_t2p_gemv_avx2, named "t2p_gemv_avx2", whose reference twin is ciot_k_t2p_gemv_ref, a pointer the

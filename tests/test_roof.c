@@ -43,33 +43,51 @@ static void test_bound(void) {
           "roof kind names");
 }
 
-/* Every registered kernel: a gemv is judged by the read ceiling, a lookup or scalar gemm has no compute
- * roof, any other gemm the family its descriptor names. */
+/* Every registered kernel (one whose family changes with the batch at 4 and 64, the others at 64): a gemv is judged by the read ceiling, a lookup or scalar gemm
+ * has no compute roof, any other gemm the family its descriptor names for that batch. */
 static void test_families(void) {
-    int lookups = 0, families = 0;
-    for (int i = 0; i < ciot_kernel_count(); i++) {
-        const ciot_kernel *k = ciot_kernel_at(i);
-        ciot_compute_family f;
-        const char *why = "unset";
-        const int has = ciot_roof_family(k, &f, &why);
-        if (k->op == CIOT_OP_GEMV) {
-            CHECK(!has && why && strstr(why, "gemv"), "%s: a gemv has no compute roof (%s)", k->name, why);
-        } else if (k->mac == CIOT_MAC_LOOKUP) {
-            CHECK(!has && why && strstr(why, "lookup"), "%s: a lookup gemm has no compute roof (%s)", k->name, why);
-            lookups++;
-        } else if (k->mac == CIOT_MAC_SCALAR) {
-            CHECK(!has && why && strstr(why, "scalar"), "%s: a scalar gemm has no compute roof (%s)", k->name, why);
-        } else {
-            ciot_compute_family want;
-            CHECK(has && !why && ciot_compute_family_of(k->mac, &want) == CIOT_OK && f == want,
-                  "%s: its gemm is bounded by its family", k->name);
-            families++;
+    int lookups = 0, families = 0, switching = 0; /* switching: read on x86 only, where such kernels are */
+    for (int i = 0; i < ciot_kernel_count(); i++)
+        for (int batch = ciot_kernel_at(i)->mac_batch ? 4 : 64; batch <= 64; batch += 60) {
+            const ciot_kernel *k = ciot_kernel_at(i);
+            const ciot_mac mac = ciot_kernel_mac(k, batch);
+            ciot_compute_family f;
+            const char *why = "unset";
+            const int has = ciot_roof_family(k, batch, &f, &why);
+            if (k->mac_batch) {
+                CHECK(mac == (batch >= k->mac_batch ? k->mac_at_batch : k->mac), "%s at batch %d: the family of its batch",
+                      k->name, batch);
+                switching += batch >= k->mac_batch && k->mac_at_batch != k->mac;
+            }
+            if (k->op == CIOT_OP_GEMV) {
+                CHECK(!has && why && strstr(why, "gemv"), "%s: a gemv has no compute roof (%s)", k->name, why);
+            } else if (mac == CIOT_MAC_LOOKUP) {
+                CHECK(!has && why && strstr(why, "lookup"), "%s: a lookup gemm has no compute roof (%s)", k->name, why);
+                lookups++;
+            } else if (mac == CIOT_MAC_SCALAR) {
+                CHECK(!has && why && strstr(why, "scalar"), "%s: a scalar gemm has no compute roof (%s)", k->name, why);
+            } else {
+                ciot_compute_family want;
+                CHECK(has && !why && ciot_compute_family_of(mac, &want) == CIOT_OK && f == want,
+                      "%s at batch %d: its gemm is bounded by its family", k->name, batch);
+                families++;
+            }
         }
-    }
     CHECK(lookups > 0 && families > 0, "the registry has lookup gemms (%d) and multiply gemms (%d)", lookups, families);
+#if !defined(__x86_64__)
+    (void)switching;
+#else
+    /* the TL16 gemms: lookups at batch 4, vpmaddubsw summed in int16 at 64 */
+    CHECK(switching >= 2, "the TL16 gemms change family with the batch (%d)", switching);
+    const ciot_kernel *t16 = ciot_kernel_find("tl16_gemm_avx2");
+    ciot_compute_family f16;
+    CHECK(t16 && !ciot_roof_family(t16, 4, &f16, NULL) && ciot_roof_family(t16, 64, &f16, NULL) &&
+              f16 == CIOT_COMPUTE_AVX2_I16,
+          "tl16_gemm_avx2: no compute roof at batch 4 (lookups), avx2_i16's at 64");
+#endif
     const ciot_kernel *k = ciot_kernel_find("tl2_gemm_avx512vnni");
     ciot_compute_family f;
-    if (k) CHECK(ciot_roof_family(k, &f, NULL) && f == CIOT_COMPUTE_AVX512VNNI,
+    if (k) CHECK(ciot_roof_family(k, 64, &f, NULL) && f == CIOT_COMPUTE_AVX512VNNI,
                  "tl2_gemm_avx512vnni: dot products on TL2 bytes, bounded by vpdpbusd zmm");
     /* every probe family of kernels/isa.def is the roof of the kernels that declare its mac */
 #define MAP(id, suffix, family, instruction) {CIOT_MAC_##family, CIOT_COMPUTE_##family},

@@ -485,7 +485,7 @@ int prepare() {
         c.warmup_seconds = call(c, cp);
         c.iterations = long(std::min(1e6, std::max(1.0, std::ceil(o.rep_seconds / std::max(c.warmup_seconds, 1e-9)))));
         c.intensity = ciot_intensity(c.rows, c.K, c.batch, c.ring->bytes);
-        c.has_family = ciot_roof_family(c.k, &c.family, &c.no_family);
+        c.has_family = ciot_roof_family(c.k, c.batch, &c.family, &c.no_family);
         if (!c.has_family) continue;
         // The compute sample's length is sized once per family and pool, the same way ciot compute does.
         auto key = std::make_tuple(int(c.family), c.kind, c.threads);

@@ -10,12 +10,13 @@ double ciot_intensity(int rows, int K, int batch, size_t matrix_bytes) {
     return matrix_bytes ? (double)rows * K * batch / (double)matrix_bytes : 0;
 }
 
-int ciot_roof_family(const ciot_kernel *k, ciot_compute_family *family, const char **why) {
+int ciot_roof_family(const ciot_kernel *k, int batch, ciot_compute_family *family, const char **why) {
     const char *none = NULL;
+    const ciot_mac mac = ciot_kernel_mac(k, batch);
     if (k->op != CIOT_OP_GEMM) none = "gemv: read ceiling";
-    else if (k->mac == CIOT_MAC_LOOKUP) none = "lookup: no multiplies";
-    else if (k->mac == CIOT_MAC_SCALAR) none = "scalar reference";
-    else if (ciot_compute_family_of(k->mac, family) != CIOT_OK) none = "no multiply family declared";
+    else if (mac == CIOT_MAC_LOOKUP) none = "lookup: no multiplies";
+    else if (mac == CIOT_MAC_SCALAR) none = "scalar reference";
+    else if (ciot_compute_family_of(mac, family) != CIOT_OK) none = "no multiply family declared";
     if (why) *why = none;
     return none == NULL;
 }

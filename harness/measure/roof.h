@@ -25,10 +25,10 @@ const char *ciot_roof_kind_name(ciot_roof_kind k);
  * activations and outputs are not counted: a call reads them from the cache. */
 double ciot_intensity(int rows, int K, int batch, size_t matrix_bytes);
 
-/* Whether a kernel's rows are bounded by a compute roof: 1 with its family for a gemm whose inner loop
- * multiplies with one; else 0 with why in one short phrase ("gemv: read ceiling", "lookup: no multiplies",
- * "scalar reference"). */
-int ciot_roof_family(const ciot_kernel *k, ciot_compute_family *family, const char **why);
+/* Whether a kernel's rows at this activation batch are bounded by a compute roof: 1 with its family for a
+ * gemm whose inner loop multiplies with one there (ciot_kernel_mac); else 0 with why in one short phrase
+ * ("gemv: read ceiling", "lookup: no multiplies", "scalar reference"). */
+int ciot_roof_family(const ciot_kernel *k, int batch, ciot_compute_family *family, const char **why);
 
 /* One repetition judged against its roof. */
 typedef struct {

@@ -10,6 +10,7 @@
 #include "kernel.h"
 #include "lut_loop.h"
 #include "prefetch.h"
+#include "tl16_dot_avx2.h"
 #include "tl16_sums_avx2.h"
 
 /* Tables of one 128-block: per sub-block q, and the fp32 scales of its Q8_0 blocks. */
@@ -95,9 +96,14 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl16_gemv_avx2, tl16_gemv_ref, .layout = &ciot_layout_tl16, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
             .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* The gemm: the same lookups per activation row, the decoding once per 4 rows (run_rows), each row in the
- * gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count); }
+/* The gemm. Below CIOT_TL16_DOT_MIN_BATCH activation rows the lookups above, the decoding once per 4 rows
+ * (run_rows); from it each 32-row slice of a block decoded once into weights for the whole batch, which
+ * vpmaddubsw multiplies (tl16_dot_avx2.h). Either way each row in the gemv's float order. */
+static void gemm(const ciot_mm *mm, int first, int count) {
+    if (mm->batch < CIOT_TL16_DOT_MIN_BATCH) ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count);
+    else ciot_tl16_dot_gemm_avx2(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0);
+}
 
 CIOT_KERNEL(tl16_gemm_avx2, tl16_gemm_ref, .layout = &ciot_layout_tl16, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP);
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP,
+            .mac_batch = CIOT_TL16_DOT_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX2_I16);

@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "lut_loop.h"
 #include "prefetch.h"
+#include "tl16_dot_avx2.h"
 #include "tl16_sums_avx2.h"
 
 /* Tables of one 128-block (half of a Q8_K block). */
@@ -87,9 +88,13 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl16_tq1_gemv_avx2, tl16_tq1_gemv_ref, .layout = &ciot_layout_tl16_tq1, .act = &ciot_act_q8_K,
             .op = CIOT_OP_GEMV, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* The gemm: the same lookups per activation row, the decoding once per 4 rows (run_rows), each row in the
- * gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
+/* The gemm: the lookups below CIOT_TL16_DOT_MIN_BATCH activation rows, the decoded slices from it (as
+ * tl16_gemm_avx2), each row in the gemv's float order. */
+static void gemm(const ciot_mm *mm, int first, int count) {
+    if (mm->batch < CIOT_TL16_DOT_MIN_BATCH) ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
+    else ciot_tl16_dot_gemm_avx2(mm, first, count, ciot_act_bytes(&ciot_act_q8_K, 1, mm->K), 1);
+}
 
 CIOT_KERNEL(tl16_tq1_gemm_avx2, tl16_tq1_gemm_ref, .layout = &ciot_layout_tl16_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP);
+            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP,
+            .mac_batch = CIOT_TL16_DOT_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX2_I16);

@@ -1,0 +1,249 @@
+/* TL16 as multiply-add operands with AVX2 (included only by *_avx2.c), shared by the TL16 gemms of PTQ1_0 and
+ * TQ1_0: a 32-row slice of a 128-block is decoded once into its weights (-1, 0, 1 as int8), four weights of a
+ * row per 32-bit lane, and every activation row then takes vpmaddubsw on it, as T2P's gemm does on its codes.
+ * A table lookup serves one activation row; these weights serve the whole batch, so at batch 64 the decoding
+ * is 1/64 of a weight's cost (kernels/README.md, "TL16, AVX2"). */
+#ifndef CIOT_X86_TL16_DOT_AVX2_H
+#define CIOT_X86_TL16_DOT_AVX2_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+#include "formats.h"
+#include "kernel.h"
+#include "lut_loop.h"
+#include "prefetch.h"
+#include "tl16_sums_avx2.h"
+
+/* One decoded slice: w[q][s][g] holds weights 32q + 4s .. 32q + 4s + 3 of eight rows, a row's four in one
+ * 32-bit lane; lane l of g is row 4g + l (l < 4) or 16 + 4g + l - 4 (the order two rounds of unpacks leave,
+ * kept: the row scales dw[g] are permuted to it once per slice, the results back once per tile). corr[q][g] is
+ * 128 x the sum of sub-block q's weights per row, int32, in the same lanes. */
+typedef struct {
+    __m256i w[4][8][4];
+    __m256i corr[4][4];
+    __m256 dw[4];
+} ciot_tl16_slice_avx2;
+
+#define CIOT_TL16_TW(n) {CIOT_L16(CIOT_TL16_W##n, 0), CIOT_L16(CIOT_TL16_W##n, 0)}
+#define CIOT_TL16_TP(n) {CIOT_L16(CIOT_TL3_PAIR_W##n, 0), CIOT_L16(CIOT_TL3_PAIR_W##n, 0)}
+/* weight n of a group by its magnitude nibble (0 for 14, 15), and of the pair by its code */
+static const int8_t ciot_tl16_tw_avx2[3][32] __attribute__((aligned(32))) = {CIOT_TL16_TW(0), CIOT_TL16_TW(1),
+                                                                             CIOT_TL16_TW(2)};
+static const int8_t ciot_tl16_tp_avx2[2][32] __attribute__((aligned(32))) = {CIOT_TL16_TP(0), CIOT_TL16_TP(1)};
+#undef CIOT_TL16_TW
+#undef CIOT_TL16_TP
+
+/* Weights 3g .. 3g + 2 of 32 rows (byte j: row j) from the group's nibbles m and sign operand op (bit 7: the
+ * sign; 0 only where m is 0, whose weights are 0), the scheme of ciot_tl16_subblock_rows_avx2. */
+static inline __attribute__((always_inline)) void ciot_tl16_group_weights_avx2(__m256i m, __m256i op, __m256i *t) {
+    for (int n = 0; n < 3; n++)
+        t[n] = _mm256_sign_epi8(_mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)ciot_tl16_tw_avx2[n]), m), op);
+}
+
+/* Sub-block q of slice v of block b into out->w[q] and out->corr[q]. */
+static inline void ciot_tl16_decode_subblock_avx2(const block_tl16 *b, int v, int q, ciot_tl16_slice_avx2 *out) {
+    const __m256i c15 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
+    __m256i t[32]; /* t[k]: weight k of the sub-block, 32 rows */
+    const __m256i S = _mm256_loadu_si256((const __m256i *)b->v[v].sb[q].sg);
+    __m256i op = _mm256_or_si256(S, one); /* group 7's sign operand; doubled bytewise for 6, 5, .., 1 */
+    for (int j = 3; j >= 0; j--) {
+        const __m256i code = _mm256_loadu_si256((const __m256i *)b->v[v].sb[q].qs[j]);
+        const __m256i mh = _mm256_and_si256(_mm256_srli_epi16(code, 4), c15), ml = _mm256_and_si256(code, c15);
+        ciot_tl16_group_weights_avx2(mh, op, t + 3 * (2 * j + 1));
+        op = _mm256_add_epi8(op, op);
+        ciot_tl16_group_weights_avx2(ml, j ? op : _mm256_or_si256(ml, _mm256_slli_epi16(S, 7)), t + 3 * (2 * j));
+        op = _mm256_add_epi8(op, op);
+    }
+    {
+        const __m256i code = _mm256_loadu_si256((const __m256i *)b->v[v].sb[q].qs[4]);
+        const __m256i X = _mm256_loadu_si256((const __m256i *)b->v[v].sx), X1 = _mm256_or_si256(X, one);
+        const __m256i m8 = _mm256_and_si256(code, c15), m9 = _mm256_and_si256(_mm256_srli_epi16(code, 4), c15);
+        const __m256i *mul = (const __m256i *)ciot_tl16_sx_mul_avx2[q];
+        const __m256i op8 = q ? _mm256_mullo_epi16(X1, _mm256_loadu_si256(mul)) : _mm256_or_si256(m8, _mm256_slli_epi16(X, 7));
+        ciot_tl16_group_weights_avx2(m8, op8, t + 24);
+        ciot_tl16_group_weights_avx2(m9, _mm256_mullo_epi16(X1, _mm256_loadu_si256(mul + 1)), t + 27);
+    }
+    const __m256i n = _mm256_loadu_si256((const __m256i *)b->v[v].qn[q >> 1]);
+    const __m256i c = _mm256_and_si256(q & 1 ? _mm256_srli_epi16(n, 4) : n, c15);
+    t[30] = _mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)ciot_tl16_tp_avx2[0]), c);
+    t[31] = _mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)ciot_tl16_tp_avx2[1]), c);
+    __m256i sum = t[0]; /* |sum| <= 32: exact in a byte */
+    for (int k = 1; k < 32; k++) sum = _mm256_add_epi8(sum, t[k]);
+    for (int s = 0; s < 8; s++) {
+        const __m256i a = _mm256_unpacklo_epi8(t[4 * s], t[4 * s + 1]), bb = _mm256_unpackhi_epi8(t[4 * s], t[4 * s + 1]);
+        const __m256i c2 = _mm256_unpacklo_epi8(t[4 * s + 2], t[4 * s + 3]), d = _mm256_unpackhi_epi8(t[4 * s + 2], t[4 * s + 3]);
+        out->w[q][s][0] = _mm256_unpacklo_epi16(a, c2), out->w[q][s][1] = _mm256_unpackhi_epi16(a, c2);
+        out->w[q][s][2] = _mm256_unpacklo_epi16(bb, d), out->w[q][s][3] = _mm256_unpackhi_epi16(bb, d);
+    }
+    const __m128i lo = _mm256_castsi256_si128(sum), hi = _mm256_extracti128_si256(sum, 1);
+    out->corr[q][0] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(lo, hi)), 7);
+    out->corr[q][1] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(_mm_srli_si128(lo, 4), _mm_srli_si128(hi, 4))), 7);
+    out->corr[q][2] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(_mm_srli_si128(lo, 8), _mm_srli_si128(hi, 8))), 7);
+    out->corr[q][3] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(_mm_srli_si128(lo, 12), _mm_srli_si128(hi, 12))), 7);
+}
+
+/* Slice v of block b: its weights, sums and row scales (fp32, in the lanes of w). */
+static inline void ciot_tl16_decode_avx2(const block_tl16 *b, int v, ciot_tl16_slice_avx2 *out) {
+    _Pragma("clang loop unroll(disable)") for (int q = 0; q < 4; q++) ciot_tl16_decode_subblock_avx2(b, v, q, out);
+    const __m128i d0 = _mm_loadu_si128((const __m128i *)b->v[v].d), d1 = _mm_loadu_si128((const __m128i *)(b->v[v].d + 8));
+    const __m128i d2 = _mm_loadu_si128((const __m128i *)(b->v[v].d + 16)), d3 = _mm_loadu_si128((const __m128i *)(b->v[v].d + 24));
+    /* rows 4g .. 4g + 3 and 16 + 4g .. 16 + 4g + 3: 64-bit pieces of d[0..15] and d[16..31] */
+    out->dw[0] = _mm256_cvtph_ps(_mm_unpacklo_epi64(d0, d2)), out->dw[1] = _mm256_cvtph_ps(_mm_unpackhi_epi64(d0, d2));
+    out->dw[2] = _mm256_cvtph_ps(_mm_unpacklo_epi64(d1, d3)), out->dw[3] = _mm256_cvtph_ps(_mm_unpackhi_epi64(d1, d3));
+}
+
+/* int16 bound, per accumulator lane and vpmaddubsw step: two products of a biased activation (x + 128, 0..255)
+ * and a weight (-1..1), |step| <= 510; a sub-block is 8 steps per lane: |sum| <= 4080 < 32767, and no step
+ * saturates. */
+enum { CIOT_TL16_DOT_STEP_MAX = 2 * 255, CIOT_TL16_DOT_STEPS = 8 };
+_Static_assert(CIOT_TL16_DOT_STEP_MAX * CIOT_TL16_DOT_STEPS <= 32767, "TL16 dot sums must not wrap");
+
+/* isum[c][g] (int32, the lanes of w) = the exact dot of sub-block q with activation row c < nc, whose 32 values
+ * biased by 128 (x ^ 0x80: unsigned) are at xb[c]: sum (x + 128) w - 128 sum w. nc a constant once inlined. */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_avx2(const ciot_tl16_slice_avx2 *sl, int q,
+                                                                     const uint8_t *const *xb, int nc,
+                                                                     __m256i (*isum)[4]) {
+    __m256i acc[4][4];
+    for (int s = 0; s < 8; s++) {
+        __m256i x[4];
+        for (int c = 0; c < nc; c++) {
+            int32_t four;
+            __builtin_memcpy(&four, xb[c] + 4 * s, 4);
+            x[c] = _mm256_set1_epi32(four);
+        }
+        for (int g = 0; g < 4; g++) {
+            const __m256i w = _mm256_load_si256(&sl->w[q][s][g]);
+            for (int c = 0; c < nc; c++) {
+                const __m256i p = _mm256_maddubs_epi16(x[c], w);
+                acc[c][g] = s ? _mm256_add_epi16(acc[c][g], p) : p;
+                __asm__("" : "+x"(acc[c][g])); /* one chain per accumulator: regrouped, the sums spill */
+            }
+        }
+    }
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (int c = 0; c < nc; c++)
+        for (int g = 0; g < 4; g++) isum[c][g] = _mm256_sub_epi32(_mm256_madd_epi16(acc[c][g], ones), sl->corr[q][g]);
+}
+
+/* 32 results of a slice's lanes (a[g]: rows of lane order g) back in row order at y[0..31]. */
+static inline void ciot_tl16_dot_store_avx2(const __m256 a[4], float *y) {
+    for (int g = 0; g < 4; g++) {
+        _mm_storeu_ps(y + 4 * g, _mm256_castps256_ps128(a[g]));
+        _mm_storeu_ps(y + 16 + 4 * g, _mm256_extractf128_ps(a[g], 1));
+    }
+}
+
+/* 32 activations biased by 128 (unsigned for vpmaddubsw's first operand). */
+static inline void ciot_tl16_bias_avx2(const int8_t *x, uint8_t *out) {
+    _mm256_storeu_si256((__m256i *)out, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)x), _mm256_set1_epi8((char)0x80)));
+}
+
+/* The gemms take the decoded slices from this batch on, the lookups below it: on a Zen 5 (AVX2 code, 17408 x
+ * 5120, 1 thread) the lookups ran 96-100 GMAC/s at every batch from 5 to 32, the slices 73 at batch 5, 87 at
+ * 8, 98 at 12, 102 at 16, 113 at 32 and 116 at 64 (results/x86-kernels-notes.md). */
+enum { CIOT_TL16_DOT_MIN_BATCH = 16 };
+
+/* Activation rows per pass over a slice: their float state, 32 KiB, stays in L1 while the slice's blocks
+ * stream past; a larger batch runs in passes, each decoding the slice again. */
+enum { CIOT_TL16_DOT_COLS = 64 };
+
+/* State of one activation row for one slice. PTQ1_0: st[q][g], the four float lanes (lane q: sub-block q of
+ * every 128-block) of the rows of lane order g. TQ1_0: st[0][g] its one float lane, st[1][g] the int32 sum of
+ * the 256-block so far (bits of an __m256i). */
+typedef __m256 ciot_tl16_dot_state[4][4];
+
+/* Block i (xb: the 128 biased activations, dy: its scales) of nc rows into their states, the float order of
+ * the source format (kernels/formats.md): PTQ1_0 one fmaf per Q8_0 block (dy[q]); TQ1_0 (tq1) the
+ * 256-block's sum over its two 128-halves, then one fmaf with the second half's row scales (dy[0]: Q8_K's d). */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx2(const ciot_tl16_slice_avx2 *sl, int i,
+                                                                           const uint8_t *const *xb, const float *const *dy,
+                                                                           ciot_tl16_dot_state *const *st, int nc,
+                                                                           const int tq1) {
+    for (int q = 0; q < 4; q++) {
+        const uint8_t *xq[2];
+        for (int c = 0; c < nc; c++) xq[c] = xb[c] + 32 * q;
+        __m256i isum[2][4];
+        ciot_tl16_dot_avx2(sl, q, xq, nc, isum);
+        for (int c = 0; c < nc; c++) {
+            if (tq1) {
+                for (int g = 0; g < 4; g++) { /* |sum| <= 256 * 127: exact */
+                    const __m256i prev = (i & 1) || q ? _mm256_castps_si256((*st[c])[1][g]) : _mm256_setzero_si256();
+                    (*st[c])[1][g] = _mm256_castsi256_ps(_mm256_add_epi32(prev, isum[c][g]));
+                }
+            } else {
+                const __m256 d = _mm256_set1_ps(dy[c][q]);
+                for (int g = 0; g < 4; g++)
+                    (*st[c])[q][g] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c][g]), _mm256_mul_ps(sl->dw[g], d), (*st[c])[q][g]);
+            }
+        }
+    }
+    if (tq1 && (i & 1))
+        for (int c = 0; c < nc; c++) {
+            const __m256 d = _mm256_set1_ps(dy[c][0]);
+            for (int g = 0; g < 4; g++)
+                (*st[c])[0][g] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_castps_si256((*st[c])[1][g])),
+                                                 _mm256_mul_ps(sl->dw[g], d), (*st[c])[0][g]);
+        }
+}
+
+/* The gemm on decoded slices: tiles [first, first + count) against every activation row (x_row_bytes each: Q8_0
+ * rows for PTQ1_0, Q8_K for TQ1_0), slice after slice; within a slice, block after block (prefetched two ahead,
+ * as the policy says), each decoded once for the pass's rows, two rows per vpmaddubsw step (each weight vector
+ * loaded once for both). */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_avx2(const ciot_mm *mm, int first, int count,
+                                                                          size_t x_row_bytes, const int tq1) {
+    const int nb = mm->K / 128, tiles = mm->rows / CIOT_LUT_TILE;
+    ciot_tl16_slice_avx2 sl;
+    ciot_tl16_dot_state st[CIOT_TL16_DOT_COLS];
+    _Alignas(32) uint8_t xb[CIOT_TL16_DOT_COLS][128];
+    float dy[CIOT_TL16_DOT_COLS][4];
+    for (int t = first; t < first + count; t++) {
+        const int g0 = t - t % CIOT_TL16_GROUP, gt = tiles - g0 < CIOT_TL16_GROUP ? tiles - g0 : CIOT_TL16_GROUP;
+        const size_t ahead = mm->prefetch ? 2 * (size_t)gt * sizeof(block_tl16) : 0; /* this slice, two blocks on */
+        for (int c0 = 0; c0 < mm->batch; c0 += CIOT_TL16_DOT_COLS) {
+            const int nc = mm->batch - c0 < CIOT_TL16_DOT_COLS ? mm->batch - c0 : CIOT_TL16_DOT_COLS;
+            for (int v = 0; v < 8; v++) {
+                memset(st, 0, (size_t)nc * sizeof st[0]);
+                for (int i = 0; i < nb; i++) {
+                    const block_tl16 *b = (const block_tl16 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL16_GROUP);
+                    ciot_prefetch(&b->v[v], sizeof b->v[v], i + 2 < nb ? ahead : 0);
+                    ciot_tl16_decode_avx2(b, v, &sl);
+                    for (int c = 0; c < nc; c++) {
+                        const unsigned char *x = (const unsigned char *)mm->x + (size_t)(c0 + c) * x_row_bytes;
+                        if (tq1) {
+                            const block_q8_K *y = (const block_q8_K *)x + (i >> 1);
+                            for (int q = 0; q < 4; q++) ciot_tl16_bias_avx2(y->qs + 128 * (i & 1) + 32 * q, xb[c] + 32 * q);
+                            dy[c][0] = y->d;
+                        } else {
+                            const block_q8_0 *y = (const block_q8_0 *)x + 4 * i;
+                            for (int q = 0; q < 4; q++) ciot_tl16_bias_avx2(y[q].qs, xb[c] + 32 * q), dy[c][q] = _cvtsh_ss(y[q].d);
+                        }
+                    }
+                    int c = 0;
+                    for (; c + 2 <= nc; c += 2) {
+                        const uint8_t *x2[2] = {xb[c], xb[c + 1]};
+                        const float *d2[2] = {dy[c], dy[c + 1]};
+                        ciot_tl16_dot_state *s2[2] = {&st[c], &st[c + 1]};
+                        ciot_tl16_dot_block_avx2(&sl, i, x2, d2, s2, 2, tq1);
+                    }
+                    if (c < nc) {
+                        const uint8_t *x1[1] = {xb[c]};
+                        const float *d1[1] = {dy[c]};
+                        ciot_tl16_dot_state *s1[1] = {&st[c]};
+                        ciot_tl16_dot_block_avx2(&sl, i, x1, d1, s1, 1, tq1);
+                    }
+                }
+                for (int c = 0; c < nc; c++) {
+                    __m256 a[4];
+                    for (int g = 0; g < 4; g++)
+                        a[g] = tq1 ? st[c][0][g]
+                                   : _mm256_add_ps(_mm256_add_ps(st[c][0][g], st[c][1][g]), _mm256_add_ps(st[c][2][g], st[c][3][g]));
+                    ciot_tl16_dot_store_avx2(a, mm->y + (size_t)(c0 + c) * mm->ldy + (size_t)CIOT_LUT_TILE * t + 32 * v);
+                }
+            }
+        }
+    }
+}
+
+#endif
