@@ -43,8 +43,9 @@ static void test_bound(void) {
           "roof kind names");
 }
 
-/* Every registered kernel (one whose family changes with the batch at 4 and 64, the others at 64): a gemv is judged by the read ceiling, a lookup or scalar gemm
- * has no compute roof, any other gemm the family its descriptor names for that batch. */
+/* Every registered kernel (one whose family changes with the batch at 4 and 64, the others at 64): a gemv is
+ * judged by the read ceiling, a lookup or scalar gemm has no compute roof, any other gemm the family its
+ * descriptor names for that batch. */
 static void test_families(void) {
     int lookups = 0, families = 0, switching = 0; /* switching: read on x86 only, where such kernels are */
     for (int i = 0; i < ciot_kernel_count(); i++)
