@@ -99,15 +99,16 @@ static inline void ciot_tl16_decode_avx2(const block_tl16 *b, int v, ciot_tl16_s
 enum { CIOT_TL16_DOT_STEP_MAX = 2 * 255, CIOT_TL16_DOT_STEPS = 8 };
 _Static_assert(CIOT_TL16_DOT_STEP_MAX * CIOT_TL16_DOT_STEPS <= 32767, "TL16 dot sums must not wrap");
 
-/* isum[c][g] (int32, the lanes of w) = the exact dot of sub-block q with activation row c < nc, whose 32 values
- * biased by 128 (x ^ 0x80: unsigned) are at xb[c]: sum (x + 128) w - 128 sum w. nc a constant once inlined. */
+/* isum[c][g] (int32, the lanes of w) = the exact dot of sub-block q with activation row c < nc (1 or 2, a
+ * constant once inlined), whose 32 values biased by 128 (x ^ 0x80: unsigned) are at xb[c]:
+ * sum (x + 128) w - 128 sum w. */
 static inline __attribute__((always_inline)) void ciot_tl16_dot_avx2(const ciot_tl16_slice_avx2 *sl, int q,
                                                                      const uint8_t *const *xb, int nc,
                                                                      __m256i (*isum)[4]) {
-    __m256i acc[4][4];
+    __m256i acc[2][4];
     /* unrolled: PTQ1_0 1.02-1.04x at batch 64 on a Zen 5, TQ1_0 level */
     _Pragma("clang loop unroll(full)") for (int s = 0; s < 8; s++) {
-        __m256i x[4];
+        __m256i x[2];
         for (int c = 0; c < nc; c++) {
             int32_t four;
             __builtin_memcpy(&four, xb[c] + 4 * s, 4);
