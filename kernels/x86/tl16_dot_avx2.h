@@ -1,6 +1,7 @@
-/* TL16 as multiply-add operands with AVX2 (included only by *_avx2.c), shared by the TL16 gemms of PTQ1_0 and
- * TQ1_0: a 32-row slice of a 128-block is decoded once into its weights (-1, 0, 1 as int8), four weights of a
- * row per 32-bit lane, and every activation row then takes vpmaddubsw on it, as T2P's gemm does on its codes.
+/* TL16 as multiply-add operands with AVX2 (included by *_avx2.c and tl16_dot_avx512vnni.h), shared by the TL16
+ * gemms of PTQ1_0 and TQ1_0: a 32-row slice of a 128-block is decoded once into its weights (-1, 0, 1 as
+ * int8), four weights of a row per 32-bit lane, and every activation row then takes vpmaddubsw on it, as
+ * T2P's gemm does on its codes.
  * A table lookup serves one activation row; these weights serve the whole batch, so at batch 64 the decoding
  * is 1/64 of a weight's cost (kernels/README.md, "TL16, AVX2"). */
 #ifndef CIOT_X86_TL16_DOT_AVX2_H
@@ -189,16 +190,23 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx2(const
         }
 }
 
+/* What a gemm on decoded slices does with one block of a slice for nc activation rows (their biased
+ * activations xb, scales dy and states st): ciot_tl16_dot_block_avx2 or an other ISA's. */
+typedef void ciot_tl16_dot_block_fn(const ciot_tl16_slice_avx2 *sl, int i, const uint8_t *const *xb,
+                                    const float *const *dy, ciot_tl16_dot_state *const *st, int nc, int tq1);
+
 /* The gemm on decoded slices: tiles [first, first + count) against every activation row (x_row_bytes each: Q8_0
  * rows for PTQ1_0, Q8_K for TQ1_0), slice after slice; within a slice, block after block (prefetched two ahead,
- * as the policy says), each decoded once for the pass's rows, two rows per vpmaddubsw step (each weight vector
- * loaded once for both). */
-static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_avx2(const ciot_mm *mm, int first, int count,
-                                                                          size_t x_row_bytes, const int tq1) {
+ * as the policy says), each decoded once for the pass's rows, which block() takes rows at a time (each weight
+ * vector loaded once for them; the rows left over in one call). rows (at most 8) and block are constants where
+ * it is inlined. */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_loop(const ciot_mm *mm, int first, int count,
+                                                                          size_t x_row_bytes, const int tq1,
+                                                                          const int rows, ciot_tl16_dot_block_fn *block) {
     const int nb = mm->K / 128, tiles = mm->rows / CIOT_LUT_TILE;
-    ciot_tl16_slice_avx2 sl;
-    ciot_tl16_dot_state st[CIOT_TL16_DOT_COLS];
-    _Alignas(32) uint8_t xb[CIOT_TL16_DOT_COLS][128];
+    _Alignas(64) ciot_tl16_slice_avx2 sl;
+    _Alignas(64) ciot_tl16_dot_state st[CIOT_TL16_DOT_COLS];
+    _Alignas(64) uint8_t xb[CIOT_TL16_DOT_COLS][128];
     float dy[CIOT_TL16_DOT_COLS][4];
     for (int t = first; t < first + count; t++) {
         const int g0 = t - t % CIOT_TL16_GROUP, gt = tiles - g0 < CIOT_TL16_GROUP ? tiles - g0 : CIOT_TL16_GROUP;
@@ -222,19 +230,26 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_avx2(const 
                             for (int q = 0; q < 4; q++) ciot_tl16_bias_avx2(y[q].qs, xb[c] + 32 * q), dy[c][q] = _cvtsh_ss(y[q].d);
                         }
                     }
+#define CIOT_TL16_DOT_CALL(n)                                                                                         \
+    do {                                                                                                           \
+        const uint8_t *xn[8];                                                                                      \
+        const float *dn[8];                                                                                        \
+        ciot_tl16_dot_state *sn[8];                                                                                \
+        for (int j = 0; j < (n); j++) xn[j] = xb[c + j], dn[j] = dy[c + j], sn[j] = &st[c + j];                    \
+        block(&sl, i, xn, dn, sn, (n), tq1);                                                                       \
+    } while (0)
                     int c = 0;
-                    for (; c + 2 <= nc; c += 2) {
-                        const uint8_t *x2[2] = {xb[c], xb[c + 1]};
-                        const float *d2[2] = {dy[c], dy[c + 1]};
-                        ciot_tl16_dot_state *s2[2] = {&st[c], &st[c + 1]};
-                        ciot_tl16_dot_block_avx2(&sl, i, x2, d2, s2, 2, tq1);
+                    for (; c + rows <= nc; c += rows) CIOT_TL16_DOT_CALL(rows);
+                    if (rows > 4 && nc - c >= 4) { /* the rest by halves */
+                        CIOT_TL16_DOT_CALL(4);
+                        c += 4;
                     }
-                    if (c < nc) {
-                        const uint8_t *x1[1] = {xb[c]};
-                        const float *d1[1] = {dy[c]};
-                        ciot_tl16_dot_state *s1[1] = {&st[c]};
-                        ciot_tl16_dot_block_avx2(&sl, i, x1, d1, s1, 1, tq1);
+                    if (rows > 2 && nc - c >= 2) {
+                        CIOT_TL16_DOT_CALL(2);
+                        c += 2;
                     }
+                    if (nc - c == 1) CIOT_TL16_DOT_CALL(1);
+#undef CIOT_TL16_DOT_CALL
                 }
                 for (int c = 0; c < nc; c++) {
                     __m256 a[4];
@@ -246,6 +261,12 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_avx2(const 
             }
         }
     }
+}
+
+/* AVX2's: two rows per vpmaddubsw step (more spill the accumulators). */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_avx2(const ciot_mm *mm, int first, int count,
+                                                                          size_t x_row_bytes, const int tq1) {
+    ciot_tl16_dot_gemm_loop(mm, first, count, x_row_bytes, tq1, 2, ciot_tl16_dot_block_avx2);
 }
 
 #endif
