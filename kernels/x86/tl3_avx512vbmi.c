@@ -12,6 +12,7 @@
 #include "kernel.h"
 #include "lut_avx512vnni.h"
 #include "prefetch.h"
+#include "tl3_dot_avx512vbmi.h"
 #include "tl3_sums_avx512vbmi.h"
 
 typedef struct {
@@ -73,9 +74,19 @@ CIOT_KERNEL(tl3_gemv_avx512vbmi, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act 
             .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv,
             .mac = CIOT_MAC_LOOKUP);
 
-/* The gemm: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count); }
+/* From this batch on the gemm decodes: on a Zen 5 (17408 x 5120, from DRAM, 3 alternated rounds) 1.1-1.27x
+ * the lookups at batch 16 on 1 thread and level on 2, 1.16-1.5x at 64; at 8 level or behind
+ * (results/x86-kernels-notes.md). */
+enum { CIOT_TL3_DOT_MIN_BATCH = 16 };
+
+/* The gemm: below CIOT_TL3_DOT_MIN_BATCH activation rows the same lookups per row (ciot_lut_gemm); from it each
+ * 64-row quarter of a block decoded once into weights for the whole batch, which vpdpbusd multiplies
+ * (tl3_dot_avx512vbmi.h). Either way each row in the gemv's float order. */
+static void gemm(const ciot_mm *mm, int first, int count) {
+    if (mm->batch < CIOT_TL3_DOT_MIN_BATCH) ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count);
+    else ciot_tl3_dot_gemm_avx512vbmi(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0);
+}
 
 CIOT_KERNEL(tl3_gemm_avx512vbmi, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
             .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm,
-            .mac = CIOT_MAC_LOOKUP);
+            .mac = CIOT_MAC_LOOKUP, .mac_batch = CIOT_TL3_DOT_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX512VNNI);

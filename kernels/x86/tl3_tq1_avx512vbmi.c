@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "lut_avx512vnni.h"
 #include "prefetch.h"
+#include "tl3_dot_avx512vbmi.h"
 #include "tl3_sums_avx512vbmi.h"
 
 typedef struct {
@@ -73,9 +74,20 @@ CIOT_KERNEL(tl3_tq1_gemv_avx512vbmi, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl
             .op = CIOT_OP_GEMV, .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
             .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* The gemm: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
+/* From this batch on the gemm decodes: TQ1_0's lookups are faster than PTQ1_0's (one float step per 256
+ * weights), so on a Zen 5 (17408 x 5120, from DRAM) the decoded quarters ran behind them at batch 8 and 16,
+ * level at 24 and 32 (0.82-1.1x), and 1.07-1.43x ahead at 64 (results/x86-kernels-notes.md). */
+enum { CIOT_TL3_TQ1_DOT_MIN_BATCH = 64 };
+
+/* The gemm: below CIOT_TL3_TQ1_DOT_MIN_BATCH activation rows the same lookups per row (ciot_lut_gemm); from it each
+ * 64-row quarter of a block decoded once into weights for the whole batch, which vpdpbusd multiplies
+ * (tl3_dot_avx512vbmi.h). Either way each row in the gemv's float order. */
+static void gemm(const ciot_mm *mm, int first, int count) {
+    if (mm->batch < CIOT_TL3_TQ1_DOT_MIN_BATCH) ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
+    else ciot_tl3_dot_gemm_avx512vbmi(mm, first, count, ciot_act_bytes(&ciot_act_q8_K, 1, mm->K), 1);
+}
 
 CIOT_KERNEL(tl3_tq1_gemm_avx512vbmi, tl3_tq1_gemm_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
             .op = CIOT_OP_GEMM, .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
-            .compute = gemm, .mac = CIOT_MAC_LOOKUP);
+            .compute = gemm, .mac = CIOT_MAC_LOOKUP, .mac_batch = CIOT_TL3_TQ1_DOT_MIN_BATCH,
+            .mac_at_batch = CIOT_MAC_AVX512VNNI);
