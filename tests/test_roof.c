@@ -79,12 +79,20 @@ static void test_families(void) {
     (void)switching;
 #else
     /* the TL16 gemms: lookups at batch 4, vpmaddubsw summed in int16 at 64 */
-    CHECK(switching >= 2, "the TL16 gemms change family with the batch (%d)", switching);
+    CHECK(switching >= 4, "the TL16 and TL3 VBMI gemms change family with the batch (%d)", switching);
     const ciot_kernel *t16 = ciot_kernel_find("tl16_gemm_avx2");
     ciot_compute_family f16;
     CHECK(t16 && !ciot_roof_family(t16, 4, &f16, NULL) && ciot_roof_family(t16, 64, &f16, NULL) &&
               f16 == CIOT_COMPUTE_AVX2_I16,
           "tl16_gemm_avx2: no compute roof at batch 4 (lookups), avx2_i16's at 64");
+    /* the TL3 VBMI gemms: lookups below their batch, vpdpbusd zmm on decoded quarters from it */
+    const ciot_kernel *t3 = ciot_kernel_find("tl3_gemm_avx512vbmi"), *t3q = ciot_kernel_find("tl3_tq1_gemm_avx512vbmi");
+    CHECK(t3 && !ciot_roof_family(t3, 4, &f16, NULL) && ciot_roof_family(t3, 16, &f16, NULL) &&
+              f16 == CIOT_COMPUTE_AVX512VNNI,
+          "tl3_gemm_avx512vbmi: no compute roof at batch 4 (lookups), avx512vnni's at 16");
+    CHECK(t3q && !ciot_roof_family(t3q, 16, &f16, NULL) && ciot_roof_family(t3q, 64, &f16, NULL) &&
+              f16 == CIOT_COMPUTE_AVX512VNNI,
+          "tl3_tq1_gemm_avx512vbmi: no compute roof at batch 16 (lookups), avx512vnni's at 64");
 #endif
     const ciot_kernel *k = ciot_kernel_find("tl2_gemm_avx512vnni");
     ciot_compute_family f;
