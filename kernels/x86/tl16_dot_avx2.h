@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
+#include "dot_rows_avx2.h"
 #include "formats.h"
 #include "kernel.h"
 #include "lut_loop.h"
@@ -137,11 +138,6 @@ static inline void ciot_tl16_dot_store_avx2(const __m256 a[4], float *y) {
     }
 }
 
-/* 32 activations biased by 128 (unsigned for vpmaddubsw's first operand). */
-static inline void ciot_tl16_bias_avx2(const int8_t *x, uint8_t *out) {
-    _mm256_storeu_si256((__m256i *)out, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)x), _mm256_set1_epi8((char)0x80)));
-}
-
 /* The gemms take the decoded slices from this batch on, the lookups below it: on a Zen 5 (AVX2 code, 17408 x
  * 5120, 1 thread) the lookups ran 96-100 GMAC/s at every batch from 5 to 32, the slices 73 at batch 5, 87 at
  * 8, 98 at 12, 102 at 16, 113 at 32 and 116 at 64 (results/x86-kernels-notes.md). */
@@ -219,17 +215,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_loop(const 
                     const block_tl16 *b = (const block_tl16 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL16_GROUP);
                     ciot_prefetch(&b->v[v], sizeof b->v[v], i + 2 < nb ? ahead : 0);
                     ciot_tl16_decode_avx2(b, v, &sl);
-                    for (int c = 0; c < nc; c++) {
-                        const unsigned char *x = (const unsigned char *)mm->x + (size_t)(c0 + c) * x_row_bytes;
-                        if (tq1) {
-                            const block_q8_K *y = (const block_q8_K *)x + (i >> 1);
-                            for (int q = 0; q < 4; q++) ciot_tl16_bias_avx2(y->qs + 128 * (i & 1) + 32 * q, xb[c] + 32 * q);
-                            dy[c][0] = y->d;
-                        } else {
-                            const block_q8_0 *y = (const block_q8_0 *)x + 4 * i;
-                            for (int q = 0; q < 4; q++) ciot_tl16_bias_avx2(y[q].qs, xb[c] + 32 * q), dy[c][q] = _cvtsh_ss(y[q].d);
-                        }
-                    }
+                    ciot_dot_bias_rows_avx2(mm, x_row_bytes, c0, nc, i, tq1, xb, dy);
 #define CIOT_TL16_DOT_CALL(n)                                                                                         \
     do {                                                                                                           \
         const uint8_t *xn[8];                                                                                      \
@@ -238,17 +224,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_loop(const 
         for (int j = 0; j < (n); j++) xn[j] = xb[c + j], dn[j] = dy[c + j], sn[j] = &st[c + j];                    \
         block(&sl, i, xn, dn, sn, (n), tq1);                                                                       \
     } while (0)
-                    int c = 0;
-                    for (; c + rows <= nc; c += rows) CIOT_TL16_DOT_CALL(rows);
-                    if (rows > 4 && nc - c >= 4) { /* the rest by halves */
-                        CIOT_TL16_DOT_CALL(4);
-                        c += 4;
-                    }
-                    if (rows > 2 && nc - c >= 2) {
-                        CIOT_TL16_DOT_CALL(2);
-                        c += 2;
-                    }
-                    if (nc - c == 1) CIOT_TL16_DOT_CALL(1);
+                    CIOT_DOT_ROW_GROUPS(nc, rows, c, CIOT_TL16_DOT_CALL);
 #undef CIOT_TL16_DOT_CALL
                 }
                 for (int c = 0; c < nc; c++) {

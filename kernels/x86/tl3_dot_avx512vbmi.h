@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
+#include "dot_rows_avx2.h"
 #include "formats.h"
 #include "kernel.h"
 #include "lut_loop.h"
@@ -177,23 +178,7 @@ static inline __attribute__((always_inline)) void ciot_tl3_dot_gemm_avx512vbmi(c
             memset(st, 0, (size_t)nc * sizeof st[0]);
             for (int i = 0; i < nb; i++) {
                 const block_tl3 *b = (const block_tl3 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL3_GROUP);
-                for (int c = 0; c < nc; c++) {
-                    const unsigned char *x = (const unsigned char *)mm->x + (size_t)(c0 + c) * x_row_bytes;
-                    const __m256i bias = _mm256_set1_epi8((char)0x80);
-                    if (tq1) {
-                        const block_q8_K *y = (const block_q8_K *)x + (i >> 1);
-                        for (int q = 0; q < 4; q++)
-                            _mm256_store_si256((__m256i *)(xb[c] + 32 * q),
-                                               _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(y->qs + 128 * (i & 1) + 32 * q)), bias));
-                        dy[c][0] = y->d;
-                    } else {
-                        const block_q8_0 *y = (const block_q8_0 *)x + 4 * i;
-                        for (int q = 0; q < 4; q++) {
-                            _mm256_store_si256((__m256i *)(xb[c] + 32 * q), _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)y[q].qs), bias));
-                            dy[c][q] = _cvtsh_ss(y[q].d);
-                        }
-                    }
-                }
+                ciot_dot_bias_rows_avx2(mm, x_row_bytes, c0, nc, i, tq1, xb, dy);
                 for (int u = 0; u < 4; u++) {
                     if (i + 2 < nb) ciot_tl3_quarter_prefetch_avx512vbmi(b, u, ahead);
                     ciot_tl3_decode_avx512vbmi(b, u, &qt);
@@ -205,13 +190,7 @@ static inline __attribute__((always_inline)) void ciot_tl3_dot_gemm_avx512vbmi(c
         for (int j = 0; j < (n); j++) xn[j] = xb[c + j], dn[j] = dy[c + j], sn[j] = &st[c + j][u];                 \
         ciot_tl3_dot_block_avx512vbmi(&qt, i, xn, dn, sn, (n), tq1);                                               \
     } while (0)
-                    int c = 0;
-                    for (; c + CIOT_TL3_DOT_ROWS <= nc; c += CIOT_TL3_DOT_ROWS) CIOT_TL3_DOT_CALL(CIOT_TL3_DOT_ROWS);
-                    if (nc - c >= 2) { /* the rest by halves */
-                        CIOT_TL3_DOT_CALL(2);
-                        c += 2;
-                    }
-                    if (nc - c == 1) CIOT_TL3_DOT_CALL(1);
+                    CIOT_DOT_ROW_GROUPS(nc, CIOT_TL3_DOT_ROWS, c, CIOT_TL3_DOT_CALL);
 #undef CIOT_TL3_DOT_CALL
                 }
             }
