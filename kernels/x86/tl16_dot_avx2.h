@@ -143,8 +143,8 @@ static inline void ciot_tl16_dot_store_avx2(const __m256 a[4], float *y) {
  * 8, 98 at 12, 102 at 16, 113 at 32 and 116 at 64 (results/x86-kernels-notes.md). */
 enum { CIOT_TL16_DOT_MIN_BATCH = 16 };
 
-/* Activation rows per pass over a slice: their float state, 32 KiB, stays in L1 while the slice's blocks
- * stream past; a larger batch runs in passes, each decoding the slice again. */
+/* Activation rows per pass over a tile: their float state (eight slices x 512 bytes a row), 256 KiB, stays in
+ * L2 while the tile's blocks stream past; a larger batch runs in passes, each decoding the tile again. */
 enum { CIOT_TL16_DOT_COLS = 64 };
 
 /* State of one activation row for one slice. PTQ1_0: st[q][g], the four float lanes (lane q: sub-block q of
@@ -192,16 +192,18 @@ typedef void ciot_tl16_dot_block_fn(const ciot_tl16_slice_avx2 *sl, int i, const
                                     const float *const *dy, ciot_tl16_dot_state *const *st, int nc, int tq1);
 
 /* The gemm on decoded slices: tiles [first, first + count) against every activation row (x_row_bytes each: Q8_0
- * rows for PTQ1_0, Q8_K for TQ1_0), slice after slice; within a slice, block after block (prefetched two ahead,
- * as the policy says), each decoded once for the pass's rows, which block() takes rows at a time (each weight
- * vector loaded once for them; the rows left over in one call). rows (at most 8) and block are constants where
- * it is inlined. */
+ * rows for PTQ1_0, Q8_K for TQ1_0), block after block: its activations biased once for the pass's rows, then
+ * its eight slices in turn (each prefetched two blocks ahead, as the policy says), each decoded once for those
+ * rows, which block() takes rows at a time (each weight vector loaded once for them; the rows left over in
+ * one call). rows (at most 8) and block are constants where it is inlined. Slice after slice over all the
+ * tile's blocks (the state of one slice, 32 KiB, in L1) biased the activations eight times a block and ran
+ * 1.02-1.25x slower at batch 16 and 64 on a Zen 5 (results/x86-kernels-notes.md). */
 static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_loop(const ciot_mm *mm, int first, int count,
                                                                           size_t x_row_bytes, const int tq1,
                                                                           const int rows, ciot_tl16_dot_block_fn *block) {
     const int nb = mm->K / 128, tiles = mm->rows / CIOT_LUT_TILE;
     _Alignas(64) ciot_tl16_slice_avx2 sl;
-    _Alignas(64) ciot_tl16_dot_state st[CIOT_TL16_DOT_COLS];
+    _Alignas(64) ciot_tl16_dot_state st[CIOT_TL16_DOT_COLS][8];
     _Alignas(64) uint8_t xb[CIOT_TL16_DOT_COLS][128];
     float dy[CIOT_TL16_DOT_COLS][4];
     for (int t = first; t < first + count; t++) {
@@ -209,32 +211,34 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_loop(const 
         const size_t ahead = mm->prefetch ? 2 * (size_t)gt * sizeof(block_tl16) : 0; /* this slice, two blocks on */
         for (int c0 = 0; c0 < mm->batch; c0 += CIOT_TL16_DOT_COLS) {
             const int nc = mm->batch - c0 < CIOT_TL16_DOT_COLS ? mm->batch - c0 : CIOT_TL16_DOT_COLS;
-            for (int v = 0; v < 8; v++) {
-                memset(st, 0, (size_t)nc * sizeof st[0]);
-                for (int i = 0; i < nb; i++) {
-                    const block_tl16 *b = (const block_tl16 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL16_GROUP);
+            memset(st, 0, (size_t)nc * sizeof st[0]);
+            for (int i = 0; i < nb; i++) {
+                const block_tl16 *b = (const block_tl16 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL16_GROUP);
+                ciot_dot_bias_rows_avx2(mm, x_row_bytes, c0, nc, i, tq1, xb, dy);
+                for (int v = 0; v < 8; v++) {
                     ciot_prefetch(&b->v[v], sizeof b->v[v], i + 2 < nb ? ahead : 0);
                     ciot_tl16_decode_avx2(b, v, &sl);
-                    ciot_dot_bias_rows_avx2(mm, x_row_bytes, c0, nc, i, tq1, xb, dy);
 #define CIOT_TL16_DOT_CALL(n)                                                                                         \
     do {                                                                                                           \
         const uint8_t *xn[8];                                                                                      \
         const float *dn[8];                                                                                        \
         ciot_tl16_dot_state *sn[8];                                                                                \
-        for (int j = 0; j < (n); j++) xn[j] = xb[c + j], dn[j] = dy[c + j], sn[j] = &st[c + j];                    \
+        for (int j = 0; j < (n); j++) xn[j] = xb[c + j], dn[j] = dy[c + j], sn[j] = &st[c + j][v];                 \
         block(&sl, i, xn, dn, sn, (n), tq1);                                                                       \
     } while (0)
                     CIOT_DOT_ROW_GROUPS(nc, rows, c, CIOT_TL16_DOT_CALL);
 #undef CIOT_TL16_DOT_CALL
                 }
-                for (int c = 0; c < nc; c++) {
+            }
+            for (int c = 0; c < nc; c++)
+                for (int v = 0; v < 8; v++) {
                     __m256 a[4];
                     for (int g = 0; g < 4; g++)
-                        a[g] = tq1 ? st[c][0][g]
-                                   : _mm256_add_ps(_mm256_add_ps(st[c][0][g], st[c][1][g]), _mm256_add_ps(st[c][2][g], st[c][3][g]));
+                        a[g] = tq1 ? st[c][v][0][g]
+                                   : _mm256_add_ps(_mm256_add_ps(st[c][v][0][g], st[c][v][1][g]),
+                                                   _mm256_add_ps(st[c][v][2][g], st[c][v][3][g]));
                     ciot_tl16_dot_store_avx2(a, mm->y + (size_t)(c0 + c) * mm->ldy + (size_t)CIOT_LUT_TILE * t + 32 * v);
                 }
-            }
         }
     }
 }
