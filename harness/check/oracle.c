@@ -170,8 +170,8 @@ static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap
         for (int p = CIOT_PAT_ZERO; p < CIOT_PAT_COUNT; p++)
             for (int unit = pattern_has_unit(p); unit >= 0; unit--)
                 one_case(k, edge_rows, 512, edge_batches[bi], p, unit, skip, res, log);
-    /* a gemm past 64 rows of activations on its smallest shape: the decoded-slice gemms (TL16) take 64 at a
-     * time, so 67 runs a second pass and its leftover rows */
+    /* a gemm past 64 rows of activations on its smallest shape: the decoded-weight gemms (TL16 slices, TL3
+     * quarters) take 64 at a time, so 67 runs a second pass and its leftover rows */
     if (k->op == CIOT_OP_GEMM)
         for (int unit = 1; unit >= 0; unit--)
             one_case(k, k->layout->tile_rows > 8 ? k->layout->tile_rows : 8, k->layout->k_multiple, 67, CIOT_PAT_RANDOM,

@@ -20,9 +20,9 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx512vnni
                                                                                  ciot_tl16_dot_state *const *st, int nc,
                                                                                  const int tq1) {
     const __m512 dw[2] = {_mm512_load_ps((const float *)&sl->dw[0]), _mm512_load_ps((const float *)&sl->dw[2])};
-    __m512i tsum[8][2]; /* TQ1_0: the 256-block's int32 sums */
+    __m512i tsum[CIOT_TL16_DOT_ROWS_AVX512][2]; /* TQ1_0: the 256-block's int32 sums */
     for (int q = 0; q < 4; q++) {
-        __m512i acc[8][2];
+        __m512i acc[CIOT_TL16_DOT_ROWS_AVX512][2];
         for (int h = 0; h < 2; h++) {
             const __m512i corr = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_load_si512(&sl->corr[q][2 * h]));
             for (int c = 0; c < nc; c++) acc[c][h] = corr;
