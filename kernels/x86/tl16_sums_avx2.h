@@ -121,7 +121,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_subblock_rows_avx2(c
     for (int r = 0; r < nr; r++) al[0][r] = al[1][r] = ah[r] = _mm256_setzero_si256();
     const __m256i S = _mm256_loadu_si256((const __m256i *)(w->v[v].sb[q].sg));
     __m256i op = _mm256_or_si256(S, one); /* group 7's operand; doubled for 6, 5, .., 1 */
-    for (int j = 3; j >= 0; j--) {
+    _Pragma("clang loop unroll(full)") for (int j = 3; j >= 0; j--) { /* al[] indexed by constants */
         const __m256i code = _mm256_loadu_si256((const __m256i *)(w->v[v].sb[q].qs[j]));
         const __m256i mh = _mm256_and_si256(ciot_tl16_srl4_avx2(code), c15), ml = _mm256_and_si256(code, c15);
         ciot_tl16_group_avx2(t, 2 * j + 1, mh, op, nr, al[2 * j + 1 >= 5], ah);
