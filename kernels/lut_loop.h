@@ -53,17 +53,21 @@ typedef struct {
 } ciot_lut_method;
 
 /* A method's run and run_rows from one always-inline step(w, tables, states, nr, prefetch) that does nr rows at
- * once: run is the step for one row; run_rows passes a full run of CIOT_LUT_ROWS rows as a constant, so the
- * step's row loops unroll and its sums stay in registers. */
+ * once: run is the step for one row; run_rows passes every row count (2, 3, 4) as a constant, so the step's row
+ * loops unroll and its sums stay in registers (with nr a variable they live on the stack, and a batch of 2 or 3
+ * ran at half the gemv's rate per row). */
+_Static_assert(CIOT_LUT_ROWS == 4, "run_rows has a case for every row count from 2 to CIOT_LUT_ROWS");
 #define CIOT_LUT_RUN_FROM_STEP(step, run, run_rows)                                                            \
     static void run(const void *w, const void *tables, void *state, size_t prefetch) {                        \
         step(w, &tables, &state, 1, prefetch);                                                                 \
     }                                                                                                          \
     static void run_rows(const void *w, const void *const *tables, void *const *states, int nr, size_t prefetch) { \
-        if (nr == CIOT_LUT_ROWS)                                                                               \
-            step(w, tables, states, CIOT_LUT_ROWS, prefetch);                                                  \
+        if (nr == 2)                                                                                           \
+            step(w, tables, states, 2, prefetch);                                                              \
+        else if (nr == 3)                                                                                      \
+            step(w, tables, states, 3, prefetch);                                                              \
         else                                                                                                   \
-            step(w, tables, states, nr, prefetch);                                                             \
+            step(w, tables, states, CIOT_LUT_ROWS, prefetch);                                                  \
     }
 
 /* Tiles [first, first + count) against mm->batch activation rows of x_row_bytes each (a gemv: one row).
