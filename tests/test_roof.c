@@ -79,7 +79,7 @@ static void test_families(void) {
     (void)switching;
 #else
     /* the TL16 gemms: lookups at batch 4, vpmaddubsw summed in int16 at 64 */
-    CHECK(switching >= 4, "the TL16 and TL3 VBMI gemms change family with the batch (%d)", switching);
+    CHECK(switching >= 6, "the TL16 and TL3 VBMI gemms change family with the batch (%d)", switching);
     const ciot_kernel *t16 = ciot_kernel_find("tl16_gemm_avx2");
     ciot_compute_family f16;
     CHECK(t16 && !ciot_roof_family(t16, 4, &f16, NULL) && ciot_roof_family(t16, 64, &f16, NULL) &&
@@ -93,6 +93,14 @@ static void test_families(void) {
     CHECK(t3q && !ciot_roof_family(t3q, 16, &f16, NULL) && ciot_roof_family(t3q, 64, &f16, NULL) &&
               f16 == CIOT_COMPUTE_AVX512VNNI,
           "tl3_tq1_gemm_avx512vbmi: no compute roof at batch 16 (lookups), avx512vnni's at 64");
+    /* the TL16 VNNI gemms: the AVX2 lookups below 5 rows, vpdpbusd zmm from there */
+    const ciot_kernel *v16 = ciot_kernel_find("tl16_gemm_avx512vnni"), *v16q = ciot_kernel_find("tl16_tq1_gemm_avx512vnni");
+    CHECK(v16 && !ciot_roof_family(v16, 4, &f16, NULL) && ciot_roof_family(v16, 5, &f16, NULL) &&
+              f16 == CIOT_COMPUTE_AVX512VNNI,
+          "tl16_gemm_avx512vnni: no compute roof at batch 4 (lookups), avx512vnni's at 5");
+    CHECK(v16q && !ciot_roof_family(v16q, 4, &f16, NULL) && ciot_roof_family(v16q, 5, &f16, NULL) &&
+              f16 == CIOT_COMPUTE_AVX512VNNI,
+          "tl16_tq1_gemm_avx512vnni: no compute roof at batch 4 (lookups), avx512vnni's at 5");
 #endif
     const ciot_kernel *k = ciot_kernel_find("tl2_gemm_avx512vnni");
     ciot_compute_family f;
