@@ -6,13 +6,16 @@
  * a batch of Q8_Kx4 groups with AVX-512 VNNI, tile = 4 weight rows x 4 activation rows. The block dot is
  * t2p_gemm_avx512vnni's (t2p_dot_avx512vnni.h); per (weight row, activation row) the two halves' exact
  * integer sums are added, then one fmaf per 256-block with block 2q's scales. Partial last group: one
- * padded tile, real rows written. K % 256 == 0; F16C. */
+ * padded tile, real rows written. From CIOT_T2P_SLICES_MIN_BATCH activation rows, the decoded slices of
+ * t2p_slices_avx512vnni.h, in the same float order. K % 256 == 0; F16C. */
 #include "kernel.h"
 #include "t2p_dot_avx512vnni.h"
+#include "t2p_slices_avx512vnni.h"
 #include "tile4x4_avx2.h"
 
 static void gemm(const ciot_mm *mm, int first, int count) {
-    ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 2);
+    if (mm->batch < CIOT_T2P_SLICES_MIN_BATCH) ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 2);
+    else ciot_t2p_slices_gemm_avx512vnni(mm, first, count, CIOT_DOT_PER256);
 }
 
 CIOT_KERNEL(t2p_tq2_gemm_avx512vnni, t2p_tq2_gemm_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_Kx4,

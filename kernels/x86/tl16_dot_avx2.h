@@ -147,6 +147,11 @@ enum { CIOT_TL16_DOT_MIN_BATCH = 16 };
  * L2 while the tile's blocks stream past; a larger batch runs in passes, each decoding the tile again. */
 enum { CIOT_TL16_DOT_COLS = 64 };
 
+/* The float order a dot loop follows, its `tq1` argument (kernels/formats.md): one fmaf per 32-weight Q8_0 block
+ * (PTQ1_0), per 256-block over two 128-blocks (TQ1_0, TQ2_0) or per 128-block (PQ2_0; the AVX-512 VNNI block
+ * only); the last two read Q8_K values. */
+enum { CIOT_DOT_PER32 = 0, CIOT_DOT_PER256 = 1, CIOT_DOT_PER128 = 2 };
+
 /* State of one activation row for one slice. PTQ1_0: st[q][g], the four float lanes (lane q: sub-block q of
  * every 128-block) of the rows of lane order g. TQ1_0: st[0][g] its one float lane, st[1][g] the int32 sum of
  * the 256-block so far (bits of an __m256i). */

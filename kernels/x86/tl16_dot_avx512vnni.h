@@ -44,10 +44,11 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx512vnni
         }
         for (int c = 0; c < nc; c++) {
             float *f = (float *)*st[c];
-            if (tq1) { /* |sum| <= 256 * 127: exact */
+            if (tq1) { /* |sum| <= 256 * 2 * 128: exact */
                 for (int h = 0; h < 2; h++)
                     tsum[c][h] = q ? _mm512_add_epi32(tsum[c][h], acc[c][h])
-                                   : (i & 1) ? _mm512_add_epi32(_mm512_load_si512(f + 32 + 16 * h), acc[c][h]) : acc[c][h];
+                                   : tq1 == CIOT_DOT_PER256 && (i & 1) ? _mm512_add_epi32(_mm512_load_si512(f + 32 + 16 * h), acc[c][h])
+                                                                       : acc[c][h];
             } else {
                 const __m512 d = _mm512_set1_ps(dy[c][q]);
                 for (int h = 0; h < 2; h++) {
@@ -60,7 +61,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx512vnni
     if (tq1)
         for (int c = 0; c < nc; c++) {
             float *f = (float *)*st[c];
-            if (i & 1) {
+            if (tq1 == CIOT_DOT_PER128 || (i & 1)) {
                 const __m512 d = _mm512_set1_ps(dy[c][0]);
                 for (int h = 0; h < 2; h++)
                     _mm512_store_ps(f + 16 * h, _mm512_fmadd_ps(_mm512_cvtepi32_ps(tsum[c][h]), _mm512_mul_ps(dw[h], d),
