@@ -86,7 +86,8 @@ typedef struct ciot_kernel {
     ciot_mac mac;               /* what its inner loop multiplies with (above) */
     int mac_batch;              /* 0, or the activation batch from which a gemm's inner loop is another one: */
     ciot_mac mac_at_batch;      /* what it multiplies with from mac_batch on (the TL16 gemms: lookups below 16
-                                 * rows, vpmaddubsw on decoded weights from 16) */
+                                 * rows, vpmaddubsw on decoded weights from 16; the T2P gemms: the same family
+                                 * on tiles below it, on decoded slices from it) */
 } ciot_kernel;
 
 /* What kernel k's inner loop multiplies with at this activation batch. */

@@ -164,7 +164,8 @@ static void run_kernel(const ciot_kernel *k, const ciot_oracle_opts *o, long cap
             }
         }
     /* every edge pattern on a small shape (two tiles of rows, at least 8; two Q8_K blocks), gemm at batch 3, 5,
-     * and for a gemm whose inner loop changes at a batch (mac_batch: the TL16 and TL3 ones) at that batch plus one too */
+     * and for a gemm whose inner loop changes at a batch (mac_batch: the TL16, TL3 and T2P ones) at that batch
+     * plus one too */
     const int edge_batches[] = {1, 3, 5, k->mac_batch + 1}, edge_rows = k->layout->tile_rows > 4 ? 2 * k->layout->tile_rows : 8;
     for (int bi = k->op == CIOT_OP_GEMM ? 1 : 0; bi < (k->op != CIOT_OP_GEMM ? 1 : k->mac_batch ? 4 : 3); bi++)
         for (int p = CIOT_PAT_ZERO; p < CIOT_PAT_COUNT; p++)

@@ -1,21 +1,16 @@
-/* T2P as multiply-add operands with AVX-512 VNNI (included only by *_avx512vnni.c), shared by the T2P gemms of
- * PQ2_0 and TQ2_0 at large batches: eight 4-row tiles' block i (32 rows) decoded once into the weights u - 1
- * (-1..2 as int8) in the slices of tl16_dot_avx2.h, which every activation row of the batch then multiplies by
- * vpdpbusd (ciot_tl16_dot_block_avx512vnni): 64 products an instruction and no horizontal sums, where the 4 x 4
- * tile of t2p_dot_avx512vnni.h spends a shuffle or a blend per vpdpbusd and folds its lanes every block. */
+/* T2P's slices (t2p_slices_avx2.h) with AVX-512 VNNI (included only by *_avx512vnni.c), for the T2P gemms of
+ * PQ2_0 and TQ2_0 from a few activation rows: decoded with zmm permutes, multiplied by vpdpbusd
+ * (ciot_tl16_dot_block_avx512vnni): 64 products an instruction and no horizontal sums, where the 4 x 4 tile of
+ * t2p_dot_avx512vnni.h spends a shuffle or a blend per vpdpbusd and folds its lanes every block. */
 #ifndef CIOT_X86_T2P_SLICES_AVX512VNNI_H
 #define CIOT_X86_T2P_SLICES_AVX512VNNI_H
 
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
-#include "dot_rows_avx2.h"
 #include "formats.h"
-#include "kernel.h"
-#include "prefetch.h"
+#include "t2p_slices_avx2.h"
 #include "tl16_dot_avx512vnni.h"
-
-enum { CIOT_T2P_SLICE_TILES = 8 }; /* 4-row tiles per 32-row slice */
 
 /* The T2P VNNI gemms take the slices from this batch on, the 4 x 4 tiles below it: at batch 4 the tiles ran
  * 1.06-1.17x the slices in cache on a Zen 5, at 5 to 7 (which the tiles pad to 8) the slices 1.14-1.7x, and
@@ -70,78 +65,11 @@ static inline void ciot_t2p_decode_slice_avx512vnni(const block_t2p *const *b, i
     }
 }
 
-/* Block i (128 weights) of activation rows c0 .. c0 + nc - 1 of Q8_Kx4 groups, biased by 128 into xb[c], their
- * scales into dy[c][0]: row c is row c & 3 of group c >> 2, whose qs[32 ch + 8 (c & 3) + e] is element 8 ch + e. */
-static inline void ciot_t2p_bias_rows_q8_kx4(const ciot_mm *mm, int c0, int nc, int i, uint8_t (*xb)[128], float (*dy)[4]) {
-    const int nbk = mm->K / CIOT_QK_K;
-    for (int c = 0; c < nc; c++) {
-        const block_q8_Kx4 *g = (const block_q8_Kx4 *)mm->x + (size_t)((c0 + c) >> 2) * nbk + (i >> 1);
-        const int r = (c0 + c) & 3;
-        for (int ch = 0; ch < 16; ch++) {
-            uint64_t v;
-            memcpy(&v, g->qs + 32 * (16 * (i & 1) + ch) + 8 * r, 8);
-            v ^= 0x8080808080808080ull;
-            memcpy(xb[c] + 8 * ch, &v, 8);
-        }
-        dy[c][0] = g->d[r];
-    }
-}
-
-/* The gemm on decoded slices: tiles [first, first + count) against every activation row, 64 tiles (256 rows,
- * eight slices) a pass: block after block, its activations biased once for the pass's rows, then its slices in
- * turn (each tile's block prefetched two blocks ahead, as the policy says), each decoded once for those rows,
- * which ciot_tl16_dot_block_avx512vnni takes four at a time. mode: CIOT_DOT_PER128 (PQ2_0) or CIOT_DOT_PER256
- * (TQ2_0, blocks 2q and 2q + 1 carrying the same scales). */
+/* The VNNI gemms' loop: four activation rows per weight load. */
 static inline __attribute__((always_inline)) void ciot_t2p_slices_gemm_avx512vnni(const ciot_mm *mm, int first, int count,
                                                                                   const int mode) {
-    enum { PASS_TILES = 8 * CIOT_T2P_SLICE_TILES };
-    const int nb = mm->K / 128;
-    _Alignas(64) ciot_tl16_slice_avx2 sl;
-    _Alignas(64) ciot_tl16_dot_state st[CIOT_TL16_DOT_COLS][8];
-    _Alignas(64) uint8_t xb[CIOT_TL16_DOT_COLS][128];
-    float dy[CIOT_TL16_DOT_COLS][4];
-    const block_t2p *W = mm->w;
-    const size_t ahead = mm->prefetch ? 2 * sizeof(block_t2p) : 0;
-    for (int t0 = first; t0 < first + count; t0 += PASS_TILES) {
-        const int nt = first + count - t0 < PASS_TILES ? first + count - t0 : PASS_TILES;
-        const int nv = (nt + CIOT_T2P_SLICE_TILES - 1) / CIOT_T2P_SLICE_TILES;
-        for (int c0 = 0; c0 < mm->batch; c0 += CIOT_TL16_DOT_COLS) {
-            const int nc = mm->batch - c0 < CIOT_TL16_DOT_COLS ? mm->batch - c0 : CIOT_TL16_DOT_COLS;
-            memset(st, 0, (size_t)nc * sizeof st[0]);
-            for (int i = 0; i < nb; i++) {
-                ciot_t2p_bias_rows_q8_kx4(mm, c0, nc, i, xb, dy);
-                for (int v = 0; v < nv; v++) {
-                    const int n = nt - CIOT_T2P_SLICE_TILES * v < CIOT_T2P_SLICE_TILES ? nt - CIOT_T2P_SLICE_TILES * v
-                                                                                      : CIOT_T2P_SLICE_TILES;
-                    const block_t2p *b[CIOT_T2P_SLICE_TILES];
-                    for (int T = 0; T < n; T++) {
-                        b[T] = W + (size_t)(t0 + CIOT_T2P_SLICE_TILES * v + T) * nb + i;
-                        ciot_prefetch(b[T], sizeof *b[T], i + 2 < nb ? ahead : 0);
-                    }
-                    ciot_t2p_decode_slice_avx512vnni(b, n, &sl);
-#define CIOT_T2P_SLICES_CALL(k)                                                                                     \
-    do {                                                                                                           \
-        const uint8_t *xn[8];                                                                                      \
-        const float *dn[8];                                                                                        \
-        ciot_tl16_dot_state *sn[8];                                                                                \
-        for (int j = 0; j < (k); j++) xn[j] = xb[c + j], dn[j] = dy[c + j], sn[j] = &st[c + j][v];                 \
-        ciot_tl16_dot_block_avx512vnni(&sl, i, xn, dn, sn, (k), mode);                                             \
-    } while (0)
-                    CIOT_DOT_ROW_GROUPS(nc, CIOT_TL16_DOT_ROWS_AVX512, c, CIOT_T2P_SLICES_CALL);
-#undef CIOT_T2P_SLICES_CALL
-                }
-            }
-            for (int c = 0; c < nc; c++)
-                for (int v = 0; v < nv; v++) {
-                    const int tiles = nt - CIOT_T2P_SLICE_TILES * v < CIOT_T2P_SLICE_TILES ? nt - CIOT_T2P_SLICE_TILES * v
-                                                                                          : CIOT_T2P_SLICE_TILES;
-                    float y32[32];
-                    ciot_tl16_dot_store_avx2(st[c][v][0], y32);
-                    memcpy(mm->y + (size_t)(c0 + c) * mm->ldy + 4 * ((size_t)t0 + CIOT_T2P_SLICE_TILES * v), y32,
-                           sizeof(float) * 4 * tiles);
-                }
-        }
-    }
+    ciot_t2p_slices_gemm_loop(mm, first, count, mode, CIOT_TL16_DOT_ROWS_AVX512, ciot_t2p_decode_slice_avx512vnni,
+                              ciot_tl16_dot_block_avx512vnni);
 }
 
 #endif

@@ -20,4 +20,4 @@ static void gemm(const ciot_mm *mm, int first, int count) {
 
 CIOT_KERNEL(t2p_tq2_gemm_avx512vnni, t2p_tq2_gemm_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_Kx4,
             .op = CIOT_OP_GEMM, .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm,
-            .mac = CIOT_MAC_AVX512VNNI);
+            .mac = CIOT_MAC_AVX512VNNI, .mac_batch = CIOT_T2P_SLICES_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX512VNNI);

@@ -96,9 +96,9 @@ static inline void ciot_tl16_decode_avx2(const block_tl16 *b, int v, ciot_tl16_s
 }
 
 /* int16 bound, per accumulator lane and vpmaddubsw step: two products of a biased activation (x + 128, 0..255)
- * and a weight (-1..1), |step| <= 510; a sub-block is 8 steps per lane: |sum| <= 4080 < 32767, and no step
- * saturates. */
-enum { CIOT_TL16_DOT_STEP_MAX = 2 * 255, CIOT_TL16_DOT_STEPS = 8 };
+ * and a weight (-1..1 for TL16; -1..2 for T2P's slices, t2p_slices_avx2.h), |step| <= 2 * 255 * 2 = 1020; a
+ * sub-block is 8 steps per lane: |sum| <= 8160 < 32767, and no step saturates. */
+enum { CIOT_TL16_DOT_STEP_MAX = 2 * 255 * 2, CIOT_TL16_DOT_STEPS = 8 };
 _Static_assert(CIOT_TL16_DOT_STEP_MAX * CIOT_TL16_DOT_STEPS <= 32767, "TL16 dot sums must not wrap");
 
 /* isum[c][g] (int32, the lanes of w) = the exact dot of sub-block q with activation row c < nc (1 or 2, a
@@ -148,8 +148,8 @@ enum { CIOT_TL16_DOT_MIN_BATCH = 16 };
 enum { CIOT_TL16_DOT_COLS = 64 };
 
 /* The float order a dot loop follows, its `tq1` argument (kernels/formats.md): one fmaf per 32-weight Q8_0 block
- * (PTQ1_0), per 256-block over two 128-blocks (TQ1_0, TQ2_0) or per 128-block (PQ2_0; the AVX-512 VNNI block
- * only); the last two read Q8_K values. */
+ * (PTQ1_0), per 256-block over two 128-blocks (TQ1_0, TQ2_0) or per 128-block (PQ2_0); the last two read Q8_K
+ * values (T2P's slices: Q8_Kx4). */
 enum { CIOT_DOT_PER32 = 0, CIOT_DOT_PER256 = 1, CIOT_DOT_PER128 = 2 };
 
 /* State of one activation row for one slice. PTQ1_0: st[q][g], the four float lanes (lane q: sub-block q of
@@ -171,8 +171,9 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx2(const
         ciot_tl16_dot_avx2(sl, q, xq, nc, isum);
         for (int c = 0; c < nc; c++) {
             if (tq1) {
-                for (int g = 0; g < 4; g++) { /* |sum| <= 256 * 127: exact */
-                    const __m256i prev = (i & 1) || q ? _mm256_castps_si256((*st[c])[1][g]) : _mm256_setzero_si256();
+                for (int g = 0; g < 4; g++) { /* |sum| <= 256 * 2 * 128: exact */
+                    const __m256i prev = (tq1 == CIOT_DOT_PER256 && (i & 1)) || q ? _mm256_castps_si256((*st[c])[1][g])
+                                                                                 : _mm256_setzero_si256();
                     (*st[c])[1][g] = _mm256_castsi256_ps(_mm256_add_epi32(prev, isum[c][g]));
                 }
             } else {
@@ -182,7 +183,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx2(const
             }
         }
     }
-    if (tq1 && (i & 1))
+    if (tq1 == CIOT_DOT_PER128 || (tq1 && (i & 1)))
         for (int c = 0; c < nc; c++) {
             const __m256 d = _mm256_set1_ps(dy[c][0]);
             for (int g = 0; g < 4; g++)
