@@ -147,32 +147,33 @@ enum { CIOT_TL16_DOT_MIN_BATCH = 16 };
  * L2 while the tile's blocks stream past; a larger batch runs in passes, each decoding the tile again. */
 enum { CIOT_TL16_DOT_COLS = 64 };
 
-/* The float order a dot loop follows, its `tq1` argument (kernels/formats.md): one fmaf per 32-weight Q8_0 block
- * (PTQ1_0), per 256-block over two 128-blocks (TQ1_0, TQ2_0) or per 128-block (PQ2_0); the last two read Q8_K
- * values (T2P's slices: Q8_Kx4). */
+/* The float order a dot block follows, its `order` argument (kernels/formats.md): one fmaf per 32-weight Q8_0
+ * block (PTQ1_0), per 256-block over two 128-blocks (TQ1_0, TQ2_0) or per 128-block (PQ2_0); the last two read
+ * Q8_K values (T2P's slices: Q8_Kx4). A TL16 loop passes its tq1 flag: 0 or 1. */
 enum { CIOT_DOT_PER32 = 0, CIOT_DOT_PER256 = 1, CIOT_DOT_PER128 = 2 };
 
 /* State of one activation row for one slice. PTQ1_0: st[q][g], the four float lanes (lane q: sub-block q of
- * every 128-block) of the rows of lane order g. TQ1_0: st[0][g] its one float lane, st[1][g] the int32 sum of
- * the 256-block so far (bits of an __m256i). */
+ * every 128-block) of the rows of lane order g. The other orders: st[0][g] the one float lane, st[1][g] the
+ * int32 sum of the 128- or 256-block so far (bits of an __m256i). */
 typedef __m256 ciot_tl16_dot_state[4][4];
 
-/* Block i (xb: the 128 biased activations, dy: its scales) of nc rows into their states, the float order of
- * the source format (kernels/formats.md): PTQ1_0 one fmaf per Q8_0 block (dy[q]); TQ1_0 (tq1) the
- * 256-block's sum over its two 128-halves, then one fmaf with the second half's row scales (dy[0]: Q8_K's d). */
+/* Block i (xb: the 128 biased activations, dy: its scales) of nc rows into their states, in the float order
+ * `order` (kernels/formats.md): PTQ1_0 one fmaf per Q8_0 block (dy[q]); per 256-block (TQ1_0, TQ2_0) the sum
+ * over its two 128-halves, then one fmaf with the second half's row scales (dy[0]: Q8_K's d); per 128-block
+ * (PQ2_0) the block's sum, then one fmaf. */
 static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx2(const ciot_tl16_slice_avx2 *sl, int i,
                                                                            const uint8_t *const *xb, const float *const *dy,
                                                                            ciot_tl16_dot_state *const *st, int nc,
-                                                                           const int tq1) {
+                                                                           const int order) {
     for (int q = 0; q < 4; q++) {
         const uint8_t *xq[2];
         for (int c = 0; c < nc; c++) xq[c] = xb[c] + 32 * q;
         __m256i isum[2][4];
         ciot_tl16_dot_avx2(sl, q, xq, nc, isum);
         for (int c = 0; c < nc; c++) {
-            if (tq1) {
+            if (order) {
                 for (int g = 0; g < 4; g++) { /* |sum| <= 256 * 2 * 128: exact */
-                    const __m256i prev = (tq1 == CIOT_DOT_PER256 && (i & 1)) || q ? _mm256_castps_si256((*st[c])[1][g])
+                    const __m256i prev = (order == CIOT_DOT_PER256 && (i & 1)) || q ? _mm256_castps_si256((*st[c])[1][g])
                                                                                  : _mm256_setzero_si256();
                     (*st[c])[1][g] = _mm256_castsi256_ps(_mm256_add_epi32(prev, isum[c][g]));
                 }
@@ -183,7 +184,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx2(const
             }
         }
     }
-    if (tq1 == CIOT_DOT_PER128 || (tq1 && (i & 1)))
+    if (order == CIOT_DOT_PER128 || (order && (i & 1)))
         for (int c = 0; c < nc; c++) {
             const __m256 d = _mm256_set1_ps(dy[c][0]);
             for (int g = 0; g < 4; g++)
@@ -195,7 +196,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx2(const
 /* What a gemm on decoded slices does with one block of a slice for nc activation rows (their biased
  * activations xb, scales dy and states st): ciot_tl16_dot_block_avx2 or an other ISA's. */
 typedef void ciot_tl16_dot_block_fn(const ciot_tl16_slice_avx2 *sl, int i, const uint8_t *const *xb,
-                                    const float *const *dy, ciot_tl16_dot_state *const *st, int nc, int tq1);
+                                    const float *const *dy, ciot_tl16_dot_state *const *st, int nc, int order);
 
 /* The gemm on decoded slices: tiles [first, first + count) against every activation row (x_row_bytes each: Q8_0
  * rows for PTQ1_0, Q8_K for TQ1_0), block after block: its activations biased once for the pass's rows, then

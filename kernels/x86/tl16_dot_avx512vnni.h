@@ -23,9 +23,9 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx512vnni
                                                                                  const uint8_t *const *xb,
                                                                                  const float *const *dy,
                                                                                  ciot_tl16_dot_state *const *st, int nc,
-                                                                                 const int tq1) {
+                                                                                 const int order) {
     const __m512 dw[2] = {_mm512_load_ps((const float *)&sl->dw[0]), _mm512_load_ps((const float *)&sl->dw[2])};
-    __m512i tsum[CIOT_TL16_DOT_ROWS_AVX512][2]; /* TQ1_0: the 256-block's int32 sums */
+    __m512i tsum[CIOT_TL16_DOT_ROWS_AVX512][2]; /* per 128- or 256-block: the int32 sums */
     for (int q = 0; q < 4; q++) {
         __m512i acc[CIOT_TL16_DOT_ROWS_AVX512][2];
         for (int h = 0; h < 2; h++) {
@@ -44,10 +44,10 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx512vnni
         }
         for (int c = 0; c < nc; c++) {
             float *f = (float *)*st[c];
-            if (tq1) { /* |sum| <= 256 * 2 * 128: exact */
+            if (order) { /* |sum| <= 256 * 2 * 128: exact */
                 for (int h = 0; h < 2; h++)
                     tsum[c][h] = q ? _mm512_add_epi32(tsum[c][h], acc[c][h])
-                                   : tq1 == CIOT_DOT_PER256 && (i & 1) ? _mm512_add_epi32(_mm512_load_si512(f + 32 + 16 * h), acc[c][h])
+                                   : order == CIOT_DOT_PER256 && (i & 1) ? _mm512_add_epi32(_mm512_load_si512(f + 32 + 16 * h), acc[c][h])
                                                                        : acc[c][h];
             } else {
                 const __m512 d = _mm512_set1_ps(dy[c][q]);
@@ -58,10 +58,10 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx512vnni
             }
         }
     }
-    if (tq1)
+    if (order)
         for (int c = 0; c < nc; c++) {
             float *f = (float *)*st[c];
-            if (tq1 == CIOT_DOT_PER128 || (i & 1)) {
+            if (order == CIOT_DOT_PER128 || (i & 1)) {
                 const __m512 d = _mm512_set1_ps(dy[c][0]);
                 for (int h = 0; h < 2; h++)
                     _mm512_store_ps(f + 16 * h, _mm512_fmadd_ps(_mm512_cvtepi32_ps(tsum[c][h]), _mm512_mul_ps(dw[h], d),
