@@ -43,6 +43,16 @@ static void test_bound(void) {
           "roof kind names");
 }
 
+#if defined(__x86_64__)
+/* A gemm that leaves its lookups at a batch: no compute roof at batch `below`, `family`'s at batch `at`. */
+static void check_lookups_until(const char *name, int below, int at, ciot_compute_family family) {
+    const ciot_kernel *k = ciot_kernel_find(name);
+    ciot_compute_family f;
+    CHECK(k && !ciot_roof_family(k, below, &f, NULL) && ciot_roof_family(k, at, &f, NULL) && f == family,
+          "%s: no compute roof at batch %d (lookups), its family's at %d", name, below, at);
+}
+#endif
+
 /* Every registered kernel (one whose family changes with the batch at 4 and 64, the others at 64): a gemv is
  * judged by the read ceiling, a lookup or scalar gemm has no compute roof, any other gemm the family its
  * descriptor names for that batch. */
@@ -78,29 +88,15 @@ static void test_families(void) {
 #if !defined(__x86_64__)
     (void)switching;
 #else
-    /* the TL16 gemms: lookups at batch 4, vpmaddubsw summed in int16 at 64 */
     CHECK(switching >= 6, "the TL16 and TL3 VBMI gemms change family with the batch (%d)", switching);
-    const ciot_kernel *t16 = ciot_kernel_find("tl16_gemm_avx2");
-    ciot_compute_family f16;
-    CHECK(t16 && !ciot_roof_family(t16, 4, &f16, NULL) && ciot_roof_family(t16, 64, &f16, NULL) &&
-              f16 == CIOT_COMPUTE_AVX2_I16,
-          "tl16_gemm_avx2: no compute roof at batch 4 (lookups), avx2_i16's at 64");
+    /* the TL16 gemms: lookups at batch 4, vpmaddubsw summed in int16 at 64 */
+    check_lookups_until("tl16_gemm_avx2", 4, 64, CIOT_COMPUTE_AVX2_I16);
     /* the TL3 VBMI gemms: lookups below their batch, vpdpbusd zmm on decoded quarters from it */
-    const ciot_kernel *t3 = ciot_kernel_find("tl3_gemm_avx512vbmi"), *t3q = ciot_kernel_find("tl3_tq1_gemm_avx512vbmi");
-    CHECK(t3 && !ciot_roof_family(t3, 4, &f16, NULL) && ciot_roof_family(t3, 16, &f16, NULL) &&
-              f16 == CIOT_COMPUTE_AVX512VNNI,
-          "tl3_gemm_avx512vbmi: no compute roof at batch 4 (lookups), avx512vnni's at 16");
-    CHECK(t3q && !ciot_roof_family(t3q, 16, &f16, NULL) && ciot_roof_family(t3q, 64, &f16, NULL) &&
-              f16 == CIOT_COMPUTE_AVX512VNNI,
-          "tl3_tq1_gemm_avx512vbmi: no compute roof at batch 16 (lookups), avx512vnni's at 64");
+    check_lookups_until("tl3_gemm_avx512vbmi", 4, 16, CIOT_COMPUTE_AVX512VNNI);
+    check_lookups_until("tl3_tq1_gemm_avx512vbmi", 16, 64, CIOT_COMPUTE_AVX512VNNI);
     /* the TL16 VNNI gemms: the AVX2 lookups below 5 rows, vpdpbusd zmm from there */
-    const ciot_kernel *v16 = ciot_kernel_find("tl16_gemm_avx512vnni"), *v16q = ciot_kernel_find("tl16_tq1_gemm_avx512vnni");
-    CHECK(v16 && !ciot_roof_family(v16, 4, &f16, NULL) && ciot_roof_family(v16, 5, &f16, NULL) &&
-              f16 == CIOT_COMPUTE_AVX512VNNI,
-          "tl16_gemm_avx512vnni: no compute roof at batch 4 (lookups), avx512vnni's at 5");
-    CHECK(v16q && !ciot_roof_family(v16q, 4, &f16, NULL) && ciot_roof_family(v16q, 5, &f16, NULL) &&
-              f16 == CIOT_COMPUTE_AVX512VNNI,
-          "tl16_tq1_gemm_avx512vnni: no compute roof at batch 4 (lookups), avx512vnni's at 5");
+    check_lookups_until("tl16_gemm_avx512vnni", 4, 5, CIOT_COMPUTE_AVX512VNNI);
+    check_lookups_until("tl16_tq1_gemm_avx512vnni", 4, 5, CIOT_COMPUTE_AVX512VNNI);
 #endif
     const ciot_kernel *k = ciot_kernel_find("tl2_gemm_avx512vnni");
     ciot_compute_family f;

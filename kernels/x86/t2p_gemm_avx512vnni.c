@@ -7,7 +7,7 @@
  * and s + 1, lining up with Q8_Kx4 chunks 4w + s, + 1 of all rows: 64 contiguous bytes, one load. Swapping
  * the activations' 8-byte halves and the weights' row pairs gives the other pairings (all 16 dots).
  * A partial last group runs once as a full tile (zero padding rows); only real rows are written.
- * From CIOT_T2P_SLICES_MIN_BATCH activation rows, the decoded slices of t2p_slices_avx512vnni.h instead: eight
+ * From CIOT_T2P_SLICES_MIN_BATCH_AVX512 activation rows, the decoded slices of t2p_slices_avx512vnni.h instead: eight
  * tiles' block decoded once for the batch, one vpdpbusd per 16 rows x 4 weights and activation row.
  * K % 256 == 0; F16C converts the scales. */
 #include "kernel.h"
@@ -16,10 +16,10 @@
 #include "tile4x4_avx2.h"
 
 static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_T2P_SLICES_MIN_BATCH) ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 1);
+    if (mm->batch < CIOT_T2P_SLICES_MIN_BATCH_AVX512) ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 1);
     else ciot_t2p_slices_gemm_avx512vnni(mm, first, count, CIOT_DOT_PER128);
 }
 
 CIOT_KERNEL(t2p_gemm_avx512vnni, t2p_gemm_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,
             .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX512VNNI,
-            .mac_batch = CIOT_T2P_SLICES_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX512VNNI);
+            .mac_batch = CIOT_T2P_SLICES_MIN_BATCH_AVX512, .mac_at_batch = CIOT_MAC_AVX512VNNI);

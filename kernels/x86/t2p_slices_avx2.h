@@ -73,6 +73,11 @@ static inline void ciot_t2p_bias_rows_q8_kx4(const ciot_mm *mm, int c0, int nc, 
 
 typedef void ciot_t2p_decode_fn(const block_t2p *const *b, int n, ciot_tl16_slice_avx2 *out);
 
+/* Tiles in slice v of a pass of nt tiles: eight, fewer in the last slice. */
+static inline int ciot_t2p_slice_tiles(int nt, int v) {
+    return nt - CIOT_T2P_SLICE_TILES * v < CIOT_T2P_SLICE_TILES ? nt - CIOT_T2P_SLICE_TILES * v : CIOT_T2P_SLICE_TILES;
+}
+
 /* The gemm on decoded slices: tiles [first, first + count) against every activation row, 64 tiles (256 rows,
  * eight slices) a pass: block after block, its activations biased once for the pass's rows, then its slices in
  * turn (each tile's block prefetched two blocks ahead, as the policy says), each decoded once for those rows,
@@ -99,34 +104,24 @@ static inline __attribute__((always_inline)) void ciot_t2p_slices_gemm_loop(cons
             for (int i = 0; i < nb; i++) {
                 ciot_t2p_bias_rows_q8_kx4(mm, c0, nc, i, xb, dy);
                 for (int v = 0; v < nv; v++) {
-                    const int n = nt - CIOT_T2P_SLICE_TILES * v < CIOT_T2P_SLICE_TILES ? nt - CIOT_T2P_SLICE_TILES * v
-                                                                                      : CIOT_T2P_SLICE_TILES;
+                    const int n = ciot_t2p_slice_tiles(nt, v);
                     const block_t2p *b[CIOT_T2P_SLICE_TILES];
                     for (int T = 0; T < n; T++) {
                         b[T] = W + (size_t)(t0 + CIOT_T2P_SLICE_TILES * v + T) * nb + i;
                         ciot_prefetch(b[T], sizeof *b[T], i + 2 < nb ? ahead : 0);
                     }
                     decode(b, n, &sl);
-#define CIOT_T2P_SLICES_CALL(k)                                                                                     \
-    do {                                                                                                           \
-        const uint8_t *xn[8];                                                                                      \
-        const float *dn[8];                                                                                        \
-        ciot_tl16_dot_state *sn[8];                                                                                \
-        for (int j = 0; j < (k); j++) xn[j] = xb[c + j], dn[j] = dy[c + j], sn[j] = &st[c + j][v];                 \
-        block(&sl, i, xn, dn, sn, (k), mode);                                                                      \
-    } while (0)
+#define CIOT_T2P_SLICES_CALL(k) ciot_tl16_dot_rows(block, &sl, i, xb, dy, st, v, c, (k), mode)
                     CIOT_DOT_ROW_GROUPS(nc, rows, c, CIOT_T2P_SLICES_CALL);
 #undef CIOT_T2P_SLICES_CALL
                 }
             }
             for (int c = 0; c < nc; c++)
                 for (int v = 0; v < nv; v++) {
-                    const int tiles = nt - CIOT_T2P_SLICE_TILES * v < CIOT_T2P_SLICE_TILES ? nt - CIOT_T2P_SLICE_TILES * v
-                                                                                          : CIOT_T2P_SLICE_TILES;
                     float y32[32];
                     ciot_tl16_dot_store_avx2(st[c][v][0], y32);
                     memcpy(mm->y + (size_t)(c0 + c) * mm->ldy + 4 * ((size_t)t0 + CIOT_T2P_SLICE_TILES * v), y32,
-                           sizeof(float) * 4 * tiles);
+                           sizeof(float) * 4 * ciot_t2p_slice_tiles(nt, v));
                 }
         }
     }

@@ -15,7 +15,7 @@
 /* The T2P VNNI gemms take the slices from this batch on, the 4 x 4 tiles below it: at batch 4 the tiles ran
  * 1.06-1.17x the slices in cache on a Zen 5, at 5 to 7 (which the tiles pad to 8) the slices 1.14-1.7x, and
  * from DRAM at 8, 16 and 64 rows 1.2-1.3x, 1.5x and 1.7-1.9x (results/x86-kernels-notes.md). */
-enum { CIOT_T2P_SLICES_MIN_BATCH = 5 };
+enum { CIOT_T2P_SLICES_MIN_BATCH_AVX512 = 5 };
 
 /* The slice of tiles b[0..n - 1] (block i of each; rows 4T + r), tiles n .. 7 as rows of weight 0 and scale 0,
  * in tl16_dot_avx2.h's lane order: zmm half h of w[q][s] holds tiles 2h, 2h + 4, 2h + 1, 2h + 5 (rows 8h ..

@@ -6,7 +6,7 @@
  * a batch of Q8_Kx4 groups with AVX-512 VNNI, tile = 4 weight rows x 4 activation rows. The block dot is
  * t2p_gemm_avx512vnni's (t2p_dot_avx512vnni.h); per (weight row, activation row) the two halves' exact
  * integer sums are added, then one fmaf per 256-block with block 2q's scales. Partial last group: one
- * padded tile, real rows written. From CIOT_T2P_SLICES_MIN_BATCH activation rows, the decoded slices of
+ * padded tile, real rows written. From CIOT_T2P_SLICES_MIN_BATCH_AVX512 activation rows, the decoded slices of
  * t2p_slices_avx512vnni.h, in the same float order. K % 256 == 0; F16C. */
 #include "kernel.h"
 #include "t2p_dot_avx512vnni.h"
@@ -14,10 +14,10 @@
 #include "tile4x4_avx2.h"
 
 static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_T2P_SLICES_MIN_BATCH) ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 2);
+    if (mm->batch < CIOT_T2P_SLICES_MIN_BATCH_AVX512) ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 2);
     else ciot_t2p_slices_gemm_avx512vnni(mm, first, count, CIOT_DOT_PER256);
 }
 
 CIOT_KERNEL(t2p_tq2_gemm_avx512vnni, t2p_tq2_gemm_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_Kx4,
             .op = CIOT_OP_GEMM, .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm,
-            .mac = CIOT_MAC_AVX512VNNI, .mac_batch = CIOT_T2P_SLICES_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX512VNNI);
+            .mac = CIOT_MAC_AVX512VNNI, .mac_batch = CIOT_T2P_SLICES_MIN_BATCH_AVX512, .mac_at_batch = CIOT_MAC_AVX512VNNI);

@@ -198,6 +198,20 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx2(const
 typedef void ciot_tl16_dot_block_fn(const ciot_tl16_slice_avx2 *sl, int i, const uint8_t *const *xb,
                                     const float *const *dy, ciot_tl16_dot_state *const *st, int nc, int order);
 
+/* block() on rows c .. c + n - 1 of a pass (n at most 8, a constant where it is inlined): their biased
+ * activations, scales and states of slice v. The loops on slices (TL16's, T2P's) call it once per row group. */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_rows(ciot_tl16_dot_block_fn *block,
+                                                                     const ciot_tl16_slice_avx2 *sl, int i,
+                                                                     uint8_t (*xb)[128], float (*dy)[4],
+                                                                     ciot_tl16_dot_state (*st)[8], int v, int c,
+                                                                     const int n, const int order) {
+    const uint8_t *xn[8];
+    const float *dn[8];
+    ciot_tl16_dot_state *sn[8];
+    for (int j = 0; j < n; j++) xn[j] = xb[c + j], dn[j] = dy[c + j], sn[j] = &st[c + j][v];
+    block(sl, i, xn, dn, sn, n, order);
+}
+
 /* The gemm on decoded slices: tiles [first, first + count) against every activation row (x_row_bytes each: Q8_0
  * rows for PTQ1_0, Q8_K for TQ1_0), block after block: its activations biased once for the pass's rows, then
  * its eight slices in turn (each prefetched two blocks ahead, as the policy says), each decoded once for those
@@ -225,14 +239,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_loop(const 
                 for (int v = 0; v < 8; v++) {
                     ciot_prefetch(&b->v[v], sizeof b->v[v], i + 2 < nb ? ahead : 0);
                     ciot_tl16_decode_avx2(b, v, &sl);
-#define CIOT_TL16_DOT_CALL(n)                                                                                         \
-    do {                                                                                                           \
-        const uint8_t *xn[8];                                                                                      \
-        const float *dn[8];                                                                                        \
-        ciot_tl16_dot_state *sn[8];                                                                                \
-        for (int j = 0; j < (n); j++) xn[j] = xb[c + j], dn[j] = dy[c + j], sn[j] = &st[c + j][v];                 \
-        block(&sl, i, xn, dn, sn, (n), tq1);                                                                       \
-    } while (0)
+#define CIOT_TL16_DOT_CALL(n) ciot_tl16_dot_rows(block, &sl, i, xb, dy, st, v, c, (n), tq1)
                     CIOT_DOT_ROW_GROUPS(nc, rows, c, CIOT_TL16_DOT_CALL);
 #undef CIOT_TL16_DOT_CALL
                 }
