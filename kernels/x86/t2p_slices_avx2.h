@@ -54,20 +54,28 @@ static inline void ciot_t2p_decode_slice_avx2(const block_t2p *const *b, int n, 
     }
 }
 
-/* Block i (128 weights) of activation rows c0 .. c0 + nc - 1 of Q8_Kx4 groups, biased by 128 into xb[c], their
- * scales into dy[c][0]: row c is row c & 3 of group c >> 2, whose qs[32 ch + 8 (c & 3) + e] is element 8 ch + e. */
+/* Block i (128 weights) of activation rows c0 .. c0 + nc - 1 of Q8_Kx4 groups (c0 a multiple of 4), biased by
+ * 128 into xb[c], their scales into dy[c][0]: row r of a group is qs[32 ch + 8 r + e], element 8 ch + e. Four
+ * chunks of the four rows are transposed as a 4 x 4 of 8-byte pieces (a group's padding rows, past the
+ * batch, land in xb rows no block reads). */
+_Static_assert(CIOT_TL16_DOT_COLS % 4 == 0, "a pass starts at a Q8_Kx4 group");
 static inline void ciot_t2p_bias_rows_q8_kx4(const ciot_mm *mm, int c0, int nc, int i, uint8_t (*xb)[128], float (*dy)[4]) {
     const int nbk = mm->K / CIOT_QK_K;
-    for (int c = 0; c < nc; c++) {
+    const __m256i bias = _mm256_set1_epi8((char)0x80);
+    for (int c = 0; c < nc; c += 4) {
         const block_q8_Kx4 *g = (const block_q8_Kx4 *)mm->x + (size_t)((c0 + c) >> 2) * nbk + (i >> 1);
-        const int r = (c0 + c) & 3;
-        for (int ch = 0; ch < 16; ch++) {
-            uint64_t v;
-            memcpy(&v, g->qs + 32 * (16 * (i & 1) + ch) + 8 * r, 8);
-            v ^= 0x8080808080808080ull;
-            memcpy(xb[c] + 8 * ch, &v, 8);
+        const int8_t *h = g->qs + 512 * (i & 1);
+        for (int ch = 0; ch < 16; ch += 4) {
+            __m256i k[4]; /* chunk ch + n: [row 0 | row 1 | row 2 | row 3], 8 bytes each */
+            for (int n = 0; n < 4; n++) k[n] = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(h + 32 * (ch + n))), bias);
+            const __m256i r02a = _mm256_unpacklo_epi64(k[0], k[1]), r13a = _mm256_unpackhi_epi64(k[0], k[1]);
+            const __m256i r02b = _mm256_unpacklo_epi64(k[2], k[3]), r13b = _mm256_unpackhi_epi64(k[2], k[3]);
+            _mm256_storeu_si256((__m256i *)(xb[c] + 8 * ch), _mm256_permute2x128_si256(r02a, r02b, 0x20));
+            _mm256_storeu_si256((__m256i *)(xb[c + 1] + 8 * ch), _mm256_permute2x128_si256(r13a, r13b, 0x20));
+            _mm256_storeu_si256((__m256i *)(xb[c + 2] + 8 * ch), _mm256_permute2x128_si256(r02a, r02b, 0x31));
+            _mm256_storeu_si256((__m256i *)(xb[c + 3] + 8 * ch), _mm256_permute2x128_si256(r13a, r13b, 0x31));
         }
-        dy[c][0] = g->d[r];
+        for (int r = 0; r < 4; r++) dy[c + r][0] = g->d[r];
     }
 }
 
