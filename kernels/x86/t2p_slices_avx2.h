@@ -1,12 +1,13 @@
-/* T2P as multiply-add operands (included by *_avx2.c and t2p_slices_avx512vnni.h), shared by the T2P gemms of
- * PQ2_0 and TQ2_0 at larger batches: eight 4-row tiles' block i (32 rows) decoded once into the weights u - 1
- * (-1..2 as int8) in the slices of tl16_dot_avx2.h, which every activation row of the batch then multiplies
- * (vpmaddubsw: ciot_tl16_dot_block_avx2; vpdpbusd: ciot_tl16_dot_block_avx512vnni). A tile decodes its codes
- * for each group of 4 activation rows; a slice is decoded once for the pass's 64. */
+/* T2P and T2X4 as multiply-add operands (included by *_avx2.c and t2p_slices_avx512vnni.h), shared by the T2P
+ * gemms of PQ2_0 and TQ2_0 and the T2X4 gemm at larger batches: eight 4-row tiles' block i (32 rows) decoded
+ * once into the weights u - 1 (-1..2 as int8) in the slices of tl16_dot_avx2.h, which every activation row of
+ * the batch then multiplies (vpmaddubsw: ciot_tl16_dot_block_avx2; vpdpbusd: ciot_tl16_dot_block_avx512vnni).
+ * A tile decodes its codes for each group of 4 activation rows; a slice is decoded once for the pass's 64. */
 #ifndef CIOT_X86_T2P_SLICES_AVX2_H
 #define CIOT_X86_T2P_SLICES_AVX2_H
 
 #include <immintrin.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "dot_rows_avx2.h"
@@ -17,18 +18,36 @@
 
 enum { CIOT_T2P_SLICE_TILES = 8 }; /* 4-row tiles per 32-row slice */
 
-/* The slice of tiles b[0..n - 1] (block i of each; rows 4T + r), tiles n .. 7 as rows of weight 0 and scale 0,
- * in tl16_dot_avx2.h's lane order: w[q][s][g] holds tiles g and g + 4 (rows 4g .. 4g + 3, 16 + 4g .. 16 + 4g +
- * 3), each row's weights 32q + 4s .. 32q + 4s + 3 in one dword. In a T2P block those are slot s >> 1 of dword
- * 2 (r & 1) + (s & 1) of word q of pair r >> 1 (formats.md). */
-static inline void ciot_t2p_decode_slice_avx2(const block_t2p *const *b, int n, ciot_tl16_slice_avx2 *out) {
-    uint8_t none[128]; /* code 1 in every slot: weight 0 */
-    static const uint16_t no_d[4];
-    if (n < CIOT_T2P_SLICE_TILES) memset(none, 0x55, sizeof none);
+/* A slice's eight tiles as its decoder reads them: block i of each (rows 4T + r), the tiles past the matrix's
+ * rows as rows of weight 0 (code 1) and scale 0. T2P and T2X4 blocks alike hold d[4], then qs[128]. */
+typedef struct {
     const uint8_t *qs[CIOT_T2P_SLICE_TILES];
     const uint16_t *d[CIOT_T2P_SLICE_TILES];
-    for (int T = 0; T < CIOT_T2P_SLICE_TILES; T++) qs[T] = T < n ? b[T]->qs : none, d[T] = T < n ? b[T]->d : no_d;
-    const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+} ciot_t2p_slice_src;
+_Static_assert(sizeof(block_t2x4) == sizeof(block_t2p) && offsetof(block_t2x4, qs) == offsetof(block_t2p, qs) &&
+                   offsetof(block_t2x4, d) == offsetof(block_t2p, d), "one block walk serves T2P and T2X4");
+
+/* The row scales in the slice's lanes: group g is tiles g and g + 4. */
+static inline void ciot_t2p_slice_scales(const ciot_t2p_slice_src *src, ciot_tl16_slice_avx2 *out) {
+    for (int g = 0; g < 4; g++) {
+        uint16_t h8[8];
+        memcpy(h8, src->d[g], 8), memcpy(h8 + 4, src->d[g + 4], 8);
+        out->dw[g] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h8));
+    }
+}
+
+/* 128 x each row's weight sum over a sub-block, from `sum`: per byte, the sum of the sub-block's eight w
+ * vectors (within -8..16), each dword a row's four bytes. */
+static inline __m256i ciot_t2p_slice_corr_avx2(__m256i sum) {
+    return _mm256_slli_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), sum), _mm256_set1_epi16(1)), 7);
+}
+
+/* A T2P slice in tl16_dot_avx2.h's lane order: w[q][s][g] holds tiles g and g + 4 (rows 4g .. 4g + 3, 16 + 4g
+ * .. 16 + 4g + 3), each row's weights 32q + 4s .. 32q + 4s + 3 in one dword. In a T2P block those are slot
+ * s >> 1 of dword 2 (r & 1) + (s & 1) of word q of pair r >> 1 (formats.md). */
+static inline void ciot_t2p_decode_slice_avx2(const ciot_t2p_slice_src *src, ciot_tl16_slice_avx2 *out) {
+    const uint8_t *const *qs = src->qs;
+    const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
     const __m256i by_half = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7); /* [r0..r3 of e = 0 | of e = 1] */
     for (int q = 0; q < 4; q++)
         for (int g = 0; g < 4; g++) {
@@ -44,14 +63,38 @@ static inline void ciot_t2p_decode_slice_avx2(const block_t2p *const *b, int n, 
                 _mm256_store_si256(&out->w[q][s][g], w);
                 sum = _mm256_add_epi8(sum, w);
             }
-            /* 128 x each row's weight sum over the sub-block (the four bytes of a dword) */
-            out->corr[q][g] = _mm256_slli_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(one, sum), ones16), 7);
+            out->corr[q][g] = ciot_t2p_slice_corr_avx2(sum);
         }
-    for (int g = 0; g < 4; g++) { /* the row scales in the same lanes */
-        uint16_t h8[8];
-        memcpy(h8, d[g], 8), memcpy(h8 + 4, d[g + 4], 8);
-        out->dw[g] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h8));
-    }
+    ciot_t2p_slice_scales(src, out);
+}
+
+/* The same slice from T2X4 blocks: byte j of row r's 16-byte word of group G holds weights 64G + 16s + j in
+ * slot s (formats.md), so dword t of that word, slot s, is the row's weights 32q + 4s' .. + 3 with q = 2G +
+ * (s >> 1), s' = 4 (s & 1) + t. A 4 x 4 dword transpose per group gathers dword t of the four rows. */
+static inline void ciot_t2x4_decode_slice_avx2(const ciot_t2p_slice_src *src, ciot_tl16_slice_avx2 *out) {
+    const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
+    for (int g = 0; g < 4; g++)
+        for (int G = 0; G < 2; G++) {
+            __m256i x[4]; /* row r's word of group G: [tile g | tile g + 4] */
+            for (int r = 0; r < 4; r++)
+                x[r] = _mm256_loadu2_m128i((const __m128i *)(src->qs[g + 4] + 64 * G + 16 * r),
+                                           (const __m128i *)(src->qs[g] + 64 * G + 16 * r));
+            const __m256i lo01 = _mm256_unpacklo_epi32(x[0], x[1]), hi01 = _mm256_unpackhi_epi32(x[0], x[1]);
+            const __m256i lo23 = _mm256_unpacklo_epi32(x[2], x[3]), hi23 = _mm256_unpackhi_epi32(x[2], x[3]);
+            /* z[t]: dword t of rows 0..3 of each tile */
+            const __m256i z[4] = {_mm256_unpacklo_epi64(lo01, lo23), _mm256_unpackhi_epi64(lo01, lo23),
+                                  _mm256_unpacklo_epi64(hi01, hi23), _mm256_unpackhi_epi64(hi01, hi23)};
+            __m256i sum[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()}; /* sub-blocks 2G, 2G + 1 */
+            for (int s = 0; s < 4; s++)
+                for (int t = 0; t < 4; t++) {
+                    const __m256i w = _mm256_sub_epi8(_mm256_and_si256(_mm256_srli_epi16(z[t], 2 * s), m3), one);
+                    _mm256_store_si256(&out->w[2 * G + (s >> 1)][4 * (s & 1) + t][g], w);
+                    sum[s >> 1] = _mm256_add_epi8(sum[s >> 1], w);
+                }
+            out->corr[2 * G][g] = ciot_t2p_slice_corr_avx2(sum[0]);
+            out->corr[2 * G + 1][g] = ciot_t2p_slice_corr_avx2(sum[1]);
+        }
+    ciot_t2p_slice_scales(src, out);
 }
 
 /* Block i (128 weights) of activation rows c0 .. c0 + nc - 1 of Q8_Kx4 groups (c0 a multiple of 4), biased by
@@ -79,7 +122,7 @@ static inline void ciot_t2p_bias_rows_q8_kx4(const ciot_mm *mm, int c0, int nc, 
     }
 }
 
-typedef void ciot_t2p_decode_fn(const block_t2p *const *b, int n, ciot_tl16_slice_avx2 *out);
+typedef void ciot_t2p_decode_fn(const ciot_t2p_slice_src *src, ciot_tl16_slice_avx2 *out);
 
 /* Tiles in slice v of a pass of nt tiles: eight, fewer in the last slice. */
 static inline int ciot_t2p_slice_tiles(int nt, int v) {
@@ -101,8 +144,11 @@ static inline __attribute__((always_inline)) void ciot_t2p_slices_gemm_loop(cons
     _Alignas(64) ciot_tl16_dot_state st[CIOT_TL16_DOT_COLS][8];
     _Alignas(64) uint8_t xb[CIOT_TL16_DOT_COLS][128];
     float dy[CIOT_TL16_DOT_COLS][4];
-    const block_t2p *W = mm->w;
+    const uint8_t *W = mm->w; /* T2P's or T2X4's blocks */
     const size_t ahead = mm->prefetch ? 2 * sizeof(block_t2p) : 0;
+    uint8_t none[128];
+    static const uint16_t no_d[4];
+    memset(none, 0x55, sizeof none); /* code 1 in every slot: weight 0 */
     for (int t0 = first; t0 < first + count; t0 += PASS_TILES) {
         const int nt = first + count - t0 < PASS_TILES ? first + count - t0 : PASS_TILES;
         const int nv = (nt + CIOT_T2P_SLICE_TILES - 1) / CIOT_T2P_SLICE_TILES;
@@ -113,12 +159,14 @@ static inline __attribute__((always_inline)) void ciot_t2p_slices_gemm_loop(cons
                 ciot_t2p_bias_rows_q8_kx4(mm, c0, nc, i, xb, dy);
                 for (int v = 0; v < nv; v++) {
                     const int n = ciot_t2p_slice_tiles(nt, v);
-                    const block_t2p *b[CIOT_T2P_SLICE_TILES];
-                    for (int T = 0; T < n; T++) {
-                        b[T] = W + (size_t)(t0 + CIOT_T2P_SLICE_TILES * v + T) * nb + i;
-                        ciot_prefetch(b[T], sizeof *b[T], i + 2 < nb ? ahead : 0);
+                    ciot_t2p_slice_src src;
+                    for (int T = 0; T < CIOT_T2P_SLICE_TILES; T++) {
+                        const uint8_t *b = W + ((size_t)(t0 + CIOT_T2P_SLICE_TILES * v + T) * nb + i) * sizeof(block_t2p);
+                        src.qs[T] = T < n ? b + offsetof(block_t2p, qs) : none;
+                        src.d[T] = T < n ? (const uint16_t *)(const void *)(b + offsetof(block_t2p, d)) : no_d;
+                        if (T < n) ciot_prefetch(b, sizeof(block_t2p), i + 2 < nb ? ahead : 0);
                     }
-                    decode(b, n, &sl);
+                    decode(&src, &sl);
 #define CIOT_T2P_SLICES_CALL(k) ciot_tl16_dot_rows(block, &sl, i, xb, dy, st, v, c, (k), mode)
                     CIOT_DOT_ROW_GROUPS(nc, rows, c, CIOT_T2P_SLICES_CALL);
 #undef CIOT_T2P_SLICES_CALL

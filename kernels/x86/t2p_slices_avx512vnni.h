@@ -17,25 +17,18 @@
  * from DRAM at 8, 16 and 64 rows 1.2-1.3x, 1.5x and 1.7-1.9x (results/x86-kernels-notes.md). */
 enum { CIOT_T2P_SLICES_MIN_BATCH_AVX512 = 5 };
 
-/* The slice of tiles b[0..n - 1] (block i of each; rows 4T + r), tiles n .. 7 as rows of weight 0 and scale 0,
- * in tl16_dot_avx2.h's lane order: zmm half h of w[q][s] holds tiles 2h, 2h + 4, 2h + 1, 2h + 5 (rows 8h ..
- * 8h + 3, 8h + 16 .. 8h + 19 and the next four of each), each row's weights 32q + 4s .. 32q + 4s + 3 in one
- * dword. In a T2P block those are slot s >> 1 of dword 2 (r & 1) + (s & 1) of word q of pair r >> 1. */
-static inline void ciot_t2p_decode_slice_avx512vnni(const block_t2p *const *b, int n, ciot_tl16_slice_avx2 *out) {
+/* A T2P slice (t2p_slices_avx2.h) in tl16_dot_avx2.h's lane order: zmm half h of w[q][s] holds tiles 2h, 2h +
+ * 4, 2h + 1, 2h + 5 (rows 8h .. 8h + 3, 8h + 16 .. 8h + 19 and the next four of each), each row's weights 32q +
+ * 4s .. 32q + 4s + 3 in one dword. In a T2P block those are slot s >> 1 of dword 2 (r & 1) + (s & 1) of word q
+ * of pair r >> 1. */
+static inline void ciot_t2p_decode_slice_avx512vnni(const ciot_t2p_slice_src *src, ciot_tl16_slice_avx2 *out) {
     /* per tile: its 32 dwords as 128-bit lanes (q, e = s & 1) of four rows, q = 0, 1 in p[T][0], 2, 3 in p[T][1] */
     const __m512i lo = _mm512_setr_epi32(0, 2, 16, 18, 1, 3, 17, 19, 4, 6, 20, 22, 5, 7, 21, 23);
     const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
     __m512i p[CIOT_T2P_SLICE_TILES][2];
-    uint16_t d[CIOT_T2P_SLICE_TILES][4];
     for (int T = 0; T < CIOT_T2P_SLICE_TILES; T++) {
-        if (T < n) {
-            const __m512i A = _mm512_loadu_si512(b[T]->qs), B = _mm512_loadu_si512(b[T]->qs + 64);
-            p[T][0] = _mm512_permutex2var_epi32(A, lo, B), p[T][1] = _mm512_permutex2var_epi32(A, hi, B);
-            memcpy(d[T], b[T]->d, sizeof d[T]);
-        } else {
-            p[T][0] = p[T][1] = _mm512_set1_epi8(0x55); /* code 1 in every slot: weight 0 */
-            memset(d[T], 0, sizeof d[T]);
-        }
+        const __m512i A = _mm512_loadu_si512(src->qs[T]), B = _mm512_loadu_si512(src->qs[T] + 64);
+        p[T][0] = _mm512_permutex2var_epi32(A, lo, B), p[T][1] = _mm512_permutex2var_epi32(A, hi, B);
     }
     const __m512i m3 = _mm512_set1_epi8(3), one = _mm512_set1_epi8(1);
     for (int q = 0; q < 4; q++) {
@@ -57,12 +50,7 @@ static inline void ciot_t2p_decode_slice_avx512vnni(const block_t2p *const *b, i
             _mm512_store_si512(&out->corr[q][2 * h], _mm512_slli_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), one, sum), 7));
         }
     }
-    /* the row scales in the same lanes: group g is tiles g, g + 4 */
-    for (int g = 0; g < 4; g++) {
-        uint16_t h8[8];
-        memcpy(h8, d[g], 8), memcpy(h8 + 4, d[g + 4], 8);
-        out->dw[g] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h8));
-    }
+    ciot_t2p_slice_scales(src, out);
 }
 
 /* The VNNI gemms' loop: four activation rows per weight load. */

@@ -1,14 +1,20 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "t2x4_gemm_avx2.c needs -mavx2 -mfma -mf16c (cmake/isa.cmake gives it to *_avx2.c)"
 #endif
-/* The gemm: T2X4 weights times a batch of Q8_Kx4 activation groups, tile = 4 weight rows x 4
- * activation rows. Reads T2X4 as in t2x4_gemv_avx2 (one ymm = rows r, r + 1 of group g; slot s meets
- * activations 64g + 16s .. + 15) and Q8_Kx4 qs[32c + 8b + e]: those 16 activations are chunks c, c + 1 of
- * row b, joined by one unpack per (row, slot). A partial last group runs once as a full tile (its padding
- * rows are zero); only real rows are written. Needs K % 256 == 0; F16C. */
+/* The gemm: T2X4 weights times a batch of Q8_Kx4 activation groups. Below CIOT_T2X4_SLICES_MIN_BATCH_AVX2
+ * rows, tiles of 4 weight rows x 4 activation rows: T2X4 read as in t2x4_gemv_avx2 (one ymm = rows r, r + 1
+ * of group g; slot s meets activations 64g + 16s .. + 15) and Q8_Kx4 qs[32c + 8b + e]: those 16 activations
+ * are chunks c, c + 1 of row b, joined by one unpack per (row, slot). A partial last group runs once as a full
+ * tile (its padding rows are zero); only real rows are written. From that batch on, the T2P gemms' decoded
+ * slices (t2p_slices_avx2.h), decoded from T2X4's order. Needs K % 256 == 0; F16C. */
 #include "formats.h"
 #include "kernel.h"
+#include "t2p_slices_avx2.h"
 #include "tile4x4_avx2.h"
+
+/* The slices from this batch on: from DRAM on a Zen 5 (AVX2 code) they ran 0.84-0.91x the 4 x 4 tiles at batch
+ * 4, 1.4-1.5x at 5 (which the tiles pad to 8), 1.13-1.25x at 8 and 1.5x at 64 (results/x86-kernels-notes.md). */
+enum { CIOT_T2X4_SLICES_MIN_BATCH_AVX2 = 5 };
 
 /* Slot s of a T2X4 ymm as 4u (bits 2..3 of each byte; 16-bit shifts never carry into bits 2..3). */
 static inline __m256i slot4x(__m256i v, int s) {
@@ -51,8 +57,11 @@ static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h
 }
 
 static void gemm(const ciot_mm *mm, int first, int count) {
-    ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
+    if (mm->batch < CIOT_T2X4_SLICES_MIN_BATCH_AVX2) ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
+    else ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER128, 2, ciot_t2x4_decode_slice_avx2,
+                                   ciot_tl16_dot_block_avx2);
 }
 
 CIOT_KERNEL(t2x4_gemm_avx2, t2x4_gemm_ref, .layout = &ciot_layout_t2x4, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16);
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16,
+            .mac_batch = CIOT_T2X4_SLICES_MIN_BATCH_AVX2, .mac_at_batch = CIOT_MAC_AVX2_I16);
