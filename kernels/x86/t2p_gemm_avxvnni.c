@@ -1,8 +1,9 @@
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__) || !defined(__AVXVNNI__)
 #error "t2p_gemm_avxvnni.c needs -mavx2 -mfma -mf16c -mavxvnni (cmake/isa.cmake gives it to *_avxvnni.c)"
 #endif
-/* The gemm: T2P weights times a batch of Q8_Kx4 activation groups with AVX-VNNI, tile = 4 weight
- * rows x 4 activation rows. One ymm per word w of the block: [row0 | row1 | row2 | row3] x 8 weights of
+/* The gemm: T2P weights times a batch of Q8_Kx4 activation groups with AVX-VNNI; from
+ * CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI rows on decoded slices, below it in tiles of 4 weight rows x 4 activation
+ * rows. One ymm per word w of the block: [row0 | row1 | row2 | row3] x 8 weights of
  * chunk 4w + s. Q8_Kx4 bytes 32c .. 32c + 15 are chunk c of activation rows 0, 1: broadcast to both
  * halves ([b0 | b1 | b0 | b1]) and swapped ([b1 | b0 | b1 | b0]) they pair every weight row with rows 0
  * and 1; bytes 32c + 16 .. + 31 do the same for rows 2, 3. A partial last group runs once as a full tile
@@ -10,7 +11,14 @@
 #include "formats.h"
 #include "kernel.h"
 #include "t2p_dot_avx2.h"
+#include "t2p_slices_avx2.h"
 #include "tile4x4_avx2.h"
+#include "tl16_dot_avxvnni.h"
+
+/* The decoded slices (t2p_slices_avx2.h, multiplied by vpdpbusd: tl16_dot_avxvnni.h) from this batch on, the
+ * 4 x 4 tiles below it: from DRAM on a Zen 5 the tiles ran 1.13x the slices at batch 8, level at 16, 0.87x at
+ * 32 and 0.83x at 64 (results/x86-kernels-notes.md). */
+enum { CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI = 16 };
 
 /* One 128-block (half h of xb): 4 * (u . y) as [b0: R0..R3 | b1: R0..R3] and [b2 | b3]. */
 static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h, __m256i *s01, __m256i *s23) {
@@ -40,8 +48,11 @@ static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h
 }
 
 static void gemm(const ciot_mm *mm, int first, int count) {
-    ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
+    if (mm->batch < CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI) ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
+    else ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER128, 2, ciot_t2p_decode_slice_avx2,
+                                   ciot_tl16_dot_block_avxvnni);
 }
 
 CIOT_KERNEL(t2p_gemm_avxvnni, t2p_gemm_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVXVNNI);
+            .features = CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVXVNNI,
+            .mac_batch = CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI, .mac_at_batch = CIOT_MAC_AVXVNNI);

@@ -157,19 +157,23 @@ enum { CIOT_DOT_PER32 = 0, CIOT_DOT_PER256 = 1, CIOT_DOT_PER128 = 2 };
  * int32 sum of the 128- or 256-block so far (bits of an __m256i). */
 typedef __m256 ciot_tl16_dot_state[4][4];
 
-/* Block i (xb: the 128 biased activations, dy: its scales) of nc rows into their states, in the float order
- * `order` (kernels/formats.md): PTQ1_0 one fmaf per Q8_0 block (dy[q]); per 256-block (TQ1_0, TQ2_0) the sum
- * over its two 128-halves, then one fmaf with the second half's row scales (dy[0]: Q8_K's d); per 128-block
- * (PQ2_0) the block's sum, then one fmaf. */
-static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx2(const ciot_tl16_slice_avx2 *sl, int i,
+/* What computes isum[c][g] for a sub-block, as ciot_tl16_dot_avx2 does (an other ISA's multiply). */
+typedef void ciot_tl16_dot_fn(const ciot_tl16_slice_avx2 *sl, int q, const uint8_t *const *xb, int nc,
+                              __m256i (*isum)[4]);
+
+/* Block i (xb: the 128 biased activations, dy: its scales) of nc (1 or 2) rows into their states, each
+ * sub-block's sums from dot(), in the float order `order` (kernels/formats.md): PTQ1_0 one fmaf per Q8_0 block
+ * (dy[q]); per 256-block (TQ1_0, TQ2_0) the sum over its two 128-halves, then one fmaf with the second half's
+ * row scales (dy[0]: Q8_K's d); per 128-block (PQ2_0) the block's sum, then one fmaf. */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_block_with(const ciot_tl16_slice_avx2 *sl, int i,
                                                                            const uint8_t *const *xb, const float *const *dy,
                                                                            ciot_tl16_dot_state *const *st, int nc,
-                                                                           const int order) {
+                                                                           const int order, ciot_tl16_dot_fn *dot) {
     for (int q = 0; q < 4; q++) {
         const uint8_t *xq[2];
         for (int c = 0; c < nc; c++) xq[c] = xb[c] + 32 * q;
         __m256i isum[2][4];
-        ciot_tl16_dot_avx2(sl, q, xq, nc, isum);
+        dot(sl, q, xq, nc, isum);
         for (int c = 0; c < nc; c++) {
             if (order) {
                 for (int g = 0; g < 4; g++) { /* |sum| <= 256 * 2 * 128: exact */
@@ -191,6 +195,14 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx2(const
                 (*st[c])[0][g] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_castps_si256((*st[c])[1][g])),
                                                  _mm256_mul_ps(sl->dw[g], d), (*st[c])[0][g]);
         }
+}
+
+/* The AVX2 block: vpmaddubsw (ciot_tl16_dot_avx2). */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx2(const ciot_tl16_slice_avx2 *sl, int i,
+                                                                           const uint8_t *const *xb, const float *const *dy,
+                                                                           ciot_tl16_dot_state *const *st, int nc,
+                                                                           const int order) {
+    ciot_tl16_dot_block_with(sl, i, xb, dy, st, nc, order, ciot_tl16_dot_avx2);
 }
 
 /* What a gemm on decoded slices does with one block of a slice for nc activation rows (their biased

@@ -1,0 +1,47 @@
+/* The decoded slices of tl16_dot_avx2.h multiplied with AVX-VNNI (included only by *_avxvnni.c): vpdpbusd on
+ * ymm adds 32 products of a biased activation (x + 128, unsigned) and a weight into int32 lanes, where AVX2
+ * spends a vpmaddubsw and a vpaddw on 16 and widens once per sub-block: no int16 bound, no widening. The
+ * slices, their loops and the float steps are AVX2's (ciot_tl16_dot_block_with). */
+#ifndef CIOT_X86_TL16_DOT_AVXVNNI_H
+#define CIOT_X86_TL16_DOT_AVXVNNI_H
+
+#include <immintrin.h>
+#include "tl16_dot_avx2.h"
+
+/* isum[c][g] of sub-block q for nc (1 or 2) activation rows, as ciot_tl16_dot_avx2: each sum starts at -128 x
+ * the row's weight sum, then sum (x + 128) w. Two rows per weight load: their eight int32 chains and the
+ * weights fill the 16 ymm registers. */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_avxvnni(const ciot_tl16_slice_avx2 *sl, int q,
+                                                                        const uint8_t *const *xb, int nc,
+                                                                        __m256i (*isum)[4]) {
+    __m256i acc[2][4];
+    for (int g = 0; g < 4; g++) {
+        const __m256i start = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_load_si256(&sl->corr[q][g]));
+        for (int c = 0; c < nc; c++) acc[c][g] = start;
+    }
+    _Pragma("clang loop unroll(full)") for (int s = 0; s < 8; s++) {
+        __m256i x[2];
+        for (int c = 0; c < nc; c++) {
+            int32_t four;
+            __builtin_memcpy(&four, xb[c] + 4 * s, 4);
+            x[c] = _mm256_set1_epi32(four);
+        }
+        for (int g = 0; g < 4; g++) {
+            const __m256i w = _mm256_load_si256(&sl->w[q][s][g]);
+            for (int c = 0; c < nc; c++) acc[c][g] = _mm256_dpbusd_avx_epi32(acc[c][g], x[c], w);
+        }
+    }
+    for (int c = 0; c < nc; c++)
+        for (int g = 0; g < 4; g++) isum[c][g] = acc[c][g];
+}
+
+/* The AVX-VNNI block: ciot_tl16_dot_block_avx2 with vpdpbusd. */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avxvnni(const ciot_tl16_slice_avx2 *sl, int i,
+                                                                              const uint8_t *const *xb,
+                                                                              const float *const *dy,
+                                                                              ciot_tl16_dot_state *const *st, int nc,
+                                                                              const int order) {
+    ciot_tl16_dot_block_with(sl, i, xb, dy, st, nc, order, ciot_tl16_dot_avxvnni);
+}
+
+#endif
