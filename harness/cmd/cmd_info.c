@@ -23,7 +23,7 @@ static void print_choices(const char *name, const ciot_layout *l, ciot_format f,
         char what[48];
         if (batch > 1) snprintf(what, sizeof what, "%s, batch >= %d", cases[c].what, batch);
         else snprintf(what, sizeof what, "%s", cases[c].what);
-        printf("  %-8s %-17s %s", name, what, k->name);
+        printf("  %-7s %s  %s", name, what, k->name);
         if (with_why) printf("  rank %d: %s\n", ciot_kernel_rank(k, batch), ciot_kernel_provenance(k, batch));
         else if (!l) printf(" (layout %s)\n", k->layout->name);
         else printf("\n");
