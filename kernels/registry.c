@@ -30,7 +30,6 @@
 #include "arm/kernels.def"
 #else
 #define CIOT_KERNELS_ISA(X)
-#define CIOT_KERNELS_PROMPT(X)
 #endif
 
 #define K(name, rank, provenance) extern const ciot_kernel ciot_k_##name;
@@ -46,8 +45,6 @@ typedef struct {
 
 #define K(name, rank, provenance) {&ciot_k_##name, rank, provenance},
 static const ranked table[] = {CIOT_KERNELS_PORTABLE(K) CIOT_KERNELS_ISA(K)};
-/* the gemms whose rank differs from CIOT_PROMPT_BATCH rows (registry.h); an empty list still has one entry */
-static const ranked prompt[] = {CIOT_KERNELS_PROMPT(K){NULL, 0, ""}};
 #undef K
 
 static const ciot_layout *const layouts[] = {&ciot_layout_pq2_0, &ciot_layout_t2x4,  &ciot_layout_t2p,
@@ -64,54 +61,47 @@ const ciot_kernel *ciot_kernel_find(const char *name) {
     return NULL;
 }
 
-/* k's entry at `batch` rows: its prompt entry when it is listed there and the batch is a prompt's */
-static const ranked *entry_of(const ciot_kernel *k, int batch) {
-    if (batch >= CIOT_PROMPT_BATCH)
-        for (size_t i = 0; i + 1 < sizeof prompt / sizeof prompt[0]; i++)
-            if (prompt[i].kernel == k) return &prompt[i];
+static const ranked *entry_of(const ciot_kernel *k) {
     for (int i = 0; i < ciot_kernel_count(); i++)
         if (table[i].kernel == k) return &table[i];
     return NULL;
 }
 
-int ciot_kernel_rank(const ciot_kernel *k, int batch) {
-    const ranked *e = entry_of(k, batch);
+int ciot_kernel_rank(const ciot_kernel *k) {
+    const ranked *e = entry_of(k);
     return e ? e->rank : 0;
 }
 
-const char *ciot_kernel_provenance(const ciot_kernel *k, int batch) {
-    const ranked *e = entry_of(k, batch);
+const char *ciot_kernel_provenance(const ciot_kernel *k) {
+    const ranked *e = entry_of(k);
     return e ? e->provenance : "";
 }
 
 unsigned ciot_kernel_missing(const ciot_kernel *k, unsigned cpu) { return k->features & ~cpu; }
 
-/* The highest-ranked kernel at `batch` rows of op the CPU can run among those of layout l (or, l NULL, of
- * source f) whose layout takes rows x K (rows 0: any shape). */
-static const ciot_kernel *best_of(const ciot_layout *l, ciot_format f, ciot_op op, int batch, unsigned cpu, int rows,
-                                  int K) {
-    const ciot_kernel *best = NULL;
-    int best_rank = 0;
+/* The highest-ranked kernel of op the CPU can run among those of layout l (or, l NULL, of source f) whose
+ * layout takes rows x K (rows 0: any shape). */
+static const ciot_kernel *best_of(const ciot_layout *l, ciot_format f, ciot_op op, unsigned cpu, int rows, int K) {
+    const ranked *best = NULL;
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *k = table[i].kernel;
-        const int rank = ciot_kernel_rank(k, batch);
         if ((l ? k->layout == l : k->layout->source == f) && k->op == op && !ciot_kernel_missing(k, cpu) &&
-            (!rows || ciot_layout_check(k->layout, rows, K) == CIOT_OK) && (!best || rank > best_rank))
-            best = k, best_rank = rank;
+            (!rows || ciot_layout_check(k->layout, rows, K) == CIOT_OK) && (!best || table[i].rank > best->rank))
+            best = &table[i];
     }
-    return best;
+    return best ? best->kernel : NULL;
 }
 
-const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, int batch, unsigned cpu) {
-    return best_of(l, 0, op, batch, cpu, 0, 0);
+const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, unsigned cpu) {
+    return best_of(l, 0, op, cpu, 0, 0);
 }
 
-const ciot_kernel *ciot_kernel_best_source(ciot_format f, ciot_op op, int batch, unsigned cpu) {
-    return best_of(NULL, f, op, batch, cpu, 0, 0);
+const ciot_kernel *ciot_kernel_best_source(ciot_format f, ciot_op op, unsigned cpu) {
+    return best_of(NULL, f, op, cpu, 0, 0);
 }
 
-const ciot_kernel *ciot_kernel_best_shape(ciot_format f, ciot_op op, int batch, unsigned cpu, int rows, int K) {
-    return rows > 0 ? best_of(NULL, f, op, batch, cpu, rows, K) : NULL;
+const ciot_kernel *ciot_kernel_best_shape(ciot_format f, ciot_op op, unsigned cpu, int rows, int K) {
+    return rows > 0 ? best_of(NULL, f, op, cpu, rows, K) : NULL;
 }
 
 int ciot_layout_count(void) { return (int)(sizeof layouts / sizeof layouts[0]); }

@@ -15,22 +15,16 @@ unsigned ciot_kernel_missing(const ciot_kernel *k, unsigned cpu);
  * CIOT_REFERENCE_PROVENANCE for a scalar reference, which ranks below every vector kernel. 0 and "" for a
  * kernel not in the table. */
 #define CIOT_REFERENCE_PROVENANCE "scalar reference: chosen only when nothing faster runs"
-/* A gemm's speed order can change with the batch: a tile that decodes its weights once for many activation
- * rows overtakes a lookup that pays per row. So from CIOT_PROMPT_BATCH activation rows (prompt processing)
- * a gemm listed in the .def's CIOT_KERNELS_PROMPT takes the rank given there; below it (a gemv, the
- * speculative-verification batches) every kernel keeps its own. `batch` is the activation rows: 1 for a gemv. */
-#define CIOT_PROMPT_BATCH 16
-int ciot_kernel_rank(const ciot_kernel *k, int batch);
-const char *ciot_kernel_provenance(const ciot_kernel *k, int batch);
-/* The kernel chosen for a layout and op at `batch` rows on this CPU: the highest-ranked one it can run. NULL
- * when none. */
-const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, int batch, unsigned cpu);
+int ciot_kernel_rank(const ciot_kernel *k);
+const char *ciot_kernel_provenance(const ciot_kernel *k);
+/* The kernel chosen for a layout and op on this CPU: the highest-ranked one it can run. NULL when none. */
+const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, unsigned cpu);
 /* The kernel chosen for a file format (the fastest of every layout made from it) and op on this CPU: the
  * highest-ranked one of that source it can run. NULL when none. */
-const ciot_kernel *ciot_kernel_best_source(ciot_format f, ciot_op op, int batch, unsigned cpu);
+const ciot_kernel *ciot_kernel_best_source(ciot_format f, ciot_op op, unsigned cpu);
 /* The same among the kernels whose layout takes a rows x K matrix (a repacked layout may not: the replay
  * keeps the plain path for such a matrix, as a runtime would). NULL when none. */
-const ciot_kernel *ciot_kernel_best_shape(ciot_format f, ciot_op op, int batch, unsigned cpu, int rows, int K);
+const ciot_kernel *ciot_kernel_best_shape(ciot_format f, ciot_op op, unsigned cpu, int rows, int K);
 
 int ciot_layout_count(void);
 const ciot_layout *ciot_layout_at(int i);

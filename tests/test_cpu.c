@@ -71,14 +71,13 @@ static void check_declared_twin(const ciot_kernel *k) {
 
 /* The ranking (kernels/x86/kernels.def, kernels/arm/kernels.def, the references in kernels/registry.c): every
  * kernel listed once with a rank, ranks unique within a source file and op, the references below every
- * vector kernel, and every provenance a reference's or a repository file that exists, then its figure; all of
- * it below and from CIOT_PROMPT_BATCH rows, where only gemms may rank anew (CIOT_KERNELS_PROMPT). */
+ * vector kernel, and every provenance a reference's or a repository file that exists, then its figure. */
 static int same_group(const ciot_kernel *a, const ciot_kernel *b) {
     return a->layout->source == b->layout->source && a->op == b->op;
 }
 
-static void check_provenance(const ciot_kernel *k, int batch) {
-    const char *p = ciot_kernel_provenance(k, batch);
+static void check_provenance(const ciot_kernel *k) {
+    const char *p = ciot_kernel_provenance(k);
     if (!strcmp(p, CIOT_REFERENCE_PROVENANCE)) {
         CHECK(k->features == 0, "%s: a vector kernel with a reference's provenance", k->name);
         return;
@@ -95,51 +94,45 @@ static void check_provenance(const ciot_kernel *k, int batch) {
           "repository", k->name, p);
 }
 
-static void check_ranking(int batch) {
+static void check_ranking(void) {
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *k = ciot_kernel_at(i);
-        const int rank = ciot_kernel_rank(k, batch);
-        CHECK(rank > 0, "%s has no rank", k->name);
-        check_provenance(k, batch);
-        if (k->op != CIOT_OP_GEMM || k->features == 0)
-            CHECK(rank == ciot_kernel_rank(k, 1) && ciot_kernel_provenance(k, batch) == ciot_kernel_provenance(k, 1),
-                  "%s: only a vector gemm ranks anew at batch %d", k->name, batch);
+        CHECK(ciot_kernel_rank(k) > 0, "%s has no rank", k->name);
+        check_provenance(k);
         for (int j = 0; j < i; j++) {
             const ciot_kernel *o = ciot_kernel_at(j);
             CHECK(strcmp(o->name, k->name), "%s is listed twice", k->name);
             if (!same_group(o, k)) continue;
-            CHECK(ciot_kernel_rank(o, batch) != rank, "%s and %s share rank %d at batch %d (source %s)", o->name,
-                  k->name, rank, batch, ciot_format_name(k->layout->source));
+            CHECK(ciot_kernel_rank(o) != ciot_kernel_rank(k), "%s and %s share rank %d (source %s)", o->name, k->name,
+                  ciot_kernel_rank(k), ciot_format_name(k->layout->source));
             if (!o->features != !k->features) {
                 const ciot_kernel *ref = o->features ? k : o, *vec = o->features ? o : k;
-                CHECK(ciot_kernel_rank(ref, batch) < ciot_kernel_rank(vec, batch),
-                      "reference %s (rank %d) outranks %s (rank %d) at batch %d", ref->name,
-                      ciot_kernel_rank(ref, batch), vec->name, ciot_kernel_rank(vec, batch), batch);
+                CHECK(ciot_kernel_rank(ref) < ciot_kernel_rank(vec), "reference %s (rank %d) outranks %s (rank %d)",
+                      ref->name, ciot_kernel_rank(ref), vec->name, ciot_kernel_rank(vec));
             }
         }
         /* every source file and op a kernel exists for has a choice on a CPU with no features */
-        const ciot_kernel *none = ciot_kernel_best_source(k->layout->source, k->op, batch, 0);
+        const ciot_kernel *none = ciot_kernel_best_source(k->layout->source, k->op, 0);
         CHECK(none && none->features == 0, "%s: its source file and op fall back to no reference", k->name);
     }
 }
 
-/* The choice under cpu at `batch` rows is the highest-ranked kernel at that batch it can run, per layout (l),
- * per source (l NULL) or, rows non-zero, per source among the layouts that take rows x K. */
-static void check_choice(const ciot_layout *l, ciot_format f, ciot_op op, int batch, unsigned cpu, int rows, int K) {
-    const ciot_kernel *k = l      ? ciot_kernel_best(l, op, batch, cpu)
-                           : rows ? ciot_kernel_best_shape(f, op, batch, cpu, rows, K)
-                                  : ciot_kernel_best_source(f, op, batch, cpu);
+/* The choice under cpu is the highest-ranked kernel it can run, per layout (l), per source (l NULL) or, rows
+ * non-zero, per source among the layouts that take rows x K. */
+static void check_choice(const ciot_layout *l, ciot_format f, ciot_op op, unsigned cpu, int rows, int K) {
+    const ciot_kernel *k = l ? ciot_kernel_best(l, op, cpu)
+                             : rows ? ciot_kernel_best_shape(f, op, cpu, rows, K) : ciot_kernel_best_source(f, op, cpu);
     const ciot_kernel *top = NULL;
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *c = ciot_kernel_at(i);
         if ((l ? c->layout == l : c->layout->source == f) && c->op == op && !ciot_kernel_missing(c, cpu) &&
             (!rows || ciot_layout_check(c->layout, rows, K) == CIOT_OK) &&
-            (!top || ciot_kernel_rank(c, batch) > ciot_kernel_rank(top, batch)))
+            (!top || ciot_kernel_rank(c) > ciot_kernel_rank(top)))
             top = c;
     }
-    CHECK(k == top, "%s %s at batch %d, features 0x%x, shape %dx%d: chose %s, the highest-ranked is %s",
-          l ? l->name : ciot_format_name(f), op == CIOT_OP_GEMV ? "gemv" : "gemm", batch, cpu, rows, K,
-          k ? k->name : "none", top ? top->name : "none");
+    CHECK(k == top, "%s %s, features 0x%x, shape %dx%d: chose %s, the highest-ranked is %s",
+          l ? l->name : ciot_format_name(f), op == CIOT_OP_GEMV ? "gemv" : "gemm", cpu, rows, K, k ? k->name : "none",
+          top ? top->name : "none");
 }
 
 /* ciot_cpu_is_amd against the kernel's own word for the vendor, where Linux gives one (x86 "vendor_id"); on
@@ -192,10 +185,10 @@ int main(void) {
         check_declared_twin(ciot_kernel_at(i));
     }
     for (int l = 0; l < ciot_layout_count(); l++) {
-        const ciot_kernel *k = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMV, 1, 0);
+        const ciot_kernel *k = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMV, 0);
         CHECK(k && k->features == 0, "layout %s falls back to a reference", ciot_layout_at(l)->name);
         /* a gemm too (replay --batch runs every op of a model, whatever its shape) */
-        const ciot_kernel *g = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMM, CIOT_PROMPT_BATCH, 0);
+        const ciot_kernel *g = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMM, 0);
         CHECK(g && g->features == 0, "layout %s falls back to a gemm reference", ciot_layout_at(l)->name);
     }
     test_mask_cpu("neon,dotprod,avx2,fma");
@@ -212,25 +205,21 @@ int main(void) {
 #endif
     /* the chosen kernel per layout is available */
     for (int l = 0; l < ciot_layout_count(); l++) {
-        const ciot_kernel *k = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMV, 1, hw);
+        const ciot_kernel *k = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMV, hw);
         CHECK(k && !ciot_kernel_missing(k, hw), "a gemv is chosen for %s", ciot_layout_at(l)->name);
     }
     /* the choice per layout and per source is the highest-ranked runnable kernel, whatever the features */
     static const unsigned masks[] = {0, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_F_NEON | CIOT_F_DOTPROD, ~0u};
-    /* either side of the prompt batch, where gemms may rank anew */
-    static const int batches[] = {1, CIOT_PROMPT_BATCH - 1, CIOT_PROMPT_BATCH, 64};
     for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++)
-        for (size_t b = 0; b < sizeof batches / sizeof *batches; b++)
-            for (int l = 0; l < ciot_layout_count(); l++)
-                for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM; op++) {
-                    const ciot_format f = ciot_layout_at(l)->source;
-                    check_choice(ciot_layout_at(l), 0, (ciot_op)op, batches[b], masks[mi], 0, 0);
-                    check_choice(NULL, f, (ciot_op)op, batches[b], masks[mi], 0, 0);
-                    /* a shape every layout takes, and one the tiled and grouped layouts refuse */
-                    check_choice(NULL, f, (ciot_op)op, batches[b], masks[mi], 4096, 8192);
-                    check_choice(NULL, f, (ciot_op)op, batches[b], masks[mi], 2, 256);
-                }
-    for (size_t b = 0; b < sizeof batches / sizeof *batches; b++) check_ranking(batches[b]);
+        for (int l = 0; l < ciot_layout_count(); l++)
+            for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM; op++) {
+                check_choice(ciot_layout_at(l), 0, (ciot_op)op, masks[mi], 0, 0);
+                check_choice(NULL, ciot_layout_at(l)->source, (ciot_op)op, masks[mi], 0, 0);
+                /* a shape every layout takes, and one the tiled and grouped layouts refuse */
+                check_choice(NULL, ciot_layout_at(l)->source, (ciot_op)op, masks[mi], 4096, 8192);
+                check_choice(NULL, ciot_layout_at(l)->source, (ciot_op)op, masks[mi], 2, 256);
+            }
+    check_ranking();
     check_isa_table();
     return check_summary();
 }

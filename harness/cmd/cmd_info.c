@@ -7,36 +7,20 @@
 #include "registry.h"
 #include "topo.h"
 
-/* The choices of one source file (l NULL) or layout: its gemv, its gemm, and its gemm from
- * CIOT_PROMPT_BATCH rows when that is another kernel (kernels/registry.h); with_why adds each one's rank at
- * that batch and its provenance, else its layout for a source file. */
-static void print_choices(const char *name, const ciot_layout *l, ciot_format f, unsigned cpu, int with_why) {
-    static const struct { ciot_op op; int batch; const char *what; } cases[] = {
-        {CIOT_OP_GEMV, 1, "gemv"}, {CIOT_OP_GEMM, 1, "gemm"}, {CIOT_OP_GEMM, CIOT_PROMPT_BATCH, "gemm"}};
-    const ciot_kernel *small_gemm = NULL;
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        const int batch = cases[c].batch;
-        const ciot_kernel *k = l ? ciot_kernel_best(l, cases[c].op, batch, cpu)
-                                 : ciot_kernel_best_source(f, cases[c].op, batch, cpu);
-        if (!k || (batch > 1 && k == small_gemm)) continue;
-        if (cases[c].op == CIOT_OP_GEMM && batch == 1) small_gemm = k;
-        char what[48];
-        if (batch > 1) snprintf(what, sizeof what, "%s, batch >= %d", cases[c].what, batch);
-        else snprintf(what, sizeof what, "%s", cases[c].what);
-        printf("  %-7s %s  %s", name, what, k->name);
-        if (with_why) printf("  rank %d: %s\n", ciot_kernel_rank(k, batch), ciot_kernel_provenance(k, batch));
-        else if (!l) printf(" (layout %s)\n", k->layout->name);
-        else printf("\n");
-    }
-}
-
-/* The kernels chosen per source file, each source once in layout order. */
+/* The kernel chosen per source file and op, each source once in layout order; with_why adds its rank and
+ * provenance (kernels/registry.h). */
 static void print_source_choices(unsigned cpu, int with_why) {
     for (int i = 0; i < ciot_layout_count(); i++) {
         const ciot_format f = ciot_layout_at(i)->source;
         int seen = 0;
         for (int j = 0; j < i; j++) seen |= ciot_layout_at(j)->source == f;
-        if (!seen) print_choices(ciot_format_name(f), NULL, f, cpu, with_why);
+        for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM && !seen; op++) {
+            const ciot_kernel *k = ciot_kernel_best_source(f, (ciot_op)op, cpu);
+            if (!k) continue;
+            printf("  %-7s %s  %s", ciot_format_name(f), op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name);
+            if (with_why) printf("  rank %d: %s\n", ciot_kernel_rank(k), ciot_kernel_provenance(k));
+            else printf(" (layout %s)\n", k->layout->name);
+        }
     }
 }
 
@@ -68,9 +52,14 @@ int ciot_cmd_info(int argc, char **argv) {
     printf("\nchosen per source file (fastest of its layouts):\n");
     print_source_choices(cpu, 0);
     printf("\nchosen per layout:\n");
-    for (int i = 0; i < ciot_layout_count(); i++) print_choices(ciot_layout_at(i)->name, ciot_layout_at(i), 0, cpu, 0);
-    printf("\nwhy: the chosen kernel's rank within its source file and op (at that batch), and where that was "
-           "measured:\n");
+    for (int i = 0; i < ciot_layout_count(); i++) {
+        const ciot_layout *l = ciot_layout_at(i);
+        for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM; op++) {
+            const ciot_kernel *k = ciot_kernel_best(l, (ciot_op)op, cpu);
+            if (k) printf("  %-7s %s  %s\n", l->name, op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name);
+        }
+    }
+    printf("\nwhy: the chosen kernel's rank within its source file and op, and where that was measured:\n");
     print_source_choices(cpu, 1);
     return 0;
 }

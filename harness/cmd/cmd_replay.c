@@ -90,9 +90,8 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
          "GGUF file: its 2-D ternary tensors in block order, their real bytes when they fit", NULL},
         {"--kernel", CIOT_OPT_STRING, &o->kernel, 0, 0, NULL, "NAME",
          "the kernel of every op (a GGUF file: of the ops of its format); with --batch > 1 the\n"
-         "best gemm of its layout at that batch. Default: per op, the fastest this CPU runs for the\n"
-         "op's format (PQ2_0 for op lists) and batch that takes its shape (ciot info: chosen per\n"
-         "source file)", NULL},
+         "best gemm of its layout. Default: per op, the fastest this CPU runs for the op's format\n"
+         "(PQ2_0 for op lists) that takes its shape (ciot info: chosen per source file)", NULL},
         {"--threads", CIOT_OPT_INT, &o->threads, 1, MAX_THREADS, NULL, "T", "threads of the persistent pool (default: the cores)", NULL},
         {"--dispatch", CIOT_OPT_STRING, &o->dispatch_name, 0, 0, NULL, "D",
          "static (one slice per thread, one barrier per op), chunks (atomic row chunks, two\n"
@@ -184,10 +183,10 @@ static int pick_kernel(const replay_opts *o, const ciot_kernel **out) {
             return 2;
         }
     } else {
-        k = ciot_kernel_best(&ciot_layout_t2p, o->batch > 1 ? CIOT_OP_GEMM : CIOT_OP_GEMV, o->batch, cpu);
+        k = ciot_kernel_best(&ciot_layout_t2p, o->batch > 1 ? CIOT_OP_GEMM : CIOT_OP_GEMV, cpu);
     }
     if (k && o->batch > 1 && k->op == CIOT_OP_GEMV) {
-        const ciot_kernel *g = ciot_kernel_best(k->layout, CIOT_OP_GEMM, o->batch, cpu);
+        const ciot_kernel *g = ciot_kernel_best(k->layout, CIOT_OP_GEMM, cpu);
         if (!g) {
             fprintf(stderr, "ciot replay: --batch %d needs a gemm kernel, and the %s layout has none\n", o->batch,
                     k->layout->name);
@@ -209,7 +208,8 @@ static int pick_kernel(const replay_opts *o, const ciot_kernel **out) {
 static int pick_op_kernels(const replay_opts *o, ciot_model *m, int n_ops, const ciot_kernel *named,
                            const ciot_kernel **first) {
     char why[CIOT_WHY_MAX];
-    if (ciot_pick_op_kernels(m, n_ops, o->batch, named, why, sizeof why) != CIOT_OK) {
+    const ciot_op op = o->batch > 1 ? CIOT_OP_GEMM : CIOT_OP_GEMV;
+    if (ciot_pick_op_kernels(m, n_ops, op, named, why, sizeof why) != CIOT_OK) {
         ciot_say("replay", "%s", why);
         return 2;
     }

@@ -34,12 +34,12 @@ static void arg(args *a, const char *s) {
     a->v[a->n] = NULL;
 }
 
-/* ",name,name,...," of each source file's chosen gemm at batch 4 on this CPU (scalar references left out: not
- * what the speculative-verification table is about). */
+/* ",name,name,...," of each source file's chosen gemm on this CPU (scalar references left out: not what the
+ * speculative-verification table is about). */
 static const char *chosen_gemms(char *out, size_t len) {
     snprintf(out, len, ",");
     for (int f = CIOT_FMT_PQ2_0; f <= CIOT_FMT_TQ2_0; f++) {
-        const ciot_kernel *k = ciot_kernel_best_source((ciot_format)f, CIOT_OP_GEMM, 4, ciot_cpu_features());
+        const ciot_kernel *k = ciot_kernel_best_source((ciot_format)f, CIOT_OP_GEMM, ciot_cpu_features());
         if (k && k->mac != CIOT_MAC_SCALAR) snprintf(out + strlen(out), len - strlen(out), "%s,", k->name);
     }
     return out;
