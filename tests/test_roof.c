@@ -88,7 +88,7 @@ static void test_families(void) {
 #if !defined(__x86_64__)
     (void)switching;
 #else
-    CHECK(switching >= 6, "the TL16 and TL3 VBMI gemms change family with the batch (%d)", switching);
+    CHECK(switching >= 7, "the TL16, TL3 VBMI and AVX2 TL2 gemms change family with the batch (%d)", switching);
     /* the TL16 gemms: lookups at batch 4, vpmaddubsw summed in int16 at 64 */
     check_lookups_until("tl16_gemm_avx2", 4, 64, CIOT_COMPUTE_AVX2_I16);
     /* the TL3 VBMI gemms: lookups below their batch, vpdpbusd zmm on decoded quarters from it */
@@ -97,11 +97,14 @@ static void test_families(void) {
     /* the TL16 VNNI gemms: the AVX2 lookups below 5 rows, vpdpbusd zmm from there */
     check_lookups_until("tl16_gemm_avx512vnni", 4, 5, CIOT_COMPUTE_AVX512VNNI);
     check_lookups_until("tl16_tq1_gemm_avx512vnni", 4, 5, CIOT_COMPUTE_AVX512VNNI);
+    /* the AVX2 TL2 gemm: lookups below 8 rows, vpmaddubsw on decoded slices from there */
+    check_lookups_until("tl2_gemm_avx2", 4, 8, CIOT_COMPUTE_AVX2_I16);
 #endif
     const ciot_kernel *k = ciot_kernel_find("tl2_gemm_avx512vnni");
     ciot_compute_family f;
-    if (k) CHECK(ciot_roof_family(k, 64, &f, NULL) && f == CIOT_COMPUTE_AVX512VNNI,
-                 "tl2_gemm_avx512vnni: dot products on TL2 bytes, bounded by vpdpbusd zmm");
+    if (k) CHECK(ciot_roof_family(k, 4, &f, NULL) && f == CIOT_COMPUTE_AVX512VNNI && ciot_roof_family(k, 64, &f, NULL) &&
+                     f == CIOT_COMPUTE_AVX512VNNI,
+                 "tl2_gemm_avx512vnni: dot products on TL2 bytes, then on its decoded slices, bounded by vpdpbusd zmm");
     /* every probe family of kernels/isa.def is the roof of the kernels that declare its mac */
 #define MAP(id, suffix, family, instruction) {CIOT_MAC_##family, CIOT_COMPUTE_##family},
 #define MAP_ROW(id, word, suffix, flags, needs, probe, detect) CIOT_ISA_PROBE(MAP, id, suffix, probe)

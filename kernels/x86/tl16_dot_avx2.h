@@ -224,49 +224,75 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_rows(ciot_tl16_d
     block(sl, i, xn, dn, sn, n, order);
 }
 
-/* The gemm on decoded slices: tiles [first, first + count) against every activation row (x_row_bytes each: Q8_0
- * rows for PTQ1_0, Q8_K for TQ1_0), block after block: its activations biased once for the pass's rows, then
- * its eight slices in turn (each prefetched two blocks ahead, as the policy says), each decoded once for those
- * rows, which block() takes rows at a time (each weight vector loaded once for them; the rows left over in
- * one call). rows (at most 8) and block are constants where it is inlined. Slice after slice over all the
- * tile's blocks (the state of one slice, 32 KiB, in L1) biased the activations eight times a block and ran
- * 1.02-1.25x slower at batch 16 and 64 on a Zen 5 (results/x86-kernels-notes.md). */
-static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_loop(const ciot_mm *mm, int first, int count,
-                                                                          size_t x_row_bytes, const int tq1,
-                                                                          const int rows, ciot_tl16_dot_block_fn *block) {
+/* A lookup-table layout (256-row tiles in groups, README.md) as the gemm on decoded slices walks it: its block
+ * size and tiles per group, and what decodes slice v (rows 32v .. 32v + 31) of one of its blocks. The slice's
+ * prefetch is the eighth of the block at the same place (TL16: the slice's own bytes). */
+typedef void ciot_slice_decode_fn(const void *block, int v, ciot_tl16_slice_avx2 *out);
+typedef struct {
+    size_t block_bytes;
+    int group;
+    ciot_slice_decode_fn *decode;
+} ciot_slice_layout;
+
+static inline void ciot_tl16_decode_block_avx2(const void *block, int v, ciot_tl16_slice_avx2 *out) {
+    ciot_tl16_decode_avx2((const block_tl16 *)block, v, out);
+}
+
+/* The gemm on decoded slices of layout L: tiles [first, first + count) against every activation row (x_row_bytes
+ * each: Q8_0 rows for the per-32 order (PTQ1_0), Q8_K for the others), block after block: its activations
+ * biased once for the pass's rows, then its eight slices in turn (each prefetched two blocks ahead, as the
+ * policy says), each decoded once for those rows, which block() takes rows at a time (each weight vector loaded
+ * once for them; the rows left over in one call), in the float order `order`. L, order, rows (at most 8) and
+ * block are constants where it is inlined. Slice after slice over all the tile's blocks (the state of one
+ * slice, 32 KiB, in L1) biased the activations eight times a block and ran 1.02-1.25x slower at batch 16 and
+ * 64 on a Zen 5 (results/x86-kernels-notes.md). */
+static inline __attribute__((always_inline)) void ciot_slices_gemm_loop(const ciot_mm *mm, int first, int count,
+                                                                        const ciot_slice_layout L, size_t x_row_bytes,
+                                                                        const int order, const int rows,
+                                                                        ciot_tl16_dot_block_fn *block) {
     const int nb = mm->K / 128, tiles = mm->rows / CIOT_LUT_TILE;
     _Alignas(64) ciot_tl16_slice_avx2 sl;
     _Alignas(64) ciot_tl16_dot_state st[CIOT_TL16_DOT_COLS][8];
     _Alignas(64) uint8_t xb[CIOT_TL16_DOT_COLS][128];
     float dy[CIOT_TL16_DOT_COLS][4];
     for (int t = first; t < first + count; t++) {
-        const int g0 = t - t % CIOT_TL16_GROUP, gt = tiles - g0 < CIOT_TL16_GROUP ? tiles - g0 : CIOT_TL16_GROUP;
-        const size_t ahead = mm->prefetch ? 2 * (size_t)gt * sizeof(block_tl16) : 0; /* this slice, two blocks on */
+        const int g0 = t - t % L.group, gt = tiles - g0 < L.group ? tiles - g0 : L.group;
+        const size_t ahead = mm->prefetch ? 2 * (size_t)gt * L.block_bytes : 0; /* this slice, two blocks on */
         for (int c0 = 0; c0 < mm->batch; c0 += CIOT_TL16_DOT_COLS) {
             const int nc = mm->batch - c0 < CIOT_TL16_DOT_COLS ? mm->batch - c0 : CIOT_TL16_DOT_COLS;
             memset(st, 0, (size_t)nc * sizeof st[0]);
             for (int i = 0; i < nb; i++) {
-                const block_tl16 *b = (const block_tl16 *)mm->w + ciot_lut_block_index(t, i, tiles, nb, CIOT_TL16_GROUP);
-                ciot_dot_bias_rows_avx2(mm, x_row_bytes, c0, nc, i, tq1, xb, dy);
+                const char *b = (const char *)mm->w + L.block_bytes * ciot_lut_block_index(t, i, tiles, nb, L.group);
+                ciot_dot_bias_rows_avx2(mm, x_row_bytes, c0, nc, i, order != CIOT_DOT_PER32, xb, dy);
                 for (int v = 0; v < 8; v++) {
-                    ciot_prefetch(&b->v[v], sizeof b->v[v], i + 2 < nb ? ahead : 0);
-                    ciot_tl16_decode_avx2(b, v, &sl);
-#define CIOT_TL16_DOT_CALL(n) ciot_tl16_dot_rows(block, &sl, i, xb, dy, st, v, c, (n), tq1)
-                    CIOT_DOT_ROW_GROUPS(nc, rows, c, CIOT_TL16_DOT_CALL);
-#undef CIOT_TL16_DOT_CALL
+                    ciot_prefetch(b + v * (L.block_bytes / 8), L.block_bytes / 8, i + 2 < nb ? ahead : 0);
+                    L.decode(b, v, &sl);
+#define CIOT_SLICES_CALL(n) ciot_tl16_dot_rows(block, &sl, i, xb, dy, st, v, c, (n), order)
+                    CIOT_DOT_ROW_GROUPS(nc, rows, c, CIOT_SLICES_CALL);
+#undef CIOT_SLICES_CALL
                 }
             }
             for (int c = 0; c < nc; c++)
                 for (int v = 0; v < 8; v++) {
                     __m256 a[4];
                     for (int g = 0; g < 4; g++)
-                        a[g] = tq1 ? st[c][v][0][g]
-                                   : _mm256_add_ps(_mm256_add_ps(st[c][v][0][g], st[c][v][1][g]),
-                                                   _mm256_add_ps(st[c][v][2][g], st[c][v][3][g]));
+                        a[g] = order != CIOT_DOT_PER32 ? st[c][v][0][g]
+                                                       : _mm256_add_ps(_mm256_add_ps(st[c][v][0][g], st[c][v][1][g]),
+                                                                       _mm256_add_ps(st[c][v][2][g], st[c][v][3][g]));
                     ciot_tl16_dot_store_avx2(a, mm->y + (size_t)(c0 + c) * mm->ldy + (size_t)CIOT_LUT_TILE * t + 32 * v);
                 }
         }
     }
+}
+
+_Static_assert(sizeof(block_tl16) == 8 * sizeof(((block_tl16 *)0)->v[0]), "a TL16 slice is an eighth of its block");
+static const ciot_slice_layout ciot_slices_tl16 = {sizeof(block_tl16), CIOT_TL16_GROUP, ciot_tl16_decode_block_avx2};
+
+/* TL16's loop (tq1: 0 for PTQ1_0, 1 for TQ1_0: the orders per 32 and per 256). */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_loop(const ciot_mm *mm, int first, int count,
+                                                                          size_t x_row_bytes, const int tq1,
+                                                                          const int rows, ciot_tl16_dot_block_fn *block) {
+    ciot_slices_gemm_loop(mm, first, count, ciot_slices_tl16, x_row_bytes, tq1, rows, block);
 }
 
 /* AVX2's: two rows per vpmaddubsw step (more spill the accumulators). */

@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "lut_loop.h"
 #include "prefetch.h"
+#include "tl2_slices_avx2.h"
 
 /* Group j, nibble n: lh[n][0..15] = l, lh[n][16..31] = h of T[c] for nibble value c. */
 typedef struct { uint8_t lh[2][32]; } group_table;
@@ -108,8 +109,17 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl2_gemv_avx2, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
             .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* The gemm: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
+/* The gemm slices from this batch on (tl2_slices_avx2.h, vpmaddubsw), the lookups below it: ...
+ * (results/x86-kernels-notes.md). */
+enum { CIOT_TL2_SLICES_MIN_BATCH_AVX2 = 8 };
+
+/* The gemm: below CIOT_TL2_SLICES_MIN_BATCH_AVX2 rows the same method per activation row (ciot_lut_gemm),
+ * each row in the gemv's float order; from it, each slice decoded once for the pass's rows. */
+static void gemm(const ciot_mm *mm, int first, int count) {
+    if (mm->batch < CIOT_TL2_SLICES_MIN_BATCH_AVX2) ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
+    else ciot_tl2_slices_gemm(mm, first, count, 2, ciot_tl16_dot_block_avx2);
+}
 
 CIOT_KERNEL(tl2_gemm_avx2, tl2_gemm_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP);
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP,
+            .mac_batch = CIOT_TL2_SLICES_MIN_BATCH_AVX2, .mac_at_batch = CIOT_MAC_AVX2_I16);

@@ -16,6 +16,8 @@
 #include "kernel.h"
 #include "lut_avx512vnni.h"
 #include "prefetch.h"
+#include "tl16_dot_avx512vnni.h"
+#include "tl2_slices_avx2.h"
 
 typedef struct {
     _Alignas(64) int8_t a[8][4][4]; /* [q][p][jj] = a[16q + 4jj + p] */
@@ -107,8 +109,17 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl2_gemv_avx512vnni, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
             .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX512VNNI);
 
-/* The gemm: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
+/* The gemm slices from this batch on (tl2_slices_avx2.h, vpdpbusd on zmm), the gemv's dot products per row
+ * below it: ... (results/x86-kernels-notes.md). */
+enum { CIOT_TL2_SLICES_MIN_BATCH_AVX512 = 8 };
+
+/* The gemm: below CIOT_TL2_SLICES_MIN_BATCH_AVX512 rows the same method per activation row (ciot_lut_gemm),
+ * each row in the gemv's float order; from it, each slice decoded once for the pass's rows. */
+static void gemm(const ciot_mm *mm, int first, int count) {
+    if (mm->batch < CIOT_TL2_SLICES_MIN_BATCH_AVX512) ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
+    else ciot_tl2_slices_gemm(mm, first, count, CIOT_TL16_DOT_ROWS_AVX512, ciot_tl16_dot_block_avx512vnni);
+}
 
 CIOT_KERNEL(tl2_gemm_avx512vnni, tl2_gemm_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX512VNNI);
+            .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX512VNNI,
+            .mac_batch = CIOT_TL2_SLICES_MIN_BATCH_AVX512, .mac_at_batch = CIOT_MAC_AVX512VNNI);
