@@ -88,7 +88,8 @@ static void test_families(void) {
 #if !defined(__x86_64__)
     (void)switching;
 #else
-    CHECK(switching >= 7, "the TL16, TL3 VBMI and AVX2 TL2 gemms change family with the batch (%d)", switching);
+    CHECK(switching >= 10, "the TL16, TL3 VBMI, AVX2 TL2 and AVX-VNNI TQ2_0 gemms change family with the batch (%d)",
+          switching);
     /* the TL16 gemms: lookups at batch 4, vpmaddubsw summed in int16 at 64 */
     check_lookups_until("tl16_gemm_avx2", 4, 64, CIOT_COMPUTE_AVX2_I16);
     /* the TL3 VBMI gemms: lookups below their batch, vpdpbusd zmm on decoded quarters from it */
@@ -99,6 +100,9 @@ static void test_families(void) {
     check_lookups_until("tl16_tq1_gemm_avx512vnni", 4, 5, CIOT_COMPUTE_AVX512VNNI);
     /* the AVX2 TL2 gemm: lookups below 8 rows, vpmaddubsw on decoded slices from there */
     check_lookups_until("tl2_gemm_avx2", 4, 8, CIOT_COMPUTE_AVX2_I16);
+    /* the AVX-VNNI TL16 gemms: the AVX2 lookups below 12 rows, vpdpbusd ymm from there */
+    check_lookups_until("tl16_gemm_avxvnni", 11, 12, CIOT_COMPUTE_AVXVNNI);
+    check_lookups_until("tl16_tq1_gemm_avxvnni", 11, 12, CIOT_COMPUTE_AVXVNNI);
 #endif
     const ciot_kernel *k = ciot_kernel_find("tl2_gemm_avx512vnni");
     ciot_compute_family f;

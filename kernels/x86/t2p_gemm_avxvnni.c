@@ -15,11 +15,6 @@
 #include "tile4x4_avx2.h"
 #include "tl16_dot_avxvnni.h"
 
-/* The decoded slices (t2p_slices_avx2.h, multiplied by vpdpbusd: tl16_dot_avxvnni.h) from this batch on, the
- * 4 x 4 tiles below it: from DRAM on a Zen 5 the tiles ran 1.13x the slices at batch 8, level at 16, 0.87x at
- * 32 and 0.83x at 64 (results/x86-kernels-notes.md). */
-enum { CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI = 16 };
-
 /* One 128-block (half h of xb): 4 * (u . y) as [b0: R0..R3 | b1: R0..R3] and [b2 | b3]. */
 static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h, __m256i *s01, __m256i *s23) {
     /* [pairing][class]: pairing 0 = (R0b0 R1b1 R2b0 R3b1), 1 = (R0b1 R1b0 R2b1 R3b0), 2, 3 the same for b2, b3 */
