@@ -101,6 +101,17 @@ static inline void ciot_tl16_decode_avx2(const block_tl16 *b, int v, ciot_tl16_s
 enum { CIOT_TL16_DOT_STEP_MAX = 2 * 255 * 2, CIOT_TL16_DOT_STEPS = 8 };
 _Static_assert(CIOT_TL16_DOT_STEP_MAX * CIOT_TL16_DOT_STEPS <= 32767, "TL16 dot sums must not wrap");
 
+/* x[c] = activations 4s .. 4s + 3 of row c < nc (biased, at xb[c]) in every dword: what one step of the
+ * slices' dot multiplies every lane group's weights by. */
+static inline __attribute__((always_inline)) void ciot_tl16_dot_bcast_avx2(const uint8_t *const *xb, int nc, int s,
+                                                                           __m256i *x) {
+    for (int c = 0; c < nc; c++) {
+        int32_t four;
+        __builtin_memcpy(&four, xb[c] + 4 * s, 4);
+        x[c] = _mm256_set1_epi32(four);
+    }
+}
+
 /* isum[c][g] (int32, the lanes of w) = the exact dot of sub-block q with activation row c < nc (1 or 2, a
  * constant once inlined), whose 32 values biased by 128 (x ^ 0x80: unsigned) are at xb[c]:
  * sum (x + 128) w - 128 sum w. */
@@ -111,11 +122,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_avx2(const ciot_
     /* unrolled: PTQ1_0 1.02-1.04x at batch 64 on a Zen 5, TQ1_0 level */
     _Pragma("clang loop unroll(full)") for (int s = 0; s < 8; s++) {
         __m256i x[2];
-        for (int c = 0; c < nc; c++) {
-            int32_t four;
-            __builtin_memcpy(&four, xb[c] + 4 * s, 4);
-            x[c] = _mm256_set1_epi32(four);
-        }
+        ciot_tl16_dot_bcast_avx2(xb, nc, s, x);
         for (int g = 0; g < 4; g++) {
             const __m256i w = _mm256_load_si256(&sl->w[q][s][g]);
             for (int c = 0; c < nc; c++) {

@@ -27,11 +27,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_avxvnni(const ci
     }
     _Pragma("clang loop unroll(full)") for (int s = 0; s < 8; s++) {
         __m256i x[2];
-        for (int c = 0; c < nc; c++) {
-            int32_t four;
-            __builtin_memcpy(&four, xb[c] + 4 * s, 4);
-            x[c] = _mm256_set1_epi32(four);
-        }
+        ciot_tl16_dot_bcast_avx2(xb, nc, s, x);
         for (int g = 0; g < 4; g++) {
             const __m256i w = _mm256_load_si256(&sl->w[q][s][g]);
             for (int c = 0; c < nc; c++) acc[c][g] = _mm256_dpbusd_avx_epi32(acc[c][g], x[c], w);
