@@ -36,12 +36,6 @@ static inline void ciot_t2p_slice_scales(const ciot_t2p_slice_src *src, ciot_tl1
     }
 }
 
-/* 128 x each row's weight sum over a sub-block, from `sum`: per byte, the sum of the sub-block's eight w
- * vectors (within -8..16), each dword a row's four bytes. */
-static inline __m256i ciot_t2p_slice_corr_avx2(__m256i sum) {
-    return _mm256_slli_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), sum), _mm256_set1_epi16(1)), 7);
-}
-
 /* A T2P slice in tl16_dot_avx2.h's lane order: w[q][s][g] holds tiles g and g + 4 (rows 4g .. 4g + 3, 16 + 4g
  * .. 16 + 4g + 3), each row's weights 32q + 4s .. 32q + 4s + 3 in one dword. In a T2P block those are slot
  * s >> 1 of dword 2 (r & 1) + (s & 1) of word q of pair r >> 1 (formats.md). */
@@ -63,7 +57,7 @@ static inline void ciot_t2p_decode_slice_avx2(const ciot_t2p_slice_src *src, cio
                 _mm256_store_si256(&out->w[q][s][g], w);
                 sum = _mm256_add_epi8(sum, w);
             }
-            out->corr[q][g] = ciot_t2p_slice_corr_avx2(sum);
+            out->corr[q][g] = ciot_slice_corr_avx2(sum);
         }
     ciot_t2p_slice_scales(src, out);
 }
@@ -91,8 +85,8 @@ static inline void ciot_t2x4_decode_slice_avx2(const ciot_t2p_slice_src *src, ci
                     _mm256_store_si256(&out->w[2 * G + (s >> 1)][4 * (s & 1) + t][g], w);
                     sum[s >> 1] = _mm256_add_epi8(sum[s >> 1], w);
                 }
-            out->corr[2 * G][g] = ciot_t2p_slice_corr_avx2(sum[0]);
-            out->corr[2 * G + 1][g] = ciot_t2p_slice_corr_avx2(sum[1]);
+            out->corr[2 * G][g] = ciot_slice_corr_avx2(sum[0]);
+            out->corr[2 * G + 1][g] = ciot_slice_corr_avx2(sum[1]);
         }
     ciot_t2p_slice_scales(src, out);
 }

@@ -27,6 +27,29 @@ typedef struct {
     __m256 dw[4];
 } ciot_tl16_slice_avx2;
 
+/* Four weight vectors of 32 rows (t[n]: weight n of a row at byte row) as the slice's four lane groups w[g]:
+ * two rounds of unpacks put a row's four weights in one dword, rows in the lane order above. */
+static inline __attribute__((always_inline)) void ciot_slice_lanes_avx2(const __m256i *t, __m256i w[4]) {
+    const __m256i l01 = _mm256_unpacklo_epi8(t[0], t[1]), h01 = _mm256_unpackhi_epi8(t[0], t[1]);
+    const __m256i l23 = _mm256_unpacklo_epi8(t[2], t[3]), h23 = _mm256_unpackhi_epi8(t[2], t[3]);
+    w[0] = _mm256_unpacklo_epi16(l01, l23), w[1] = _mm256_unpackhi_epi16(l01, l23);
+    w[2] = _mm256_unpacklo_epi16(h01, h23), w[3] = _mm256_unpackhi_epi16(h01, h23);
+}
+
+/* The fp16 scales of the slice's 32 rows (d[0..31]) in its lanes: 64-bit pieces of d[0..15] and d[16..31]. */
+static inline void ciot_slice_scales_avx2(const uint16_t *d, ciot_tl16_slice_avx2 *out) {
+    const __m128i d0 = _mm_loadu_si128((const __m128i *)d), d1 = _mm_loadu_si128((const __m128i *)(d + 8));
+    const __m128i d2 = _mm_loadu_si128((const __m128i *)(d + 16)), d3 = _mm_loadu_si128((const __m128i *)(d + 24));
+    out->dw[0] = _mm256_cvtph_ps(_mm_unpacklo_epi64(d0, d2)), out->dw[1] = _mm256_cvtph_ps(_mm_unpackhi_epi64(d0, d2));
+    out->dw[2] = _mm256_cvtph_ps(_mm_unpacklo_epi64(d1, d3)), out->dw[3] = _mm256_cvtph_ps(_mm_unpackhi_epi64(d1, d3));
+}
+
+/* corr from `sum`: per byte, the sum of a sub-block's eight w vectors of one lane group (within -8..16), each
+ * dword a row's four bytes; 128 x each row's weight sum. */
+static inline __m256i ciot_slice_corr_avx2(__m256i sum) {
+    return _mm256_slli_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), sum), _mm256_set1_epi16(1)), 7);
+}
+
 #define CIOT_TL16_TW(n) {CIOT_L16(CIOT_TL16_W##n, 0), CIOT_L16(CIOT_TL16_W##n, 0)}
 #define CIOT_TL16_TP(n) {CIOT_L16(CIOT_TL3_PAIR_W##n, 0), CIOT_L16(CIOT_TL3_PAIR_W##n, 0)}
 /* weight n of a group by its magnitude nibble (0 for 14, 15), and of the pair by its code */
@@ -72,12 +95,7 @@ static inline void ciot_tl16_decode_subblock_avx2(const block_tl16 *b, int v, in
     t[31] = _mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)ciot_tl16_tp_avx2[1]), c);
     __m256i sum = t[0]; /* |sum| <= 32: exact in a byte */
     for (int k = 1; k < 32; k++) sum = _mm256_add_epi8(sum, t[k]);
-    for (int s = 0; s < 8; s++) {
-        const __m256i a = _mm256_unpacklo_epi8(t[4 * s], t[4 * s + 1]), bb = _mm256_unpackhi_epi8(t[4 * s], t[4 * s + 1]);
-        const __m256i c2 = _mm256_unpacklo_epi8(t[4 * s + 2], t[4 * s + 3]), d = _mm256_unpackhi_epi8(t[4 * s + 2], t[4 * s + 3]);
-        out->w[q][s][0] = _mm256_unpacklo_epi16(a, c2), out->w[q][s][1] = _mm256_unpackhi_epi16(a, c2);
-        out->w[q][s][2] = _mm256_unpacklo_epi16(bb, d), out->w[q][s][3] = _mm256_unpackhi_epi16(bb, d);
-    }
+    for (int s = 0; s < 8; s++) ciot_slice_lanes_avx2(t + 4 * s, out->w[q][s]);
     const __m128i lo = _mm256_castsi256_si128(sum), hi = _mm256_extracti128_si256(sum, 1);
     out->corr[q][0] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(lo, hi)), 7);
     out->corr[q][1] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(_mm_srli_si128(lo, 4), _mm_srli_si128(hi, 4))), 7);
@@ -88,11 +106,7 @@ static inline void ciot_tl16_decode_subblock_avx2(const block_tl16 *b, int v, in
 /* Slice v of block b: its weights, sums and row scales (fp32, in the lanes of w). */
 static inline void ciot_tl16_decode_avx2(const block_tl16 *b, int v, ciot_tl16_slice_avx2 *out) {
     _Pragma("clang loop unroll(disable)") for (int q = 0; q < 4; q++) ciot_tl16_decode_subblock_avx2(b, v, q, out);
-    const __m128i d0 = _mm_loadu_si128((const __m128i *)b->v[v].d), d1 = _mm_loadu_si128((const __m128i *)(b->v[v].d + 8));
-    const __m128i d2 = _mm_loadu_si128((const __m128i *)(b->v[v].d + 16)), d3 = _mm_loadu_si128((const __m128i *)(b->v[v].d + 24));
-    /* rows 4g .. 4g + 3 and 16 + 4g .. 16 + 4g + 3: 64-bit pieces of d[0..15] and d[16..31] */
-    out->dw[0] = _mm256_cvtph_ps(_mm_unpacklo_epi64(d0, d2)), out->dw[1] = _mm256_cvtph_ps(_mm_unpackhi_epi64(d0, d2));
-    out->dw[2] = _mm256_cvtph_ps(_mm_unpacklo_epi64(d1, d3)), out->dw[3] = _mm256_cvtph_ps(_mm_unpackhi_epi64(d1, d3));
+    ciot_slice_scales_avx2(b->v[v].d, out);
 }
 
 /* int16 bound, per accumulator lane and vpmaddubsw step: two products of a biased activation (x + 128, 0..255)

@@ -33,29 +33,18 @@ static inline void ciot_tl2_decode_slice_avx2(const void *block, int v, ciot_tl1
             const __m256i P = _mm256_loadu_si256((const __m256i *)(b->qs[8 * q + s] + 32 * v)); /* byte: row */
             const __m256i lo = _mm256_and_si256(P, c15), hi = _mm256_and_si256(_mm256_srli_epi16(P, 4), c15);
             /* weights 4j + n of every row, n = 0..3 */
-            const __m256i w0 = _mm256_shuffle_epi8(p0, lo), w1 = _mm256_shuffle_epi8(p1, lo);
-            const __m256i w2 = _mm256_shuffle_epi8(p0, hi), w3 = _mm256_shuffle_epi8(p1, hi);
-            const __m256i l01 = _mm256_unpacklo_epi8(w0, w1), h01 = _mm256_unpackhi_epi8(w0, w1);
-            const __m256i l23 = _mm256_unpacklo_epi8(w2, w3), h23 = _mm256_unpackhi_epi8(w2, w3);
-            /* rows 0..3, 4..7, 8..11, 12..15 of each 16-row lane: groups 0..3 */
-            const __m256i w[4] = {_mm256_unpacklo_epi16(l01, l23), _mm256_unpackhi_epi16(l01, l23),
-                                  _mm256_unpacklo_epi16(h01, h23), _mm256_unpackhi_epi16(h01, h23)};
+            const __m256i t[4] = {_mm256_shuffle_epi8(p0, lo), _mm256_shuffle_epi8(p1, lo), _mm256_shuffle_epi8(p0, hi),
+                                  _mm256_shuffle_epi8(p1, hi)};
+            __m256i w[4];
+            ciot_slice_lanes_avx2(t, w);
             for (int g = 0; g < 4; g++) {
                 _mm256_store_si256(&out->w[q][s][g], w[g]);
                 sum[g] = s ? _mm256_add_epi8(sum[g], w[g]) : w[g];
             }
         }
-        /* 128 x each row's weight sum over the sub-block (the four bytes of a dword) */
-        for (int g = 0; g < 4; g++)
-            out->corr[q][g] = _mm256_slli_epi32(
-                _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), sum[g]), _mm256_set1_epi16(1)), 7);
+        for (int g = 0; g < 4; g++) out->corr[q][g] = ciot_slice_corr_avx2(sum[g]);
     }
-    /* the row scales in the same lanes: 64-bit pieces of d[0..15] and d[16..31] of the slice */
-    const uint16_t *d = b->d + 32 * v;
-    const __m128i d0 = _mm_loadu_si128((const __m128i *)d), d1 = _mm_loadu_si128((const __m128i *)(d + 8));
-    const __m128i d2 = _mm_loadu_si128((const __m128i *)(d + 16)), d3 = _mm_loadu_si128((const __m128i *)(d + 24));
-    out->dw[0] = _mm256_cvtph_ps(_mm_unpacklo_epi64(d0, d2)), out->dw[1] = _mm256_cvtph_ps(_mm_unpackhi_epi64(d0, d2));
-    out->dw[2] = _mm256_cvtph_ps(_mm_unpacklo_epi64(d1, d3)), out->dw[3] = _mm256_cvtph_ps(_mm_unpackhi_epi64(d1, d3));
+    ciot_slice_scales_avx2(b->d + 32 * v, out);
 }
 
 _Static_assert(sizeof(block_tl2) % 8 == 0, "the loop prefetches a TL2 block in eighths");
