@@ -1,0 +1,29 @@
+#!/usr/bin/python3
+"""scripts/x86-mix counts what the kernel executes: t2p_gemm_avx2's 8 x 4 tile issues exactly one vpmaddubsw
+per 32 MACs at batch 4 (kernels/x86/t2p_tile8x4_avx2.h), so its multiplies per 1000 MACs must read 31.25,
+and the kinds must add up to the total. A misread callgrind position or a wrong address-to-mnemonic map
+gives another count."""
+import os
+import subprocess
+import sys
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ciot = sys.argv[1]
+out = subprocess.run([os.path.join(root, "scripts", "x86-mix"), "--ciot", ciot, "--kernels", "t2p_gemm_avx2",
+                      "--batches", "4", "--rows", "256", "--cols", "1024"], capture_output=True, text=True)
+print(out.stdout, out.stderr)
+if "can run under valgrind" in out.stderr:
+    sys.exit(77)  # no AVX2 on this CPU (or masked off): skipped, not passed
+if out.returncode:
+    sys.exit("x86-mix failed: %d" % out.returncode)
+row = next(l.split() for l in out.stdout.splitlines() if l.startswith("t2p_gemm_avx2 "))
+total, vec, dot, vint, widen, flt, move, ldst, scalar = map(float, row[2:11])
+fails = []
+if not 31.2 <= dot <= 31.3:
+    fails.append("multiplies per 1000 MACs %.1f, expected 31.25" % dot)
+if abs(dot + vint + widen + flt - vec) > 0.25:
+    fails.append("vector kinds %.1f do not add up to %.1f" % (dot + vint + widen + flt, vec))
+if abs(vec + move + ldst + scalar - total) > 0.35:
+    fails.append("kinds %.1f do not add up to the total %.1f" % (vec + move + ldst + scalar, total))
+print("\n".join(fails) if fails else "1 passed")
+sys.exit(1 if fails else 0)
