@@ -25,5 +25,5 @@ if abs(dot + widen + fmul + fother + vint - vec) > 0.3:
     fails.append("vector kinds %.1f do not add up to %.1f" % (dot + widen + fmul + fother + vint, vec))
 if abs(vec + move + ldst + scalar - total) > 0.35:
     fails.append("kinds %.1f do not add up to the total %.1f" % (vec + move + ldst + scalar, total))
-print("\n".join(fails) if fails else "1 passed")
+print("\n".join(fails + ["0 passed, 1 failed" if fails else "1 passed, 0 failed"]))
 sys.exit(1 if fails else 0)
