@@ -71,6 +71,7 @@ def plot(run, base):
                 fontsize=8, va="top")
     ax.set_xscale("log")
     ax.set_xlim(min(xs) / 2, hi_x)
+    ax.set_xticks(xs)   # a tick at each context run: one or two contexts may sit between the decades
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     ax.set_xlabel("context: KV cache length L (positions, log scale)")

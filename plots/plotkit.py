@@ -125,9 +125,54 @@ def kernel_colors(names):
     return {n: cmap(i % cmap.N) for i, n in enumerate(names)}
 
 
+# Above this many series (kernel x shape x batch on the persistent pool) a plot draws and names only the leading
+# ones: a run of every kernel on an AVX-512 machine has about 130, which no legend or label placer can show.
+SERIES_SHOWN_ALL = 24
+
+
+def leading_series(run):
+    """None when a run has few enough series to show every one; else the (kernel, shape, batch) series to show:
+    per source file, op and shape the fastest kernel at the run's highest thread count (median Gweights/s on the
+    persistent pool), for a gemm at batch 4 and at the largest batch (the suite's speculative-verification
+    batches between them have their own table), and the stock PQ2_0 gemv (the layout 'pq2_0' itself), the
+    baseline of 'x stock'."""
+    cases = [c for c in run.bench.cases if c.pool == "persistent"]
+    series = {(c.kernel, c.shape, c.batch) for c in cases}
+    if len(series) <= SERIES_SHOWN_ALL:
+        return None
+    top = max(c.threads for c in cases)
+    batches = sorted({c.batch for c in cases if c.op == "gemm"})
+    ends = {4 if 4 in batches else batches[0], batches[-1]} if batches else set()
+    best = {}
+    for c in cases:
+        key = (c.source, c.op, c.shape, c.batch)
+        if c.threads == top and (c.op == "gemv" or c.batch in ends) and \
+                (key not in best or c.median("gweights_s") > best[key].median("gweights_s")):
+            best[key] = c
+    shown = {(c.kernel, c.shape, c.batch) for c in best.values()}
+    return shown | {(c.kernel, c.shape, c.batch) for c in cases
+                    if c.layout == "pq2_0" and c.op == "gemv" and not c.kernel.endswith("_ref")}
+
+
+def shown_note(run, shown):
+    """The line a plot's title gets when it shows only the leading series."""
+    every = len({(c.kernel, c.shape, c.batch) for c in run.bench.cases if c.pool == "persistent"})
+    batches = sorted({b for _, _, b in shown if b > 1})
+    at = f" (gemm: batch {' and '.join(map(str, batches))})" if batches else ""
+    return (f"{len(shown)} of {every} series shown: the fastest per source file and op{at}, and the stock gemv "
+            f"(summary.md has all)")
+
+
 def run_colors(run):
-    """Kernel colours for a run, the same in every plot of it."""
-    return kernel_colors(c.kernel for c in run.bench.cases)
+    """Kernel colours for a run, the same in every plot of it; the kernels of the leading series first, so that
+    those a plot shows keep distinct colours when there are more kernels than colours."""
+    names = sorted({c.kernel for c in run.bench.cases})
+    shown = leading_series(run)
+    if shown is None:
+        return kernel_colors(names)
+    first = sorted({k for k, _, _ in shown})
+    cmap = plt.get_cmap("tab20")
+    return {n: cmap(i % cmap.N) for i, n in enumerate(first + [n for n in names if n not in first])}
 
 
 class LabelPlacer:

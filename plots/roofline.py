@@ -11,17 +11,22 @@ each repetition was measured against; the compute roof is compute.json's fastest
 compute roof (schema 3) is the median of the compute samples of its kernel's family (the instruction sequence
 the kernel declares it issues, named with its instructions and the kernels it judges) paired with the gemm cases
 at T threads, drawn thin and purple (a lookup or scalar gemm has none: its point stands under the read roof
-alone). A point whose case has a flagged repetition, or a cache-resident working set, is ringed."""
+alone). A point whose case has a flagged repetition, or a cache-resident working set, is ringed. In a run of
+more series than labels can name (plotkit.leading_series) every point is drawn, but only the fastest kernel per
+source file, op and batch, and the stock gemv, in colour and named; the others are small grey dots."""
 import statistics
 import sys
+import textwrap
 
 from mpl import plt
-from plotkit import (LabelPlacer, flag_handles, flag_marks, flags_present, fmt, plain_log_ticks, report, run_colors,
-                     run_main, save)
+from plotkit import (LabelPlacer, flag_handles, flag_marks, flags_present, fmt, leading_series, plain_log_ticks, report,
+                     run_colors, run_main, save, shown_note)
 from runfolder import InputError
 
 PROG = "roofline"
 THREAD_STYLES = ["-", "--", ":", "-."]
+KERNELS_LISTED = 4   # a paired compute roof's legend entry names its kernels up to this many, then counts them
+LEGEND_WIDTH = 150   # characters of a legend line at fontsize 8 that the 11-inch figure holds
 MARKERS = {"gemv": "o", "gemm": "s"}
 
 
@@ -83,6 +88,10 @@ def plot(run, base):
     fig, ax = plt.subplots(figsize=(11, 7.5))
     roof_lines = []
     colors = run_colors(run)
+    shown = leading_series(run)
+    for p in points:
+        p["shown"] = shown is None or (p["kernel"], p["shape"], p["batch"]) in shown
+    named = [p for p in points if p["shown"]]
     for i, t in enumerate(threads):
         style = THREAD_STYLES[i % len(THREAD_STYLES)]
         ridge = comp[t]["compute_gops"] / read[t]
@@ -98,9 +107,12 @@ def plot(run, base):
                               color="purple", lw=0.9,
                               label=f"{r['threads']}T: {r['family']}"
                                     f"{' (' + r['instruction'] + ')' if r['instruction'] else ''} compute samples "
-                                    f"paired with the gemm cases of {r['kernels']}, "
+                                    f"paired with the gemm cases of {judged(r['kernels'])}, "
                                     f"median {fmt(r['compute_gops'])} GOPS ({r['samples']} samples)")
     for p in points:
+        if p not in named:   # drawn under the named ones, unlabelled
+            ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color="0.75", ms=3, mec="0.55", mew=0.3, zorder=1.5)
+    for p in named:
         ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color=colors[p["kernel"]], ms=6, mec="black", mew=0.4)
         flag_marks(ax, p["ops_per_byte"], p["gops"], [f for f in p["flags"].split(",") if f])
     ax.set_xscale("log")
@@ -114,15 +126,27 @@ def plot(run, base):
     # marker legend: shapes for gemv / gemm beside the roofs
     for op in sorted({p["op"] for p in points}):
         ax.plot([], [], MARKERS[op], color="white", mec="black", label=op + " (persistent pool, median)")
+    if shown is not None:
+        ax.plot([], [], "o", color="0.75", mec="0.55", ms=3, label="the other kernels' points, unlabelled")
     handles, labels = ax.get_legend_handles_labels()
-    handles += flag_handles(flags_present(run, points))
-    fig.legend(handles=handles, loc="lower center", fontsize=8, ncol=1, frameon=False)
+    labels = [textwrap.fill(label, LEGEND_WIDTH, subsequent_indent="    ") for label in labels]
+    flags = flag_handles(flags_present(run, points))   # one line each: the flags' texts are short
+    handles, labels = handles + flags, labels + [h.get_label() for h in flags]
+    lines = sum(label.count("\n") + 1 for label in labels)
+    fig.legend(handles=handles, labels=labels, loc="lower center", fontsize=8, ncol=1, frameon=False)
     ax.set_title(run.title("Roofline") + "\nread roofs: median of the paired probe samples of the persistent-pool "
-                 "cases (bench.json); compute roofs: compute.json", fontsize=10)
-    fig.tight_layout(rect=(0, 0.015 + 0.022 * len(handles), 1, 1))
-    label_points(ax, points, colors, roof_lines)
+                 "cases (bench.json); compute roofs: compute.json" + ("" if shown is None else "\n" + shown_note(run, shown)),
+                 fontsize=10)
+    fig.tight_layout(rect=(0, 0.015 + 0.022 * lines, 1, 1))
+    label_points(ax, named, colors, roof_lines)
     report(PROG, save(fig, base))
     return points + roofs
+
+
+def judged(kernels):
+    """The kernels a paired compute roof judges, for its legend entry: named when few, counted when many."""
+    names = kernels.split()
+    return " ".join(names) if len(names) <= KERNELS_LISTED else f"{len(names)} kernels (the table names them)"
 
 
 def label_points(ax, points, colors, roof_lines):

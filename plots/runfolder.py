@@ -308,6 +308,8 @@ class BenchCase:
         where = f"case \"{self.name}\""
         self.kernel = get(d, "kernel", "str", path, where)
         self.layout = get(d, "layout", "str", path, where)
+        # the file format the kernel reads (older runs lack it: their layouts then stand for it)
+        self.source = get(d, "source", "str", path, where) if d.get("source") is not None else self.layout
         self.op = get(d, "op", "str", path, where)
         if self.op not in ("gemv", "gemm"):
             _fail(path, f"{where}, \"op\" is {_show(self.op)}, expected \"gemv\" or \"gemm\"")

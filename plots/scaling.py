@@ -10,12 +10,15 @@ per-repetition ratio to the row's roof (results/SCHEMA.md), median with min-max 
 roofline bound at its intensity, the lower of probe GB/s x MACs per byte and the paired compute sample of
 its family (a triangle where the compute roof bounds it). A lookup or scalar gemm has no compute roof and
 so no ratio: it is left out of the right panel and named under it. A case with a flagged repetition or a
-cache-resident working set is ringed, its flag explained in the legend."""
+cache-resident working set is ringed, its flag explained in the legend. A run of more series than a legend
+can hold (plotkit.leading_series) draws the fastest kernel per source file, op and batch and the stock gemv,
+and says so in the title; --table still has every row."""
 import sys
 import textwrap
 
 from mpl import plt
-from plotkit import flag_handles, flag_marks, flags_present, plain_log_ticks, report, run_colors, run_main, save
+from plotkit import (flag_handles, flag_marks, flags_present, leading_series, plain_log_ticks, report, run_colors,
+                     run_main, save, shown_note)
 from runfolder import InputError
 
 PROG = "scaling"
@@ -68,8 +71,13 @@ def rows_of(run):
 
 
 def plot(run, base):
-    rows = rows_of(run)
+    table = rows_of(run)
     colors = run_colors(run)
+    shown = leading_series(run)   # the table keeps every row; a run of many kernels draws the leading ones
+    for r in table:
+        if r["what"] == "kernel":
+            r["shown"] = shown is None or (r["kernel"], r["shape"], r["batch"]) in shown
+    rows = [r for r in table if r.get("shown", True)]
     kernels = [r for r in rows if r["what"] == "kernel"]
     batches = sorted({r["batch"] for r in kernels if " b" in r["series"]})
     threads = sorted({r["threads"] for r in rows})
@@ -153,10 +161,11 @@ def plot(run, base):
     fig.legend(handles=probes, loc="lower center", ncol=1, fontsize=8, frameon=False,
                bbox_to_anchor=(0.5, (0.1 + row_in * kernel_rows) / height))
     fig.suptitle(run.title("Scaling") + "\nkernels on the persistent pool and the read probe paired with them "
-                 "(bench.json); bw.json's probe run in grey", fontsize=10)
+                 "(bench.json); bw.json's probe run in grey" + ("" if shown is None else "\n" + shown_note(run, shown)),
+                 fontsize=10)
     fig.tight_layout(rect=(0, (0.25 + row_in * (kernel_rows + len(probes))) / height, 1, 1))
     report(PROG, save(fig, base))
-    return rows
+    return table
 
 
 def unroofed_note(kernels):

@@ -30,6 +30,7 @@ import make_run  # noqa: E402
 PER_RUN = {"roofline": "roofline.py", "layouts": "layouts.py", "scaling": "scaling.py", "profile": "op_profile.py",
            "context": "context.py"}
 passed, failed = 0, 0
+big_runs = 0   # runs with more series than a plot draws: the reference run of an AVX-512 machine is one
 
 
 def check(name, ok, detail=""):
@@ -284,6 +285,29 @@ def check_scaling(run_dir, rows, expect):
     return kernel_rows
 
 
+def check_shown(run_dir, label, plot, rows):
+    """Up to 24 series (kernel x shape x batch, persistent pool) every one is drawn; above, the fastest per source
+    file, op and shape at the most threads (a gemm's at batch 4 and its largest batch) and the stock gemvs."""
+    global big_runs
+    cases = [c for c in raw_bench(run_dir) if c["pool"] == "persistent"]
+    key = lambda c: (c["kernel"], shape_of(c), c["batch"])   # noqa: E731
+    want = {key(c) for c in cases}
+    if len(want) > 24:
+        big_runs += plot == "scaling"
+        top = max(c["threads"] for c in cases)
+        batches = sorted({c["batch"] for c in cases if c["op"] == "gemm"})
+        ends = {4 if 4 in batches else batches[0], batches[-1]} if batches else set()
+        groups = {}
+        for c in cases:
+            if c["threads"] == top and (c["op"] == "gemv" or c["batch"] in ends):
+                groups.setdefault((c.get("source", c["layout"]), c["op"], shape_of(c), c["batch"]), []).append(c)
+        want = {key(max(g, key=lambda c: raw_stats(c, "gweights_s")[1])) for g in groups.values()}
+        want |= {key(c) for c in cases if c["layout"] == "pq2_0" and c["op"] == "gemv" and not c["kernel"].endswith("_ref")}
+    got = {(r["kernel"], r["shape"], r["batch"]) for r in rows if r.get("what", "point") in ("point", "kernel") and r["shown"]}
+    check(f"{label} {plot}: draws every series up to 24, else the fastest per source file, op and batch and the stock "
+          f"gemv ({len(got)} drawn)", got == want, sorted(got ^ want))
+
+
 def run_label(d):
     """A run as the profile names it: its dispatch, and its context for a whole token."""
     return d["dispatch"] + (f" L={d['context']}" if "context" in d else "")
@@ -372,8 +396,10 @@ def test_run(run_dir, label, tmp, expect=None):
         else:
             flagged = CHECKS[plot](run_dir, rows, expect)
             check_flag_legend(f"{label} {plot}", svg, flagged, raw_flag_texts(run_dir))
+        if plot in ("roofline", "scaling"):
+            check_shown(run_dir, label, plot, flagged)
         if plot == "scaling":
-            unroofed = [r for r in flagged if r["roof_ratio_median"] == ""]
+            unroofed = [r for r in flagged if r["roof_ratio_median"] == "" and r["shown"]]
             check(f"{label} scaling: the rows without a roof are named under the ratio panel, not drawn",
                   ("no roof, not drawn" in svg) == bool(unroofed), f"{len(unroofed)} rows without a roof")
         # the CSV form holds the same rows: on the mixed synthetic run only, since drawing again for it costs
@@ -987,6 +1013,8 @@ def main():
             print("note: no schema-2 or -3 reference run under results/ (results/*/bench.json); synthetic runs only")
         for i, r in enumerate(refs):
             test_run(os.path.abspath(r), f"reference-{i + 1}", tmp)
+        if not sys.argv[1:]:
+            check("a run with more series than a plot draws was among them (results/20261205-*, Zen 5)", big_runs > 0)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

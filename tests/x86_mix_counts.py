@@ -2,7 +2,8 @@
 """scripts/x86-mix counts what the kernel executes: t2p_gemm_avx2's 8 x 4 tile issues exactly one vpmaddubsw
 per 32 MACs at batch 4 (kernels/x86/t2p_tile8x4_avx2.h), so its multiplies per 1000 MACs must read 31.25,
 and the kinds must add up to the total. A misread callgrind position or a wrong address-to-mnemonic map
-gives another count."""
+gives another count; a call's inclusive cost read as the caller's own makes x86-mix stop (its self counts
+must add up to callgrind's summary), and this test fail."""
 import os
 import subprocess
 import sys
