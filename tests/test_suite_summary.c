@@ -82,20 +82,28 @@ int main(void) {
     free(text);
 
     /* speculative-verification batches: batch 8 at batch 4's speed costs two batch-4 calls (1.00); batch 5 at
-     * half the speed costs 1.25 of its two padded groups (a cliff); a kernel with no batch-4 row has no ratio */
-    ciot_bench_row spec[5] = {row("t2p_gemm_avx2", 4, 0, CIOT_ROOF_NONE, 0), row("t2p_gemm_avx2", 8, 0, CIOT_ROOF_NONE, 0),
+     * half the speed, every repetition, costs 1.25 of its two padded groups (a cliff); batch 3 at 1 / 1.2 of the
+     * speed in the median but as fast as batch 4 in its fastest repetition is over 1.1 within the spread, not a
+     * cliff; a kernel with no batch-4 row has no ratio */
+    ciot_bench_row spec[6] = {row("t2p_gemm_avx2", 4, 0, CIOT_ROOF_NONE, 0), row("t2p_gemm_avx2", 8, 0, CIOT_ROOF_NONE, 0),
                               row("t2p_gemm_avx2", 5, 0, CIOT_ROOF_NONE, 0), row("tl3_gemm_avx2", 2, 0, CIOT_ROOF_NONE, 0),
-                              row("t2x4_gemm_avx2", 2, 0, CIOT_ROOF_NONE, 0)};
-    spec[2].gw_median = 20;
+                              row("t2x4_gemm_avx2", 2, 0, CIOT_ROOF_NONE, 0), row("t2p_gemm_avx2", 3, 0, CIOT_ROOF_NONE, 0)};
+    spec[2].gw_min = spec[2].gw_median = spec[2].gw_max = 20;
+    spec[5].gw_min = 20, spec[5].gw_median = 25, spec[5].gw_max = 30;
     f = open_memstream(&text, &len);
     if (!f) return 1;
-    ciot_suite_spec_summary(f, spec, 5, ",t2p_gemm_avx2,tl3_gemm_avx2,");
+    ciot_suite_spec_summary(f, spec, 6, ",t2p_gemm_avx2,tl3_gemm_avx2,");
     fclose(f);
-    CHECK(strstr(text, "| t2p_gemm_avx2 | 1 | 8 | 40.0 (40.0 - 40.0) | 17.83 | 1.00 |") != NULL, "batch 8: two groups' time");
-    CHECK(strstr(text, "| t2p_gemm_avx2 | 1 | 5 | 20.0 (40.0 - 40.0) | 22.28 | 1.25 **cliff** |") != NULL,
-          "batch 5 at half speed: a cliff");
+    CHECK(strstr(text, "| t2p_gemm_avx2 | 1 | 8 | 40.0 (40.0 - 40.0) | 17.83 | 1.00 (1.00 - 1.00) |") != NULL,
+          "batch 8: two groups' time");
+    CHECK(strstr(text, "| t2p_gemm_avx2 | 1 | 5 | 20.0 (20.0 - 20.0) | 22.28 | 1.25 (1.25 - 1.25) **cliff** |") != NULL,
+          "batch 5 at half speed in every repetition: a cliff");
+    CHECK(strstr(text, "| t2p_gemm_avx2 | 1 | 3 | 25.0 (20.0 - 30.0) | 10.70 | 1.20 (1.00 - 1.50) over 1.1 within the spread |")
+              != NULL,
+          "batch 3 slower in the median only: the spread, not a cliff");
     CHECK(strstr(text, "| tl3_gemm_avx2 | 1 | 2 | 40.0 (40.0 - 40.0) | 4.46 | - |") != NULL, "no batch-4 twin: no ratio");
-    CHECK(strstr(text, "costs more than its padded groups") != NULL, "the note says a cliff was found");
+    CHECK(strstr(text, "costs more than its padded groups") != NULL && strstr(text, "is the run's spread") != NULL,
+          "the note says a cliff was found, and a median over 1.1 within the spread");
     CHECK(strstr(text, "t2x4_gemm_avx2") == NULL, "a kernel that is not a chosen gemm has no row");
     if (check_failed || getenv("SHOW")) printf("%s", text);
     free(text);

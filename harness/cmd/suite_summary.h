@@ -16,8 +16,10 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
 #define CIOT_SUITE_BATCHES "2,3,4,5,8,64"
 /* Their table, of the rows whose kernel is in `kernels` (",name,name,", NULL: every gemm row) at batches 2 to 8:
  * per kernel, threads and batch B, the time of one call against ceil(B / 4) calls at batch 4
- * of the same run, time(B) / (ceil(B / 4) x time(4)): at most 1.1 is no cliff (a B that pads into a 4-row
- * group costs no more than that group). Rows without a batch-4 twin show "-". */
+ * of the same run, time(B) / (ceil(B / 4) x time(4)) from the medians, with the range the two rows' min - max
+ * allow: at most 1.1 is no cliff (a B that pads into a 4-row group costs no more than that group); a **cliff**
+ * is a range wholly above 1.1, a median above it whose range is not is called the spread. Rows without a
+ * batch-4 twin show "-". */
 void ciot_suite_spec_summary(FILE *f, const ciot_bench_row *rows, int n, const char *kernels);
 
 #endif
