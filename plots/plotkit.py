@@ -126,7 +126,7 @@ def kernel_colors(names):
 
 
 # Above this many series (kernel x shape x batch on the persistent pool) a plot draws and names only the leading
-# ones: a run of every kernel on an AVX-512 machine has about 130, which no legend or label placer can show.
+# ones: a run of every kernel on an AVX-512 machine has about 150, which no legend or label placer can show.
 SERIES_SHOWN_ALL = 24
 
 

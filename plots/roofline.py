@@ -110,7 +110,7 @@ def plot(run, base):
                                     f"paired with the gemm cases of {judged(r['kernels'])}, "
                                     f"median {fmt(r['compute_gops'])} GOPS ({r['samples']} samples)")
     for p in points:
-        if p not in named:   # drawn under the named ones, unlabelled
+        if not p["shown"]:   # drawn under the named ones, unlabelled
             ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color="0.75", ms=3, mec="0.55", mew=0.3, zorder=1.5)
     for p in named:
         ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color=colors[p["kernel"]], ms=6, mec="black", mew=0.4)
