@@ -96,6 +96,11 @@ static const ciot_bench_row *batch4_of(const ciot_bench_row *rows, int n, const 
     return NULL;
 }
 
+/* time(B) / (ceil(B / 4) x time(4)) of batch B run at gw_b Gweights/s against batch 4 at gw_4. */
+static double padded_ratio(int batch, double gw_b, double gw_4) {
+    return (batch / gw_b) / (((batch + 3) / 4) * 4 / gw_4);
+}
+
 /* Whether a row belongs in the speculative-verification table. */
 static int spec_row(const ciot_bench_row *r, const char *kernels) {
     char key[80];
@@ -119,9 +124,8 @@ void ciot_suite_spec_summary(FILE *f, const ciot_bench_row *rows, int n, const c
         if (four && four->gw_median > 0 && r->gw_min > 0 && four->gw_min > 0) {
             /* the medians' ratio, and its range over the two rows' min - max: a cliff is a range wholly above 1.1,
              * since the rows were timed apart and the machine drifts between them */
-            const double groups = ((r->batch + 3) / 4) * 4, q = (r->batch / r->gw_median) / (groups / four->gw_median),
-                         lo = (r->batch / r->gw_max) / (groups / four->gw_min),
-                         hi = (r->batch / r->gw_min) / (groups / four->gw_max);
+            const double q = padded_ratio(r->batch, r->gw_median, four->gw_median),
+                         lo = padded_ratio(r->batch, r->gw_max, four->gw_min), hi = padded_ratio(r->batch, r->gw_min, four->gw_max);
             snprintf(ratio, sizeof ratio, "%.2f (%.2f - %.2f)%s", q, lo, hi,
                      lo > 1.1 ? " **cliff**" : q > 1.1 ? " over 1.1 within the spread" : "");
             cliff |= lo > 1.1;
