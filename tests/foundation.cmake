@@ -29,10 +29,10 @@ add_test(NAME ciot_bad_cpu_mask COMMAND ciot kernels)
 set_tests_properties(ciot_bad_cpu_mask PROPERTIES ENVIRONMENT "CIOT_CPU=avx9" WILL_FAIL TRUE)
 add_test(NAME ciot_kernels_lists COMMAND ciot kernels)
 set_tests_properties(ciot_kernels_lists PROPERTIES
-  PASS_REGULAR_EXPRESSION "t2p_gemv_ref\tavailable\tsource=pq2_0\n.*ptq1_0_gemv_ref\tavailable\tsource=ptq1_0\n")
+  PASS_REGULAR_EXPRESSION "t2p_gemv_ref\tavailable\tsource=pq2_0\tmac=scalar\n.*ptq1_0_gemv_ref\tavailable\tsource=ptq1_0\tmac=scalar\n")
 add_test(NAME ciot_kernels_lists_tq COMMAND ciot kernels)
 set_tests_properties(ciot_kernels_lists_tq PROPERTIES
-  PASS_REGULAR_EXPRESSION "tq1_0_gemv_ref\tavailable\tsource=tq1_0\ntq1_0_gemm_ref\tavailable\tsource=tq1_0\ntq2_0_gemv_ref\tavailable\tsource=tq2_0\ntq2_0_gemm_ref\tavailable\tsource=tq2_0\nt2p_tq2_gemv_ref\tavailable\tsource=tq2_0\n")
+  PASS_REGULAR_EXPRESSION "tq1_0_gemv_ref\tavailable\tsource=tq1_0\tmac=scalar\ntq1_0_gemm_ref\tavailable\tsource=tq1_0\tmac=scalar\ntq2_0_gemv_ref\tavailable\tsource=tq2_0\tmac=scalar\ntq2_0_gemm_ref\tavailable\tsource=tq2_0\tmac=scalar\nt2p_tq2_gemv_ref\tavailable\tsource=tq2_0\tmac=scalar\n")
 # ciot check itself (the oracle's cases are counted once, in test_oracle, which runs every kernel): exit 0
 # and the summary last, the command's own path on the T2P kernels.
 ciot_expect(ciot_check_quick 0 out "^[1-9][0-9]* passed, 0 failed, [0-9]+ skipped$" check --quick --kernel t2p_)

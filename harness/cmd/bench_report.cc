@@ -84,7 +84,7 @@ void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, co
                "MAC/B = rows x K x batch / weight bytes.\n"
                "roof: a gemv row's is the paired read ceiling (%% = kernel GB/s / probe GB/s); a gemm row's the lower "
                "of bw = probe GB/s x MAC/B and compute = the paired compute sample of the kernel's family (%% = "
-               "GMAC/s over it), per repetition. Lookup kernels do no multiplies and scalar references have no "
+               "GMAC/s over it), per repetition. Lookup kernels (ciot kernels: mac=lookup) do no multiplies and scalar references have no "
                "vector family: their gemm rows have no compute roof and no %%.\n");
     if (mixed) fprintf(f, "*: the repetitions differ in which roof bounds them (near the ridge; the JSON has each).\n");
     if (read_flag) fprintf(f, "RATIO>100%%: %s; the ratio is a finding, not a result.\n", CIOT_RATIO_FLAG);

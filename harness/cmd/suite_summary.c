@@ -75,8 +75,8 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
                "per repetition. Gemm rows: Gweights/s = GMAC/s = rows x K x batch / s; MAC/B = rows x K x batch / "
                "weight bytes. roof: a gemv row's is the paired read ceiling (%% = kernel GB/s / paired probe GB/s); a "
                "gemm row's is the roofline bound at its MAC/B, the lower of bw = paired probe GB/s x MAC/B and compute "
-               "= the paired compute sample (%% = GMAC/s over that bound). Lookup kernels (TL2 and TL3 but "
-               "`tl2_*_avx512vnni`) do no multiplies and scalar references have no vector family: their gemm rows "
+               "= the paired compute sample (%% = GMAC/s over that bound). Lookup kernels (`mac=lookup` in `ciot kernels`) "
+               "do no multiplies and scalar references have no vector family: their gemm rows "
                "have no compute roof and no %%. x stock: Gweights/s over the fastest pq2_0 gemv at the same threads "
                "and pool.\n");
     sequences_used(f, rows, n);

@@ -14,4 +14,4 @@ static void gemv(const ciot_mm *mm, int first, int count) {
 }
 
 CIOT_KERNEL(t2p_tq2_gemv_avx2, t2p_tq2_gemv_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMV, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2);
+            .op = CIOT_OP_GEMV, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2_I16);

@@ -57,4 +57,4 @@ static void gemv(const ciot_mm *mm, int first, int count) {
 }
 
 CIOT_KERNEL(t2x4_gemv_avx2, t2x4_gemv_ref, .layout = &ciot_layout_t2x4, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2);
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2_I16);

@@ -81,10 +81,10 @@ _Static_assert(CIOT_TL3_GROUP * sizeof(__m256[8][4][4]) <= CIOT_LUT_STATE_BUDGET
 static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
 
 CIOT_KERNEL(tl3_gemv_avx2, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2_I16);
 
 /* The gemm: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count); }
 
 CIOT_KERNEL(tl3_gemm_avx2, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP);
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16);

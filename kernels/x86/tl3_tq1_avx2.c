@@ -91,7 +91,7 @@ _Static_assert(sizeof(tile_state) % 64 == 0, "tile states stay 64-byte aligned")
 static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
 
 CIOT_KERNEL(tl3_tq1_gemv_avx2, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMV, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
+            .op = CIOT_OP_GEMV, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2_I16);
 
 /* The gemm: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
 static void gemm(const ciot_mm *mm, int first, int count) {
@@ -99,4 +99,4 @@ static void gemm(const ciot_mm *mm, int first, int count) {
 }
 
 CIOT_KERNEL(tl3_tq1_gemm_avx2, tl3_tq1_gemm_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP);
+            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16);
