@@ -66,6 +66,20 @@ static inline __attribute__((always_inline)) void ciot_tl16_group_weights_avx2(_
         t[n] = _mm256_sign_epi8(_mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)ciot_tl16_tw_avx2[n]), m), op);
 }
 
+/* out->w[q] and out->corr[q] from t[k], weight k (-1..1) of sub-block q of the slice's 32 rows (byte j: row j):
+ * what every layout's slice decoder ends with. */
+static inline __attribute__((always_inline)) void ciot_slice_subblock_avx2(const __m256i t[32], int q,
+                                                                           ciot_tl16_slice_avx2 *out) {
+    __m256i sum = t[0]; /* |sum| <= 32: exact in a byte */
+    for (int k = 1; k < 32; k++) sum = _mm256_add_epi8(sum, t[k]);
+    for (int s = 0; s < 8; s++) ciot_slice_lanes_avx2(t + 4 * s, out->w[q][s]);
+    const __m128i lo = _mm256_castsi256_si128(sum), hi = _mm256_extracti128_si256(sum, 1);
+    out->corr[q][0] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(lo, hi)), 7);
+    out->corr[q][1] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(_mm_srli_si128(lo, 4), _mm_srli_si128(hi, 4))), 7);
+    out->corr[q][2] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(_mm_srli_si128(lo, 8), _mm_srli_si128(hi, 8))), 7);
+    out->corr[q][3] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(_mm_srli_si128(lo, 12), _mm_srli_si128(hi, 12))), 7);
+}
+
 /* Sub-block q of slice v of block b into out->w[q] and out->corr[q]. */
 static inline void ciot_tl16_decode_subblock_avx2(const block_tl16 *b, int v, int q, ciot_tl16_slice_avx2 *out) {
     const __m256i c15 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
@@ -93,14 +107,7 @@ static inline void ciot_tl16_decode_subblock_avx2(const block_tl16 *b, int v, in
     const __m256i c = _mm256_and_si256(q & 1 ? _mm256_srli_epi16(n, 4) : n, c15);
     t[30] = _mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)ciot_tl16_tp_avx2[0]), c);
     t[31] = _mm256_shuffle_epi8(_mm256_load_si256((const __m256i *)ciot_tl16_tp_avx2[1]), c);
-    __m256i sum = t[0]; /* |sum| <= 32: exact in a byte */
-    for (int k = 1; k < 32; k++) sum = _mm256_add_epi8(sum, t[k]);
-    for (int s = 0; s < 8; s++) ciot_slice_lanes_avx2(t + 4 * s, out->w[q][s]);
-    const __m128i lo = _mm256_castsi256_si128(sum), hi = _mm256_extracti128_si256(sum, 1);
-    out->corr[q][0] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(lo, hi)), 7);
-    out->corr[q][1] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(_mm_srli_si128(lo, 4), _mm_srli_si128(hi, 4))), 7);
-    out->corr[q][2] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(_mm_srli_si128(lo, 8), _mm_srli_si128(hi, 8))), 7);
-    out->corr[q][3] = _mm256_slli_epi32(_mm256_cvtepi8_epi32(_mm_unpacklo_epi32(_mm_srli_si128(lo, 12), _mm_srli_si128(hi, 12))), 7);
+    ciot_slice_subblock_avx2(t, q, out);
 }
 
 /* Slice v of block b: its weights, sums and row scales (fp32, in the lanes of w). */

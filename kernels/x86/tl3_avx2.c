@@ -12,6 +12,7 @@
 #include "kernel.h"
 #include "lut_loop.h"
 #include "prefetch.h"
+#include "tl3_slices_avx2.h"
 #include "tl3_sums_avx2.h"
 
 /* Activations of one 128-block: per sub-block q in the order the trits are paired (ciot_tl3_pairs_avx2). */
@@ -83,8 +84,14 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl3_gemv_avx2, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
             .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2_I16);
 
-/* The gemm: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count); }
+/* The gemm: below CIOT_TL3_SLICES_MIN_BATCH_AVX2 activation rows the same decoding, once per 4 rows (run_rows);
+ * from it each 32-row slice of a block decoded once for the whole batch (tl3_slices_avx2.h). Either way each row
+ * in the gemv's float order, with vpmaddubsw in int16. */
+static void gemm(const ciot_mm *mm, int first, int count) {
+    if (mm->batch < CIOT_TL3_SLICES_MIN_BATCH_AVX2) ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count);
+    else ciot_tl3_slices_gemm_avx2(mm, first, count, &ciot_act_q8_0, CIOT_DOT_PER32);
+}
 
 CIOT_KERNEL(tl3_gemm_avx2, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16);
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16,
+            .mac_batch = CIOT_TL3_SLICES_MIN_BATCH_AVX2, .mac_at_batch = CIOT_MAC_AVX2_I16);

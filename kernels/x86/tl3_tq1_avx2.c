@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "lut_loop.h"
 #include "prefetch.h"
+#include "tl3_slices_avx2.h"
 #include "tl3_sums_avx2.h"
 
 /* Activations of one 128-block (half of a Q8_K block): per sub-block q in the order the trits are paired. */
@@ -93,10 +94,14 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl3_tq1_gemv_avx2, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
             .op = CIOT_OP_GEMV, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2_I16);
 
-/* The gemm: the same decoding, once per 4 activation rows (run_rows), each row in the gemv's float order. */
+/* The gemm: below CIOT_TL3_SLICES_MIN_BATCH_AVX2 activation rows the same decoding, once per 4 rows (run_rows);
+ * from it the decoded slices (tl3_slices_avx2.h), as tl3_gemm_avx2. Either way each row in the gemv's float
+ * order. */
 static void gemm(const ciot_mm *mm, int first, int count) {
-    ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
+    if (mm->batch < CIOT_TL3_SLICES_MIN_BATCH_AVX2) ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
+    else ciot_tl3_slices_gemm_avx2(mm, first, count, &ciot_act_q8_K, CIOT_DOT_PER256);
 }
 
 CIOT_KERNEL(tl3_tq1_gemm_avx2, tl3_tq1_gemm_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16);
+            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16,
+            .mac_batch = CIOT_TL3_SLICES_MIN_BATCH_AVX2, .mac_at_batch = CIOT_MAC_AVX2_I16);
