@@ -17,3 +17,13 @@ if(CIOT_PYTHON3 AND CIOT_VALGRIND AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD
   add_test(NAME test_x86_mix_counts COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/x86_mix_counts.py $<TARGET_FILE:ciot>)
   set_tests_properties(test_x86_mix_counts PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS any_kernel)
 endif()
+# Each x86 compute-probe loop, as compiled, issues the multiplies it declares (`ciot compute --list` against
+# objdump of ciot_compute_loop_NAME): a loop the compiler folded would time too high a roof. Static, so the
+# same on every CPU; the Release build only (its loops are unrolled whole).
+find_program(CIOT_OBJDUMP objdump)
+if(CIOT_PYTHON3 AND CIOT_OBJDUMP AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND NOT CMAKE_CROSSCOMPILING
+   AND NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
+  add_test(NAME test_compute_loop_multiplies COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/compute_loop_multiplies.py
+           $<TARGET_FILE:ciot>)
+  set_tests_properties(test_compute_loop_multiplies PROPERTIES TIMEOUT 60 LABELS any_cpu)
+endif()

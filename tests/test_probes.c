@@ -10,6 +10,7 @@
 #include "bigbuf.h"
 #include "bw_loops.h"
 #include "cli.h"
+#include "compute_loops.h"
 #include "commands.h"
 #include "cpu.h"
 #include "json.h"
@@ -433,6 +434,32 @@ static int run_cmd(int (*cmd)(int, char **), int argc, const char **argv) {
 #define RUN(cmd, ...) \
     run_cmd(cmd, (int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)), (const char *[]){__VA_ARGS__})
 
+/* Every probe loop performs the MACs it declares: with operands of 1 each MAC adds exactly 1 to its checksum
+ * (per 128-bit granule for the SVE loops, whose declared count is per granule), so a loop that skips a step,
+ * or a declared count above what the loop does (a roof set too high), fails. 1000 iterations keep avx2_i16's
+ * int16 lanes (2 an iteration) and the _b32 loops' float states exact. */
+static void test_compute_counts(void) {
+    enum { ITERS = 1000 };
+    int checked = 0;
+#define LOOP_COUNT(id, name, family, instruction)                                                                  \
+    if (ciot_compute_available(CIOT_COMPUTE_##family)) {                                                         \
+        const uint64_t granules = strncmp(#name, "sve", 3) ? 1 : (uint64_t)ciot_cpu_sve_vector_bytes() / 16;   \
+        check_int("compute " #name ": checksum of 1000 iterations = declared MACs x 1000",                     \
+                  (long long)(uint32_t)((uint64_t)ciot_compute_macs_##name * ITERS * granules),                 \
+                  (long long)(uint32_t)ciot_compute_loop_##name(ITERS));                                        \
+        checked++;                                                                                              \
+    }
+#define LOOP_COUNT_ROW(id, word, suffix, flags, needs, probe, detect) CIOT_ISA_PROBE(LOOP_COUNT, id, suffix, probe)
+#if defined(__x86_64__)
+    CIOT_ISA_X86(LOOP_COUNT_ROW)
+#elif defined(__aarch64__)
+    CIOT_ISA_ARM(LOOP_COUNT_ROW)
+#endif
+#undef LOOP_COUNT_ROW
+#undef LOOP_COUNT
+    printf("info: %d compute loops counted\n", checked);
+}
+
 static void test_commands(void) {
     check_int("ciot bw --threads 0 exits 2", 2, RUN(ciot_cmd_bw, "bw", "--threads", "0"));
     check_int("ciot bw --threads abc exits 2", 2, RUN(ciot_cmd_bw, "bw", "--threads", "abc"));
@@ -470,6 +497,7 @@ int main(void) {
     test_bw_loops();
     test_ruler_span();
     test_compute();
+    test_compute_counts();
     test_commands();
     printf("%d passed, %d failed, 0 skipped\n", passed, failed);
     return failed != 0;

@@ -90,18 +90,19 @@ static void test_families(void) {
 #else
     CHECK(switching >= 10, "the TL16, TL3 VBMI, AVX2 TL2 and AVX-VNNI TQ2_0 gemms change family with the batch (%d)",
           switching);
-    /* the TL16 gemms: lookups at batch 4, vpmaddubsw summed in int16 at 64 */
-    check_lookups_until("tl16_gemm_avx2", 4, 64, CIOT_COMPUTE_AVX2_I16);
+    /* the TL16 gemms: lookups at batch 4, vpmaddubsw summed in int16 at 64, with PTQ1_0's per-32 fp32 step */
+    check_lookups_until("tl16_gemm_avx2", 4, 64, CIOT_COMPUTE_AVX2_I16_B32);
+    check_lookups_until("tl16_tq1_gemm_avx2", 4, 64, CIOT_COMPUTE_AVX2_I16);
     /* the TL3 VBMI gemms: lookups below their batch, vpdpbusd zmm on decoded quarters from it */
-    check_lookups_until("tl3_gemm_avx512vbmi", 4, 16, CIOT_COMPUTE_AVX512VNNI);
+    check_lookups_until("tl3_gemm_avx512vbmi", 4, 16, CIOT_COMPUTE_AVX512VNNI_B32);
     check_lookups_until("tl3_tq1_gemm_avx512vbmi", 16, 64, CIOT_COMPUTE_AVX512VNNI);
     /* the TL16 VNNI gemms: the AVX2 lookups below 5 rows, vpdpbusd zmm from there */
-    check_lookups_until("tl16_gemm_avx512vnni", 4, 5, CIOT_COMPUTE_AVX512VNNI);
+    check_lookups_until("tl16_gemm_avx512vnni", 4, 5, CIOT_COMPUTE_AVX512VNNI_B32);
     check_lookups_until("tl16_tq1_gemm_avx512vnni", 4, 5, CIOT_COMPUTE_AVX512VNNI);
     /* the AVX2 TL2 gemm: lookups below 8 rows, vpmaddubsw on decoded slices from there */
     check_lookups_until("tl2_gemm_avx2", 4, 8, CIOT_COMPUTE_AVX2_I16);
     /* the AVX-VNNI TL16 gemms: the AVX2 lookups below 12 rows, vpdpbusd ymm from there */
-    check_lookups_until("tl16_gemm_avxvnni", 11, 12, CIOT_COMPUTE_AVXVNNI);
+    check_lookups_until("tl16_gemm_avxvnni", 11, 12, CIOT_COMPUTE_AVXVNNI_B32);
     check_lookups_until("tl16_tq1_gemm_avxvnni", 11, 12, CIOT_COMPUTE_AVXVNNI);
 #endif
     const ciot_kernel *k = ciot_kernel_find("tl2_gemm_avx512vnni");

@@ -21,7 +21,7 @@ if(CIOT_ARCH STREQUAL "x86_64")
   add_test(NAME x86_kernels_mac COMMAND ciot kernels)
   x86_masked(x86_kernels_mac none)
   set_tests_properties(x86_kernels_mac PROPERTIES PASS_REGULAR_EXPRESSION
-    "tl2_gemv_avx2\t[^\n]*\tmac=lookup\n.*tl3_gemm_avx2\t[^\n]*\tmac=avx2_i16\n.*tl16_gemm_avx2\t[^\n]*\tmac=lookup\tmac_from=16:avx2_i16\n")
+    "tl2_gemv_avx2\t[^\n]*\tmac=lookup\n.*tl3_gemm_avx2\t[^\n]*\tmac=avx2_i16_b32\tmac_from=5:avx2_i16_b32\n.*tl16_gemm_avx2\t[^\n]*\tmac=lookup\tmac_from=16:avx2_i16_b32\n.*tl16_tq1_gemm_avx2\t[^\n]*\tmac=lookup\tmac_from=16:avx2_i16\n")
 
   add_test(NAME x86_dispatch_avx2_only COMMAND ${needs_cpu} avx2,fma $<TARGET_FILE:ciot> -- $<TARGET_FILE:ciot> kernels)
   x86_masked(x86_dispatch_avx2_only avx2,fma)

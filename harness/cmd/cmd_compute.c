@@ -17,7 +17,7 @@
 typedef struct {
     ciot_int_list threads;
     int reps, ms;
-    int no_pin, priority;
+    int no_pin, priority, list;
     int families[CIOT_COMPUTE_N_FAMILIES], n_families;
     const char *families_arg, *json_path;
 } compute_opts;
@@ -63,12 +63,16 @@ static int parse_args(int argc, char **argv, compute_opts *o) {
         {"--no-pin", CIOT_OPT_FLAG, &o->no_pin, 0, 0, NULL, NULL, "do not pin threads to cores", NULL},
         {"--priority", CIOT_OPT_FLAG, &o->priority, 0, 0, NULL, NULL, "raise the threads' priority (nice -5) against other processes", NULL},
         {"--json", CIOT_OPT_STRING, &o->json_path, 0, 0, NULL, "FILE", "also write the results as JSON", NULL},
+        {"--list", CIOT_OPT_FLAG, &o->list, 0, 0, NULL, NULL,
+         "measure nothing: one line per sequence, NAME<TAB>MACs per loop iteration (0: not built for this\n"
+         "architecture)<TAB>available or unavailable<TAB>its instructions", NULL},
     };
     const ciot_cmdline c = {"compute", "[options]",
                             "Peak int8 multiply-accumulate rate per instruction sequence this CPU has, one row\n"
                             "each, named for what it computes (avx2: vpmaddubsw widened to int32 at every step;\n"
-                            "avx2_i16: vpmaddubsw summed in int16), enough independent chains to hide latency,\n"
-                            "over a thread sweep on the persistent pool.",
+                            "avx2_i16: vpmaddubsw summed in int16; a _b32 row: its multiplies with PTQ1_0's fp32\n"
+                            "step per 32 weights), enough independent chains to hide latency, over a thread sweep\n"
+                            "on the persistent pool.",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc < 0 && o->families_arg) rc = parse_families(&c, o);
@@ -150,10 +154,22 @@ static void print_table(const compute_opts *o, const ciot_compute_result *res, c
                ciot_pinning_note(!o->no_pin, infos[i].pinned, res[i].threads, note, sizeof note));
 }
 
+/* --list: what each family's loop declares it does per iteration, whether or not this CPU runs it (the
+ * tests hold the compiled loops to these counts). */
+static int list_families(void) {
+    for (int f = 0; f < CIOT_COMPUTE_N_FAMILIES; f++)
+        printf("%s\t%d\t%s\t%s\n", ciot_compute_family_name((ciot_compute_family)f),
+               ciot_compute_macs_per_iter((ciot_compute_family)f),
+               ciot_compute_available((ciot_compute_family)f) ? "available" : "unavailable",
+               ciot_compute_instruction((ciot_compute_family)f));
+    return 0;
+}
+
 int ciot_cmd_compute(int argc, char **argv) {
     compute_opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
+    if (o.list) return list_families();
     /* no input files: the list is there so that one added later is checked against the output */
     const ciot_named_path files[] = {{"--json", o.json_path, CIOT_PATH_OUTPUT, NULL}};
     if ((rc = ciot_distinct_paths("compute", files, 1)) >= 0) return rc;

@@ -66,6 +66,10 @@ ciot_status ciot_compute_family_of(ciot_mac mac, ciot_compute_family *out) {
     return CIOT_E_UNKNOWN;
 }
 
+int ciot_compute_macs_per_iter(ciot_compute_family f) {
+    return (unsigned)f < CIOT_COMPUTE_N_FAMILIES && impls[f].macs_per_iter ? *impls[f].macs_per_iter : 0;
+}
+
 int ciot_compute_available(ciot_compute_family f) {
     if ((unsigned)f >= CIOT_COMPUTE_N_FAMILIES) return 0;
     return impls[f].loop && (ciot_cpu_features() & impls[f].feature);

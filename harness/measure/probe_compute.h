@@ -32,6 +32,9 @@ const char *ciot_compute_family_names(const char *sep, char *buf, int len);
 /* The instructions the family's loop times, e.g. "vpdpbusd zmm". */
 const char *ciot_compute_instruction(ciot_compute_family f);
 ciot_status ciot_compute_family_parse(const char *name, ciot_compute_family *out);
+/* The MACs one iteration of the family's loop declares (ciot_compute_macs_NAME), 0 when the loop is not
+ * built for this architecture. */
+int ciot_compute_macs_per_iter(ciot_compute_family f);
 /* 1 when the family is built for this architecture and the CPU (as masked by CIOT_CPU) has it. */
 int ciot_compute_available(ciot_compute_family f);
 

@@ -106,4 +106,4 @@ static void gemm(const ciot_mm *mm, int first, int count) {
 
 CIOT_KERNEL(tl16_gemm_avx2, tl16_gemm_ref, .layout = &ciot_layout_tl16, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
             .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP,
-            .mac_batch = CIOT_TL16_DOT_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX2_I16);
+            .mac_batch = CIOT_TL16_DOT_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX2_I16_B32);

@@ -18,4 +18,4 @@ static void gemm(const ciot_mm *mm, int first, int count) {
 
 CIOT_KERNEL(tl16_gemm_avx512vnni, tl16_gemm_ref, .layout = &ciot_layout_tl16, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
             .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP,
-            .mac_batch = CIOT_TL16_DOT_MIN_BATCH_AVX512, .mac_at_batch = CIOT_MAC_AVX512VNNI);
+            .mac_batch = CIOT_TL16_DOT_MIN_BATCH_AVX512, .mac_at_batch = CIOT_MAC_AVX512VNNI_B32);

@@ -18,4 +18,4 @@ static void gemm(const ciot_mm *mm, int first, int count) {
 
 CIOT_KERNEL(tl16_gemm_avxvnni, tl16_gemm_ref, .layout = &ciot_layout_tl16, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
             .features = CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP,
-            .mac_batch = CIOT_TL16_DOT_MIN_BATCH_AVXVNNI, .mac_at_batch = CIOT_MAC_AVXVNNI);
+            .mac_batch = CIOT_TL16_DOT_MIN_BATCH_AVXVNNI, .mac_at_batch = CIOT_MAC_AVXVNNI_B32);

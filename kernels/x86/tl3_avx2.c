@@ -82,7 +82,7 @@ _Static_assert(CIOT_TL3_GROUP * sizeof(__m256[8][4][4]) <= CIOT_LUT_STATE_BUDGET
 static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
 
 CIOT_KERNEL(tl3_gemv_avx2, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2_I16);
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2_I16_B32);
 
 /* The gemm: below CIOT_TL3_SLICES_MIN_BATCH_AVX2 activation rows the same decoding, once per 4 rows (run_rows);
  * from it each 32-row slice of a block decoded once for the whole batch (tl3_slices_avx2.h). Either way each row
@@ -93,5 +93,5 @@ static void gemm(const ciot_mm *mm, int first, int count) {
 }
 
 CIOT_KERNEL(tl3_gemm_avx2, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16,
-            .mac_batch = CIOT_TL3_SLICES_MIN_BATCH_AVX2, .mac_at_batch = CIOT_MAC_AVX2_I16);
+            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16_B32,
+            .mac_batch = CIOT_TL3_SLICES_MIN_BATCH_AVX2, .mac_at_batch = CIOT_MAC_AVX2_I16_B32);

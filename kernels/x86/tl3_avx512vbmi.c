@@ -89,4 +89,4 @@ static void gemm(const ciot_mm *mm, int first, int count) {
 
 CIOT_KERNEL(tl3_gemm_avx512vbmi, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
             .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm,
-            .mac = CIOT_MAC_LOOKUP, .mac_batch = CIOT_TL3_DOT_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX512VNNI);
+            .mac = CIOT_MAC_LOOKUP, .mac_batch = CIOT_TL3_DOT_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX512VNNI_B32);

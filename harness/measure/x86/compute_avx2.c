@@ -5,11 +5,16 @@
  * - avx2_i16: vpmaddubsw then vpaddw into 12 int16 accumulators, 32 MACs per pair: what a ternary kernel
  *   issues when its small codes keep many steps inside int16 before one widening (t2p_tile8x4_avx2.h), so
  *   it costs half the multiply-port work per MAC.
+ * - avx2_i16_b32: avx2_i16 in chains of 8 steps (32 weights of 8 rows), each followed by the fp32 step of
+ *   PTQ1_0's per-32 float order: vpmaddwd to int32, vcvtdq2ps, vmulps of the two scales and vfmadd into a
+ *   float state kept in L1, as the PTQ1_0 gemms keep theirs. The float step takes the multiply pipes too,
+ *   so this is the peak a per-32 gemm can reach (compute_b32.h).
  * One operand is reloaded from an L1-resident array each time, as a kernel would. */
 #if !defined(__AVX2__)
 #error "compute_avx2.c must be compiled with -mavx2 (cmake/isa.cmake gives *_avx2.c files these flags)"
 #endif
 #include <immintrin.h>
+#include "compute_b32.h"
 #include "compute_loops.h"
 
 enum { CHAINS = 8 };
@@ -62,4 +67,35 @@ uint64_t ciot_compute_loop_avx2_i16(uint64_t iters) {
     uint64_t sum = 0;
     for (int i = 0; i < 16; i++) sum += (uint16_t)lanes[i];
     return sum;
+}
+
+/* 8 chains: with more, clang keeps some sums on the stack (AVX2 has 16 ymm registers) */
+enum { CHAINS_B32 = 8 };
+const int ciot_compute_macs_avx2_i16_b32 = CHAINS_B32 * CIOT_B32_STEPS * 32;
+
+uint64_t ciot_compute_loop_avx2_i16_b32(uint64_t iters) {
+    _Alignas(32) int8_t w[CHAINS_B32][32];
+    _Alignas(32) float dw[CHAINS_B32][8], acc[CHAINS_B32][8];
+    ciot_b32_init(&w[0][0], sizeof w, &dw[0][0], &acc[0][0], sizeof acc / sizeof(float));
+    const __m256i x = _mm256_set1_epi8(1), ones = _mm256_set1_epi16(1);
+    __m256 dy = _mm256_set1_ps(1.0f);
+    for (uint64_t i = 0; i < iters; i++) {
+        /* dw and acc reloaded, dy opaque: every scale step is redone */
+        __asm__ __volatile__("" : "+x"(dy) : "r"(dw), "r"(acc) : "memory");
+        __m256i a[CHAINS_B32];
+        for (int s = 0; s < CIOT_B32_STEPS; s++) { /* u8 1 x s8 1: 16 a lane after the 8 steps */
+            /* w reloaded at every step, as in avx2_i16: otherwise a chain's 8 products are one, added 8 times */
+            __asm__ __volatile__("" : : "r"(w) : "memory");
+            for (int k = 0; k < CHAINS_B32; k++) {
+                const __m256i p = _mm256_maddubs_epi16(x, _mm256_load_si256((const __m256i *)w[k]));
+                a[k] = s ? _mm256_add_epi16(a[k], p) : p;
+            }
+        }
+        for (int k = 0; k < CHAINS_B32; k++) {
+            const __m256 d = _mm256_mul_ps(_mm256_load_ps(dw[k]), dy);
+            _mm256_store_ps(acc[k], _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(a[k], ones)), d,
+                                                    _mm256_load_ps(acc[k])));
+        }
+    }
+    return ciot_b32_checksum(&acc[0][0], sizeof acc / sizeof(float));
 }
