@@ -1,6 +1,8 @@
 /* The suite's summary (harness/cmd/suite_summary.h) on made-up rows: a gemv row shows its paired read ratio, a
  * gemm row its ratio to the roofline bound and which roof bounds it, a lookup or scalar gemm no ratio at all,
- * and no gemm row shows its read ratio; each flag gets its footnote, and only when it appears. */
+ * and no gemm row shows its read ratio; each flag gets its footnote, and only when it appears. Then the
+ * speculative-verification table, and the source files side by side (each file's fastest row of a cell, a
+ * smaller file against its 2-bit file). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +107,54 @@ int main(void) {
     CHECK(strstr(text, "costs more than its padded groups") != NULL && strstr(text, "is the run's spread") != NULL,
           "the note says a cliff was found, and a median over 1.1 within the spread");
     CHECK(strstr(text, "t2x4_gemm_avx2") == NULL, "a kernel that is not a chosen gemm has no row");
+    if (check_failed || getenv("SHOW")) printf("%s", text);
+    free(text);
+    /* the source files side by side: per cell each file's fastest row of the persistent pool; a 1.75-bit file
+     * against its model's 2-bit file, by the medians and, for a gemv, on one bus from the paired read ratios */
+    ciot_bench_row side[13] = {row("pq2_0_gemv_ref", 1, 0.90, CIOT_ROOF_BW, 0.90), row("t2p_gemv_ref", 1, 0.95, CIOT_ROOF_BW, 0.95),
+                              row("tl16_gemv_ref", 1, 0.85, CIOT_ROOF_BW, 0.85), row("ptq1_0_gemv_ref", 1, 0.5, CIOT_ROOF_BW, 0.5),
+                              row("tl3_gemv_ref", 1, 0.99, CIOT_ROOF_BW, 0.99), row("mystery_gemv_x", 1, 0.99, CIOT_ROOF_BW, 0.99),
+                              row("tl3_gemm_ref", 64, 0, CIOT_ROOF_NONE, 0), row("t2p_gemm_ref", 64, 0, CIOT_ROOF_COMPUTE, 0.7),
+                              row("tl16_tq1_gemm_ref", 64, 0, CIOT_ROOF_NONE, 0), row("t2p_gemv_ref", 1, 0.6, CIOT_ROOF_BW, 0.6),
+                              row("tl16_gemv_ref", 1, 0.85, CIOT_ROOF_BW, 0.85), row("t2p_gemv_ref", 1, 0.9, CIOT_ROOF_BW, 0.9),
+                              row("tl16_gemv_ref", 1, 0.7, CIOT_ROOF_BW, 0.7)};
+    const double gw[13] = {40, 44, 50, 30, 90, 99, 100, 80, 120, 60, 70, 60, 70},
+                 bits[13] = {2.125, 2.125, 1.8125, 1.75, 1.75, 2, 1.75, 2.125, 1.8125, 2.125, 1.8125, 2.125, 1.8125};
+    for (int i = 0; i < 13; i++) {
+        side[i].gw_median = gw[i], side[i].gw_min = gw[i] - 2 + (i == 1), side[i].gw_max = gw[i] + 2 - (i == 1);
+        side[i].gbs_median = gw[i] * bits[i] / 8;
+        side[i].rows = side[i].batch == 1 ? 32768 : 17408, side[i].K = side[i].batch == 1 ? 8192 : 5120;
+    }
+    side[1].ratio_min = 0.90, side[1].ratio_max = 1.0, side[2].ratio_min = 0.80, side[2].ratio_max = 0.90;
+    snprintf(side[4].pool, sizeof side[4].pool, "spawn"); /* faster, but the spawn pool's */
+    side[9].threads = side[10].threads = 2;                /* a cell whose 2-bit gemv is not bus-bound (60%) */
+    side[11].threads = side[12].threads = 3;               /* one whose smaller file's is not (70%) */
+    f = open_memstream(&text, &len);
+    if (!f) return 1;
+    ciot_suite_files_summary(f, side, 13);
+    fclose(f);
+    CHECK(strstr(text, "| gemv | 32768x8192 | 1 | 1 | PTQ1_0 (1.75) | tl16_gemv_ref | 50.0 (48.0 - 52.0) | 85% | "
+                       "1.14 (1.07 - 1.21) | 1.05 (0.94 - 1.17) |") != NULL,
+          "gemv: the 1.75-bit file's fastest persistent row against the 2-bit file's, by medians and on one bus");
+    CHECK(strstr(text, "| gemv | 32768x8192 | 1 | 2 | PTQ1_0 (1.75) | tl16_gemv_ref | 70.0 (68.0 - 72.0) | 85% | "
+                       "1.17 (1.10 - 1.24) | - |") != NULL,
+          "gemv: no same-bus ratio when the 2-bit row is below 80%% of its read ceiling (it does not follow the bus)");
+    CHECK(strstr(text, "| gemv | 32768x8192 | 1 | 3 | PTQ1_0 (1.75) | tl16_gemv_ref | 70.0 (68.0 - 72.0) | 70% | "
+                       "1.17 (1.10 - 1.24) | - |") != NULL,
+          "gemv: nor when the smaller file's row is");
+    CHECK(strstr(text, "| gemv | 32768x8192 | 1 | 1 | PQ2_0 (2.125) | t2p_gemv_ref | 44.0 (43.0 - 45.0) | 95% | - | - |") != NULL,
+          "gemv: the 2-bit file's fastest row, no ratio");
+    CHECK(strstr(text, "| gemm | 17408x5120 | 64 | 1 | PTQ1_0 (1.75) | tl3_gemm_ref | 100.0 (98.0 - 102.0) | - | "
+                       "1.25 (1.20 - 1.31) | - |") != NULL,
+          "gemm: a lookup row has no %% of roof, and no same-bus ratio");
+    CHECK(strstr(text, "| gemm | 17408x5120 | 64 | 1 | PQ2_0 (2.125) | t2p_gemm_ref | 80.0 (78.0 - 82.0) | 70% | - | - |") != NULL,
+          "gemm: the 2-bit file's row, its %% of roof");
+    CHECK(strstr(text, "| gemm | 17408x5120 | 64 | 1 | TQ1_0 (1.6875) | tl16_tq1_gemm_ref | 120.0 (118.0 - 122.0) | - | - | - |") != NULL,
+          "a 1.75-bit file whose 2-bit file has no row in the cell: no ratio");
+    CHECK(strstr(text, "spawn") == NULL && strstr(text, "mystery") == NULL && strstr(text, "| TQ2_0 (") == NULL,
+          "no spawn-pool row, no unknown kernel, no file without a row");
+    const char *once = strstr(text, "| 1 | 1 | PTQ1_0 (1.75) | tl16_gemv_ref |");
+    CHECK(once && !strstr(once + 1, "| 1 | 1 | PTQ1_0 (1.75) | tl16_gemv_ref |"), "each cell once, though five rows share it");
     if (check_failed || getenv("SHOW")) printf("%s", text);
     free(text);
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);

@@ -52,7 +52,8 @@ static void sequences_used(FILE *f, const ciot_bench_row *rows, int n) {
 void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_context *c, int quick) {
     fprintf(f, "## ciot suite%s: %s, %s, commit %s%s, %s\n\n", quick ? " --quick" : "", c->host, c->cpu, c->commit,
             c->dirty > 0 ? " (dirty)" : "", c->date);
-    fprintf(f, "| kernel | threads | pool | batch | Gweights/s median (min - max) | GB/s | paired probe GB/s | MAC/B | "
+    ciot_suite_files_summary(f, rows, n);
+    fprintf(f, "\n### Every case\n\n| kernel | threads | pool | batch | Gweights/s median (min - max) | GB/s | paired probe GB/s | MAC/B | "
                "paired compute GMAC/s | roof | %% of roof median (min - max) | x stock |\n");
     fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     int above = 0, cache = 0, compute = 0, mixed = 0;

@@ -11,6 +11,14 @@
 
 void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_context *c, int quick);
 
+/* Its first section (suite_files.c), the question the suite answers first: per cell (operation, shape, batch,
+ * threads; persistent pool) each source file's fastest kernel of the run, its Gweights/s and % of its roof, and a
+ * smaller file against its model's 2-bit file (PTQ1_0 against PQ2_0, TQ1_0 against TQ2_0): the medians' ratio
+ * with the range of the two rows' min - max, and for two gemvs that both read 80% or more of their paired
+ * ceiling the ratio on one bus, from each row's paired read ratio and its layout's bytes a weight. Rows of kernels the registry does not know are left out; nothing is
+ * printed without a known kernel's persistent row. */
+void ciot_suite_files_summary(FILE *f, const ciot_bench_row *rows, int n);
+
 /* The speculative-verification batches (a draft model's few tokens verified at once): the batches the suite
  * runs each source file's chosen gemm at, so that no batch between the 4-row groups falls off a cliff. */
 #define CIOT_SUITE_BATCHES "2,3,4,5,8,64"
