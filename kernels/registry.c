@@ -92,6 +92,18 @@ static const ciot_kernel *best_of(const ciot_layout *l, ciot_format f, ciot_op o
     return best ? best->kernel : NULL;
 }
 
+const ciot_kernel *ciot_kernel_baseline(const ciot_kernel *k) {
+    const ciot_kernel *best = NULL;
+    if (k->reference == k) return NULL;
+    for (int i = 0; i < ciot_kernel_count(); i++) {
+        const ciot_kernel *t = table[i].kernel;
+        if (t->reference != t && t->layout == k->layout && t->op == k->op && (t->features & k->features) == t->features &&
+            t->features != k->features && (!best || __builtin_popcount(t->features) < __builtin_popcount(best->features)))
+            best = t;
+    }
+    return best;
+}
+
 const ciot_kernel *ciot_kernel_best(const ciot_layout *l, ciot_op op, unsigned cpu) {
     return best_of(l, 0, op, cpu, 0, 0);
 }

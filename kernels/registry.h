@@ -26,6 +26,12 @@ const ciot_kernel *ciot_kernel_best_source(ciot_format f, ciot_op op, unsigned c
  * keeps the plain path for such a matrix, as a runtime would). NULL when none. */
 const ciot_kernel *ciot_kernel_best_shape(ciot_format f, ciot_op op, unsigned cpu, int rows, int K);
 
+/* k's baseline: of the vector kernels (not references) of k's layout and op whose features are a strict subset
+ * of k's, the one with the fewest: for an AVX-512 or AVX-VNNI kernel the AVX2 one, for an i8mm kernel the
+ * dotprod one, for an SVE kernel NEON's where there is one. A kernel slower than its baseline should not be
+ * chosen over it. NULL for a reference and for a kernel with none. */
+const ciot_kernel *ciot_kernel_baseline(const ciot_kernel *k);
+
 int ciot_layout_count(void);
 const ciot_layout *ciot_layout_at(int i);
 

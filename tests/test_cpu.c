@@ -72,6 +72,38 @@ static void check_declared_twin(const ciot_kernel *k) {
 /* The ranking (kernels/x86/kernels.def, kernels/arm/kernels.def, the references in kernels/registry.c): every
  * kernel listed once with a rank, ranks unique within a source file and op, the references below every
  * vector kernel, and every provenance a reference's or a repository file that exists, then its figure. */
+/* A kernel's baseline (registry.h): a vector kernel of its layout and op on a strict subset of its features, and
+ * no such kernel on fewer; none for a reference. */
+static void check_baseline(const ciot_kernel *k) {
+    const ciot_kernel *b = ciot_kernel_baseline(k);
+    if (k->reference == k) {
+        CHECK(!b, "%s: a reference has no baseline (%s)", k->name, b ? b->name : "");
+        return;
+    }
+    if (!b) return;
+    CHECK(b->reference != b && b->layout == k->layout && b->op == k->op && (b->features & k->features) == b->features &&
+              b->features != k->features,
+          "%s: its baseline %s is a vector kernel of its layout and op on a strict subset of its features", k->name, b->name);
+    const ciot_kernel *fewer = NULL;
+    for (int i = 0; i < ciot_kernel_count() && !fewer; i++) {
+        const ciot_kernel *o = ciot_kernel_at(i);
+        if (o->reference != o && o->layout == k->layout && o->op == k->op && (o->features & k->features) == o->features &&
+            __builtin_popcount(o->features) < __builtin_popcount(b->features))
+            fewer = o;
+    }
+    CHECK(!fewer, "%s: %s has fewer features than its baseline %s", k->name, fewer ? fewer->name : "", b->name);
+}
+
+/* The baselines the summary compares by, by name: NULL names a kernel without one. Kernels this build does not
+ * register are skipped (the other architecture's). */
+static void check_baseline_named(const char *kernel, const char *baseline) {
+    const ciot_kernel *k = ciot_kernel_find(kernel);
+    if (!k) return;
+    const ciot_kernel *b = ciot_kernel_baseline(k);
+    CHECK(baseline ? b && !strcmp(b->name, baseline) : !b, "%s: baseline %s, expected %s", kernel, b ? b->name : "none",
+          baseline ? baseline : "none");
+}
+
 static int same_group(const ciot_kernel *a, const ciot_kernel *b) {
     return a->layout->source == b->layout->source && a->op == b->op;
 }
@@ -183,7 +215,17 @@ int main(void) {
         check_declared_features(ciot_kernel_at(i));
         check_declared_mac(ciot_kernel_at(i));
         check_declared_twin(ciot_kernel_at(i));
+        check_baseline(ciot_kernel_at(i));
     }
+    check_baseline_named("tl16_gemm_avx512vnni", "tl16_gemm_avx2"); /* not tl16_gemm_avxvnni: not a subset */
+    check_baseline_named("tl16_gemm_avxvnni", "tl16_gemm_avx2");
+    check_baseline_named("tl3_gemv_avx512vbmi", "tl3_gemv_avx2");
+    check_baseline_named("tl2_gemm_avx512vbmi", "tl2_gemm_avx2");
+    check_baseline_named("t2p_gemm_avx2", NULL);
+    check_baseline_named("t2p_gemm_ref", NULL);
+    check_baseline_named("t2p_gemm_i8mm", "t2p_gemm_neondot");
+    check_baseline_named("tl2_gemv_sve", "tl2_gemv_neon");
+    check_baseline_named("t2p_gemv_sve", NULL); /* its layout's NEON kernel needs dotprod, which SVE does not imply */
     for (int l = 0; l < ciot_layout_count(); l++) {
         const ciot_kernel *k = ciot_kernel_best(ciot_layout_at(l), CIOT_OP_GEMV, 0);
         CHECK(k && k->features == 0, "layout %s falls back to a reference", ciot_layout_at(l)->name);

@@ -2,11 +2,12 @@
  * gemm row its ratio to the roofline bound and which roof bounds it, a lookup or scalar gemm no ratio at all,
  * and no gemm row shows its read ratio; each flag gets its footnote, and only when it appears. Then the
  * speculative-verification table, and the source files side by side (each file's fastest row of a cell, a
- * smaller file against its 2-bit file). */
+ * smaller file against its 2-bit file), and each kernel against its baseline. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "registry.h"
 #include "roof.h"
 #include "suite_summary.h"
 
@@ -157,6 +158,38 @@ int main(void) {
     CHECK(once && !strstr(once + 1, "| 1 | 1 | PTQ1_0 (1.75) | tl16_gemv_ref |"), "each cell once, though five rows share it");
     if (check_failed || getenv("SHOW")) printf("%s", text);
     free(text);
+    /* each kernel against its baseline: a gemm of this build that has one (registry.h), whatever the architecture */
+    const ciot_kernel *k = NULL, *base = NULL;
+    for (int i = 0; i < ciot_kernel_count() && !base; i++)
+        if (ciot_kernel_at(i)->op == CIOT_OP_GEMM) k = ciot_kernel_at(i), base = ciot_kernel_baseline(k);
+    CHECK(base != NULL, "this build registers a gemm with a baseline");
+    if (base) {
+        ciot_bench_row pair[9] = {row(k->name, 4, 0, CIOT_ROOF_NONE, 0), row(base->name, 4, 0, CIOT_ROOF_NONE, 0),
+                                  row(k->name, 64, 0, CIOT_ROOF_NONE, 0), row(base->name, 64, 0, CIOT_ROOF_NONE, 0),
+                                  row(k->name, 8, 0, CIOT_ROOF_NONE, 0),  row(k->name, 4, 0, CIOT_ROOF_NONE, 0),
+                                  row(k->name, 4, 0, CIOT_ROOF_NONE, 0),  row(base->name, 4, 0, CIOT_ROOF_NONE, 0),
+                                  row(k->reference->name, 4, 0, CIOT_ROOF_NONE, 0)};
+        const double speed[9] = {60, 40, 32, 40, 50, 10, 38, 40, 1};
+        for (int i = 0; i < 9; i++) pair[i].gw_min = speed[i] - 1, pair[i].gw_median = speed[i], pair[i].gw_max = speed[i] + 1;
+        snprintf(pair[5].pool, sizeof pair[5].pool, "spawn"); /* slower, but the spawn pool's */
+        pair[6].threads = pair[7].threads = 2;                /* 0.95 in the medians, up to 39 / 39 = 1 */
+        f = open_memstream(&text, &len);
+        if (!f) return 1;
+        ciot_suite_baseline_summary(f, pair, 9);
+        fclose(f);
+        char want[256];
+        snprintf(want, sizeof want, "| %s | %s | 1 | b4 1.50, b64 0.80 | 0.80 at b64 (0.76 - 0.85) **slower** |", k->name, base->name);
+        CHECK(strstr(text, want) != NULL, "the kernel's batches beside its baseline's, the lowest slower in its whole range: %s", want);
+        snprintf(want, sizeof want, "| %s | %s | 2 | b4 0.95 | 0.95 at b4 (0.90 - 1.00) below 1 within the spread |", k->name,
+                 base->name);
+        CHECK(strstr(text, want) != NULL, "a median below 1 whose range reaches 1: the spread: %s", want);
+        snprintf(want, sizeof want, "| %s |", k->reference->name);
+        CHECK(strstr(text, want) == NULL && strstr(text, "spawn") == NULL, "no row for a reference, none of the spawn pool");
+        CHECK(strstr(text, "is slower than its baseline there") != NULL && strstr(text, "is the run's spread") != NULL,
+              "the note says one was slower, and one below 1 within the spread");
+        if (check_failed || getenv("SHOW")) printf("%s", text);
+        free(text);
+    }
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
     return check_failed != 0;
 }

@@ -156,6 +156,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     FILE *mem = open_memstream(&text, &len);
     if (mem) {
         ciot_suite_summary(mem, rows, nrows, &ctx, quick);
+        ciot_suite_baseline_summary(mem, rows, nrows);
         ciot_suite_spec_summary(mem, rows, nrows, chosen_gemms(kernels, sizeof kernels));
         fclose(mem);
         if (ciot_write_atomic(path, text, len, why, sizeof why) != CIOT_OK) {

@@ -19,6 +19,12 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
  * printed without a known kernel's persistent row. */
 void ciot_suite_files_summary(FILE *f, const ciot_bench_row *rows, int n);
 
+/* Each kernel of a richer ISA against its baseline (suite_baseline.c; ciot_kernel_baseline, registry.h: an
+ * AVX-VNNI or AVX-512 kernel's AVX2 twin), per thread count: Gweights/s over the baseline's at each batch both ran
+ * (persistent pool, medians), and the lowest with the range the two rows' min - max allow, marked **slower** when
+ * that range is wholly below 1. Nothing is printed when no kernel's baseline is in the run. */
+void ciot_suite_baseline_summary(FILE *f, const ciot_bench_row *rows, int n);
+
 /* The speculative-verification batches (a draft model's few tokens verified at once): the batches the suite
  * runs each source file's chosen gemm at, so that no batch between the 4-row groups falls off a cliff. */
 #define CIOT_SUITE_BATCHES "2,3,4,5,8,64"
