@@ -61,15 +61,17 @@ void ciot_suite_baseline_summary(FILE *f, const ciot_bench_row *rows, int n) {
         if (!(lowest > 0)) continue;
         if (!any)
             fprintf(f, "\n### Each kernel against its baseline\n\n"
-                       "| kernel | baseline | threads | x baseline by batch (medians) | lowest median (range) |\n|---|---|---|---|---|\n");
+                       "| kernel | baseline | ranked | threads | x baseline by batch (medians) | lowest median (range) |\n"
+                       "|---|---|---|---|---|---|\n");
         any = 1;
-        fprintf(f, "| %s | %s | %d | %s | %s |\n", k->name, t->name, r->threads, cells, low);
+        fprintf(f, "| %s | %s | %s | %d | %s | %s |\n", k->name, t->name,
+                ciot_kernel_rank(k) > ciot_kernel_rank(t) ? "above" : "below", r->threads, cells, low);
     }
     if (!any) return;
     fprintf(f, "\nA kernel of a richer ISA (AVX-VNNI or AVX-512 on x86; i8mm or SVE on ARM) against its baseline: the "
                "vector kernel of the same layout and operation whose features are a strict subset of its own, the fewest "
                "(its AVX2 twin on x86), rows of the same bench run, "
-               "persistent pool: Gweights/s over the baseline's at each batch both ran (bB: a gemm at batch B), and the lowest with the range the two rows' min - max allow: %s%s.\n",
+               "persistent pool: Gweights/s over the baseline's at each batch both ran (bB: a gemm at batch B), whether the registry ranks the kernel above its baseline (chooses it where both run) or below, and the lowest with the range the two rows' min - max allow: %s%s.\n",
             slower ? "a kernel whose whole range is below 1 (**slower**) is slower than its baseline there"
                    : "no kernel's whole range is below 1, none is slower than its baseline",
             spread ? "; a median below 1 whose range reaches 1 is the run's spread (time the two again)" : "");
