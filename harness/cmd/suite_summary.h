@@ -20,9 +20,10 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
 void ciot_suite_files_summary(FILE *f, const ciot_bench_row *rows, int n);
 
 /* Each kernel of a richer ISA against its baseline (suite_baseline.c; ciot_kernel_baseline, registry.h: an
- * AVX-VNNI or AVX-512 kernel's AVX2 twin), per thread count: Gweights/s over the baseline's at each batch both ran
- * (persistent pool, medians), and the lowest with the range the two rows' min - max allow, marked **slower** when
- * that range is wholly below 1. Nothing is printed when no kernel's baseline is in the run. */
+ * AVX-VNNI or AVX-512 kernel's AVX2 twin), per thread count: whether the registry ranks it above its baseline,
+ * Gweights/s over the baseline's at each batch both ran (persistent pool, medians), and the cells below 1 with
+ * the range the two rows' min - max allow: leads to time the two again side by side (the rows were timed
+ * minutes apart), never called slower. Nothing is printed when no kernel's baseline is in the run. */
 void ciot_suite_baseline_summary(FILE *f, const ciot_bench_row *rows, int n);
 
 /* The speculative-verification batches (a draft model's few tokens verified at once): the batches the suite
