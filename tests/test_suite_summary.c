@@ -190,8 +190,8 @@ int main(void) {
               "rows timed apart: a lead to time again side by side, no verdict");
         if (check_failed || getenv("SHOW")) printf("%s", text);
         free(text);
-        /* every cell at or above 1: no leads */
-        pair[2].gw_min = pair[2].gw_median = pair[2].gw_max = 41, pair[6].gw_min = pair[6].gw_median = pair[6].gw_max = 40;
+        /* every cell at 1.00 or above as printed (39.9 / 40 = 0.9975): no leads */
+        pair[2].gw_min = pair[2].gw_median = pair[2].gw_max = 41, pair[6].gw_min = pair[6].gw_median = pair[6].gw_max = 39.9;
         f = open_memstream(&text, &len);
         if (!f) return 1;
         ciot_suite_baseline_summary(f, pair, 9);
