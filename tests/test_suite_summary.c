@@ -164,12 +164,13 @@ int main(void) {
         if (ciot_kernel_at(i)->op == CIOT_OP_GEMM) k = ciot_kernel_at(i), base = ciot_kernel_baseline(k);
     CHECK(base != NULL, "this build registers a gemm with a baseline");
     if (base) {
-        ciot_bench_row pair[9] = {row(k->name, 4, 0, CIOT_ROOF_NONE, 0), row(base->name, 4, 0, CIOT_ROOF_NONE, 0),
+        /* the kernel's first row (batch 8) has no baseline row beside it: the pair is still printed, once */
+        ciot_bench_row pair[9] = {row(k->name, 8, 0, CIOT_ROOF_NONE, 0), row(base->name, 4, 0, CIOT_ROOF_NONE, 0),
                                   row(k->name, 64, 0, CIOT_ROOF_NONE, 0), row(base->name, 64, 0, CIOT_ROOF_NONE, 0),
-                                  row(k->name, 8, 0, CIOT_ROOF_NONE, 0),  row(k->name, 4, 0, CIOT_ROOF_NONE, 0),
+                                  row(k->name, 4, 0, CIOT_ROOF_NONE, 0),  row(k->name, 4, 0, CIOT_ROOF_NONE, 0),
                                   row(k->name, 4, 0, CIOT_ROOF_NONE, 0),  row(base->name, 4, 0, CIOT_ROOF_NONE, 0),
                                   row(k->reference->name, 4, 0, CIOT_ROOF_NONE, 0)};
-        const double speed[9] = {60, 40, 32, 40, 50, 10, 38, 40, 1};
+        const double speed[9] = {50, 40, 32, 40, 60, 10, 38, 40, 1};
         for (int i = 0; i < 9; i++) pair[i].gw_min = speed[i] - 1, pair[i].gw_median = speed[i], pair[i].gw_max = speed[i] + 1;
         snprintf(pair[5].pool, sizeof pair[5].pool, "spawn"); /* slower, but the spawn pool's */
         pair[6].threads = pair[7].threads = 2;                /* 0.95 in the medians, up to 39 / 39 = 1 */
@@ -179,9 +180,12 @@ int main(void) {
         fclose(f);
         char want[256];
         const char *ranked = ciot_kernel_rank(k) > ciot_kernel_rank(base) ? "above" : "below";
-        snprintf(want, sizeof want, "| %s | %s | %s | 1 | b4 1.50, b64 0.80 | b64 0.80 (0.76 - 0.85) |", k->name, base->name, ranked);
-        CHECK(strstr(text, want) != NULL, "the kernel's batches beside its baseline's; the cell below 1 a lead, with its range: %s",
-              want);
+        snprintf(want, sizeof want, "| %s | %s | %s | 1 | b64 0.80, b4 1.50 | b64 0.80 (0.76 - 0.85) |", k->name, base->name, ranked);
+        const char *at1 = strstr(text, want);
+        CHECK(at1 != NULL, "the kernel's batches beside its baseline's in the run's order; the cell below 1 a lead, with its "
+              "range: %s", want);
+        snprintf(want, sizeof want, "| %s | %s | %s | 1 |", k->name, base->name, ranked);
+        CHECK(at1 && !strstr(at1 + 1, want), "the pair at 1 thread once, though its first row (batch 8) has no baseline row");
         snprintf(want, sizeof want, "| %s | %s | %s | 2 | b4 0.95 | b4 0.95 (0.90 - 1.00) |", k->name, base->name, ranked);
         CHECK(strstr(text, want) != NULL, "the other thread count's row: %s", want);
         snprintf(want, sizeof want, "| %s |", k->reference->name);

@@ -17,14 +17,6 @@ static const ciot_bench_row *row_of(const ciot_bench_row *rows, int n, const cha
     return NULL;
 }
 
-/* Whether row i is the first persistent row of its kernel and thread count (each pair printed once). */
-static int first_of_pair(const ciot_bench_row *rows, int i) {
-    for (int j = 0; j < i; j++)
-        if (!strcmp(rows[j].kernel, rows[i].kernel) && !strcmp(rows[j].pool, "persistent") && rows[j].threads == rows[i].threads)
-            return 0;
-    return 1;
-}
-
 /* Row a's cells beside its baseline's row b: a persistent row of a kernel with a baseline, and b found. */
 static const ciot_bench_row *baseline_row(const ciot_bench_row *rows, int n, const ciot_bench_row *a, const ciot_kernel **k,
                                           const ciot_kernel **t) {
@@ -32,6 +24,16 @@ static const ciot_bench_row *baseline_row(const ciot_bench_row *rows, int n, con
     *t = *k ? ciot_kernel_baseline(*k) : NULL;
     if (!*t || strcmp(a->pool, "persistent") || !(a->gw_min > 0)) return NULL;
     return row_of(rows, n, (*t)->name, a);
+}
+
+/* Whether row i is the first of its kernel and thread count with a baseline row beside it (each pair printed once,
+ * though its first batch may have none). */
+static int first_of_pair(const ciot_bench_row *rows, int n, int i) {
+    const ciot_kernel *k, *t;
+    for (int j = 0; j < i; j++)
+        if (!strcmp(rows[j].kernel, rows[i].kernel) && rows[j].threads == rows[i].threads && baseline_row(rows, n, &rows[j], &k, &t))
+            return 0;
+    return 1;
 }
 
 /* A row's place in its kernel's list: "gemv", or "bB" for a gemm at batch B. */
@@ -45,7 +47,7 @@ void ciot_suite_baseline_summary(FILE *f, const ciot_bench_row *rows, int n) {
     int any = 0, leads = 0;
     for (int i = 0; i < n; i++) {
         const ciot_kernel *k, *t;
-        if (!baseline_row(rows, n, &rows[i], &k, &t) || !first_of_pair(rows, i)) continue;
+        if (!baseline_row(rows, n, &rows[i], &k, &t) || !first_of_pair(rows, n, i)) continue;
         char cells[640] = "", below[320] = "";
         size_t used = 0, bused = 0;
         /* this kernel's rows at the thread count, in the run's order, each beside its baseline's */
