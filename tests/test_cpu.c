@@ -69,9 +69,6 @@ static void check_declared_twin(const ciot_kernel *k) {
           "activations and op", k->name, t->name);
 }
 
-/* The ranking (kernels/x86/kernels.def, kernels/arm/kernels.def, the references in kernels/registry.c): every
- * kernel listed once with a rank, ranks unique within a source file and op, the references below every
- * vector kernel, and every provenance a reference's or a repository file that exists, then its figure. */
 /* A kernel's baseline (registry.h): a vector kernel of its layout and op on a strict subset of its features, and
  * no such kernel on fewer; none for a reference. */
 static void check_baseline(const ciot_kernel *k) {
@@ -104,6 +101,9 @@ static void check_baseline_named(const char *kernel, const char *baseline) {
           baseline ? baseline : "none");
 }
 
+/* The ranking (kernels/x86/kernels.def, kernels/arm/kernels.def, the references in kernels/registry.c): every
+ * kernel listed once with a rank, ranks unique within a source file and op, the references below every
+ * vector kernel, and every provenance a reference's or a repository file that exists, then its figure. */
 static int same_group(const ciot_kernel *a, const ciot_kernel *b) {
     return a->layout->source == b->layout->source && a->op == b->op;
 }

@@ -110,7 +110,7 @@ int main(void) {
     CHECK(strstr(text, "t2x4_gemm_avx2") == NULL, "a kernel that is not a chosen gemm has no row");
     if (check_failed || getenv("SHOW")) printf("%s", text);
     free(text);
-    /* the source files side by side: per cell each file's fastest row of the persistent pool; a 1.75-bit file
+    /* the source files side by side: per cell each file's fastest row of the persistent pool; a smaller file
      * against its model's 2-bit file, by the medians and, for a gemv, on one bus from the paired read ratios */
     ciot_bench_row side[13] = {row("pq2_0_gemv_ref", 1, 0.90, CIOT_ROOF_BW, 0.90), row("t2p_gemv_ref", 1, 0.95, CIOT_ROOF_BW, 0.95),
                               row("tl16_gemv_ref", 1, 0.85, CIOT_ROOF_BW, 0.85), row("ptq1_0_gemv_ref", 1, 0.5, CIOT_ROOF_BW, 0.5),
@@ -151,7 +151,7 @@ int main(void) {
     CHECK(strstr(text, "| gemm | 17408x5120 | 64 | 1 | PQ2_0 (2.125) | t2p_gemm_ref | 80.0 (78.0 - 82.0) | 70% | - | - |") != NULL,
           "gemm: the 2-bit file's row, its %% of roof");
     CHECK(strstr(text, "| gemm | 17408x5120 | 64 | 1 | TQ1_0 (1.6875) | tl16_tq1_gemm_ref | 120.0 (118.0 - 122.0) | - | - | - |") != NULL,
-          "a 1.75-bit file whose 2-bit file has no row in the cell: no ratio");
+          "a smaller file whose 2-bit file has no row in the cell: no ratio");
     CHECK(strstr(text, "spawn") == NULL && strstr(text, "mystery") == NULL && strstr(text, "| TQ2_0 (") == NULL,
           "no spawn-pool row, no unknown kernel, no file without a row");
     const char *once = strstr(text, "| 1 | 1 | PTQ1_0 (1.75) | tl16_gemv_ref |");

@@ -15,8 +15,8 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
  * threads; persistent pool) each source file's fastest kernel of the run, its Gweights/s and % of its roof, and a
  * smaller file against its model's 2-bit file (PTQ1_0 against PQ2_0, TQ1_0 against TQ2_0): the medians' ratio
  * with the range of the two rows' min - max, and for two gemvs that both read 80% or more of their paired
- * ceiling the ratio on one bus, from each row's paired read ratio and its layout's bytes a weight. Rows of kernels the registry does not know are left out; nothing is
- * printed without a known kernel's persistent row. */
+ * ceiling the ratio on one bus, from each row's paired read ratio and its layout's bytes a weight. Rows of
+ * kernels the registry does not know are left out; nothing is printed without a known kernel's persistent row. */
 void ciot_suite_files_summary(FILE *f, const ciot_bench_row *rows, int n);
 
 /* Each kernel of a richer ISA against its baseline (suite_baseline.c; ciot_kernel_baseline, registry.h: an

@@ -1,8 +1,8 @@
 /* What the compute probe's `_b32` loops share (kernels/isa.def): the shape of PTQ1_0's per-32 float order
- * as its gemms issue it. Each of CIOT_B32_CHAINS chains (the AVX2 loop: its own 6, compute_avx2.c) sums CIOT_B32_STEPS multiply steps (32 weights of a
- * vector of rows) in an integer register, then takes one fp32 step: the sum converted, the product of the
- * two scales (one reloaded per chain, as a slice's row scales are, one opaque, as an activation row's is)
- * and one fused add into a float state in L1, as the gemms keep theirs. */
+ * as its gemms issue it. Each of CIOT_B32_CHAINS chains (the AVX2 loop: its own 6, compute_avx2.c) sums
+ * CIOT_B32_STEPS multiply steps (32 weights of a vector of rows) in an integer register, then takes one fp32
+ * step: the sum converted, the product of the two scales (one reloaded per chain, as a slice's row scales are,
+ * one opaque, as an activation row's is) and one fused add into a float state in L1, as the gemms keep theirs. */
 #ifndef CIOT_COMPUTE_B32_H
 #define CIOT_COMPUTE_B32_H
 
