@@ -17,6 +17,14 @@
  * the V pass. Which lines are fetched changes no bit. */
 static int fetch_both_passes(void) { return !ciot_cpu_is_amd(); }
 
+/* On AMD the fetches run in ascending address order, a fixed distance ahead of the bytes being read; a fetch
+ * per row, strided by a row (the Intel plan's order), left Zen 5's own prefetcher behind: a stream of four
+ * rows read side by side at 3 multiply-adds a byte ran 26-28 GB/s from DRAM fetched row by row and 32-36
+ * fetched in order (a 1 GiB synthetic, 34-40 GB/s read). Measured on the op (results/x86-kernels-notes.md,
+ * "An AMD Zen 5, thirteenth session"). */
+#define K_AHEAD_BYTES 8192 /* scores: 16 K rows at head dim 256 */
+#define V_AHEAD_BYTES 8192 /* weighted_v: past the next V block's start, so about a block and a half ahead */
+
 /* 16 fp16 values widened exactly. */
 static inline __m512 fp16x16(const uint16_t *h) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)h)); }
 
@@ -81,11 +89,16 @@ static inline __attribute__((always_inline)) void score_rows(const uint16_t *K, 
     for (int r = 0; r < np; r++)
         for (int j = 0; j < nb; j++) acc[r][j] = _mm512_setzero_ps();
     for (int d = 0; d < D; d += 16) {
-        if (d % 32 == 0) /* one 64-byte line of each row */
-            for (int r = 0; r < np; r++) {
-                _mm_prefetch((const char *)(K + (size_t)(p + r + AHEAD) * D + d), _MM_HINT_T0);
-                if (fv) _mm_prefetch((const char *)(V + (size_t)(p + r + AHEAD) * D + d), _MM_HINT_T1);
-            }
+        if (fv) {
+            if (d % 32 == 0) /* one 64-byte line of each row */
+                for (int r = 0; r < np; r++) {
+                    _mm_prefetch((const char *)(K + (size_t)(p + r + AHEAD) * D + d), _MM_HINT_T0);
+                    _mm_prefetch((const char *)(V + (size_t)(p + r + AHEAD) * D + d), _MM_HINT_T1);
+                }
+        } else if (np > 1 || d % 32 == 0) { /* the np rows' bytes K_AHEAD_BYTES on, in order: np / 2 lines a step */
+            const char *ahead = (const char *)(K + (size_t)p * D) + K_AHEAD_BYTES + (size_t)d * np * 2;
+            for (int o = 0; o < np * 32; o += 64) _mm_prefetch(ahead + o, _MM_HINT_T0);
+        }
         __m512 x[4];
         for (int r = 0; r < np; r++) x[r] = fp16x16(K + (size_t)(p + r) * D + d);
         const float *q = qp + d * nb;
@@ -138,8 +151,13 @@ static inline __attribute__((always_inline)) void weighted_rows(const uint16_t *
                                                                 const int nb, __m512 *lo, __m512 *hi, const int w,
                                                                 const int fk) {
     for (int p = p0; p < p1; p++) {
-        _mm_prefetch((const char *)(V + (size_t)(p + V_BLOCK) * D + d), _MM_HINT_T0);
-        if (fk && (p & 1) == 0) _mm_prefetch((const char *)(Kn + (size_t)(p >> 1) * D + d), _MM_HINT_T1);
+        if (fk) {
+            _mm_prefetch((const char *)(V + (size_t)(p + V_BLOCK) * D + d), _MM_HINT_T0);
+            if ((p & 1) == 0) _mm_prefetch((const char *)(Kn + (size_t)(p >> 1) * D + d), _MM_HINT_T1);
+        } else /* the block's row steps, strip after strip, each fetch the next line in order from V_AHEAD_BYTES
+                * past the next block's start */
+            _mm_prefetch((const char *)(V + (size_t)(p0 + V_BLOCK) * D) + V_AHEAD_BYTES +
+                             (size_t)((d / 32) * (p1 - p0) + (p - p0)) * 64, _MM_HINT_T0);
         __m512 v0 = fp16x16(V + (size_t)p * D + d), v1 = w == 2 ? fp16x16(V + (size_t)p * D + d + 16) : v0;
         for (int j = 0; j < nb; j++) {
             __m512 x = _mm512_set1_ps(e[j][p]);
