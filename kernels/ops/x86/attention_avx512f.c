@@ -19,7 +19,7 @@ static int fetch_both_passes(void) { return !ciot_cpu_is_amd(); }
 
 /* On AMD the fetches run in ascending address order, a fixed distance ahead of the bytes being read; a fetch
  * per row, strided by a row (the Intel plan's order), left Zen 5's own prefetcher behind: a stream of four
- * rows read side by side at 3 multiply-adds a byte ran 26-28 GB/s from DRAM fetched row by row and 32-36
+ * rows read side by side at 3 multiply-adds a byte ran 25-28 GB/s from DRAM fetched row by row and 30-36
  * fetched in order (a 1 GiB synthetic, 34-40 GB/s read). Measured on the op (results/x86-kernels-notes.md,
  * "An AMD Zen 5, thirteenth session"). */
 #define K_AHEAD_BYTES 8192 /* scores: 16 K rows at head dim 256 */
