@@ -13,8 +13,8 @@
  * the first half of the next unit's K (weighted_rows), so the bus streamed during both passes (75-81% of the
  * paired read against 72-77% without the K fetch). On an AMD Zen 5 both fetches made attention slower
  * (ciot replay, 1 thread, 5 interleaved rounds: 53-59% of the paired read without them against 43-50% with;
- * 2 threads, 3 rounds: 50-57 against 43-51), so on AMD only the K rows are fetched ahead, and each V row in
- * the V pass. Which lines are fetched changes no bit. */
+ * 2 threads, 3 rounds: 50-57 against 43-51), so on AMD only K is fetched ahead in the scores pass and V in
+ * the V pass, both in address order (below). Which lines are fetched changes no bit. */
 static int fetch_both_passes(void) { return !ciot_cpu_is_amd(); }
 
 /* On AMD the fetches run in ascending address order, a fixed distance ahead of the bytes being read; a fetch
@@ -140,10 +140,10 @@ static inline __attribute__((always_inline)) void scores(const ciot_attention_ar
 /* Rows [p0, p1) of dims d .. d + 16 w - 1 (w = 2: a whole 64-byte line of each row; w = 1: a head dim's last
  * 16 when it is an odd multiple of 16) into the accumulators lo (and hi), in order of position. With fk 1
  * (Intel) each row also fetches the same dims of the next block's row into L1, the line this strip reads
- * there, and every second row fetches the same line of the next unit's K row p / 2 into L2 (Kn: the batch's next_k): the scores pass
- * takes about 70% of a unit's time and this pass the rest, so fetching the first half of the next K here
- * evens the bus's load over the two; a short next chunk gets lines fetched past its end, never read (a
- * prefetch does not fault). Measured on an Intel Xeon (bench_token_ops, 3 rounds, % of the paired read):
+ * there, and every second row fetches the same line of the next unit's K row p / 2 into L2 (Kn: the batch's
+ * next_k): the scores pass takes about 70% of a unit's time and this pass the rest, so fetching the first
+ * half of the next K here evens the bus's load over the two; a short next chunk gets lines fetched past its
+ * end, never read (a prefetch does not fault). Measured on an Intel Xeon (bench_token_ops, 3 rounds, % of the paired read):
  * 75.3-81.2 against 71.5-76.5 without it, 70.7-73.6 fetching all of the next K here, 75.4-79.2 a quarter.
  * fk 0 (AMD, fetch_both_passes) leaves the next K to the scores pass and fetches V in address order. */
 static inline __attribute__((always_inline)) void weighted_rows(const uint16_t *V, const uint16_t *Kn, int D, int d,
