@@ -1,9 +1,10 @@
 # The floors (harness/CMakeLists.txt): every library may include the headers of the floors below it and
 # of its own, never one above, and check/ never measure/'s (nor measure/ check/'s). floors_no_upward_include
-# compiles `#include "H"` with exactly a library's include directories, taken from the target, for every
-# header H of every library it may not use, and requires "file not found"; positive controls (each of its
-# own headers and one header of every lower library it links) must compile, so the test cannot pass by
-# finding nothing; and no source includes a quoted path with "..", which would step around the floors.
+# preprocesses `#include "H"` with exactly a library's include directories, taken from the target, for every
+# header H of every library it may not use, and requires that none is found (one run a library; when one is,
+# each is compiled alone for the finding); positive controls (each of its own headers and one header of
+# every lower library it links) must compile, so the test cannot pass by finding nothing; and no source
+# includes a quoted path with "..", which would step around the floors.
 set(ciot_floors ciot_kernels ciot_pools ciot_io ciot_measure ciot_check ciot_profiles ciot_cmd)
 set(ciot_floor_may_use_ciot_kernels "")
 set(ciot_floor_may_use_ciot_pools ciot_kernels)
