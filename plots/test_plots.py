@@ -362,9 +362,10 @@ def check_profile(run_dir, rows, top, expect):
 CHECKS = {"roofline": check_roofline, "layouts": check_layouts, "scaling": check_scaling}
 
 
-def test_run(run_dir, label, tmp, expect=None):
+def test_run(run_dir, label, tmp, expect=None, render=True):
     """Every plot of a run folder against its raw JSON. expect: 'mixed' when the run must have flagged and
-    unflagged rows in every plot, 'all' when every row must be flagged, None for a real run (whatever it has)."""
+    unflagged rows in every plot, 'all' when every row must be flagged, None for a real run (whatever it has).
+    render: also draw the folder through plots/render and count its pictures."""
     context = raw_json(run_dir, "context.json")
     out = os.path.join(tmp, "out-" + label)
     for plot, script in PER_RUN.items():
@@ -412,6 +413,8 @@ def test_run(run_dir, label, tmp, expect=None):
             with open(table[:-5] + ".csv") as f:
                 check(f"{label} {plot}: --table CSV has the rows of the JSON",
                       rc == 0 and len(list(csv.DictReader(f))) == len(rows))
+    if not render:
+        return
     rc, _, err = _render(run_dir, out + "-render")
     pics = sorted(glob.glob(os.path.join(out + "-render", "*.png")))
     has_replay = os.path.exists(os.path.join(run_dir, "replay.json"))
@@ -1014,8 +1017,10 @@ def main():
         test_launcher(a, tmp)
         if not refs:
             print("note: no schema-2 or -3 reference run under results/ (results/*/bench.json); synthetic runs only")
+        # plots/render draws the same plots again: through it, the synthetic runs, every folder given, and
+        # of the reference runs the newest (the one with the most series)
         for i, r in enumerate(refs):
-            test_run(os.path.abspath(r), f"reference-{i + 1}", tmp)
+            test_run(os.path.abspath(r), f"reference-{i + 1}", tmp, render=bool(sys.argv[1:]) or i == len(refs) - 1)
         if not sys.argv[1:]:
             check("a run with more series than a plot draws was among them (results/20261205-*, Zen 5)", big_runs > 0)
     print(f"{passed} passed, {failed} failed")
