@@ -1018,7 +1018,7 @@ def main():
         if not refs:
             print("note: no schema-2 or -3 reference run under results/ (results/*/bench.json); synthetic runs only")
         # plots/render draws the same plots again: through it, the synthetic runs, every folder given, and
-        # of the reference runs the newest (the one with the most series)
+        # of the reference runs the newest
         for i, r in enumerate(refs):
             test_run(os.path.abspath(r), f"reference-{i + 1}", tmp, render=bool(sys.argv[1:]) or i == len(refs) - 1)
         if not sys.argv[1:]:

@@ -143,8 +143,9 @@ static inline __attribute__((always_inline)) void scores(const ciot_attention_ar
  * there, and every second row fetches the same line of the next unit's K row p / 2 into L2 (Kn: the batch's
  * next_k): the scores pass takes about 70% of a unit's time and this pass the rest, so fetching the first
  * half of the next K here evens the bus's load over the two; a short next chunk gets lines fetched past its
- * end, never read (a prefetch does not fault). Measured on an Intel Xeon (bench_token_ops, 3 rounds, % of the paired read):
- * 75.3-81.2 against 71.5-76.5 without it, 70.7-73.6 fetching all of the next K here, 75.4-79.2 a quarter.
+ * end, never read (a prefetch does not fault). Measured on an Intel Xeon (bench_token_ops, 3 rounds, % of the
+ * paired read): 75.3-81.2 against 71.5-76.5 without it, 70.7-73.6 fetching all of the next K here, 75.4-79.2
+ * a quarter.
  * fk 0 (AMD, fetch_both_passes) leaves the next K to the scores pass and fetches V in address order. */
 static inline __attribute__((always_inline)) void weighted_rows(const uint16_t *V, const uint16_t *Kn, int D, int d,
                                                                 int p0, int p1, const float (*e)[CIOT_ATTN_CHUNK],
