@@ -5,7 +5,7 @@
  * 4 KiB ahead by 1.02x (stock), 1.10x (tl2), 1.2-1.4x (tl3, t2p) at 1 and 2 threads; 4 KiB ahead was
  * 1.1-1.3x slower than 8, while 12 and 16 KiB or prefetcht1 measured the same as 8
  * (results/x86-kernels-notes.md). It slows the probe's pure stream (28 against 32 GB/s), so the ruler
- * also reads without prefetch and keeps the faster read (harness/measure/method.md). aarch64: prfm pldl1strm
+ * also reads without prefetch and keeps the fastest read (harness/measure/method.md). aarch64: prfm pldl1strm
  * 4 KiB ahead, unchanged: no ARM speed is measured here, so nothing justifies a change. */
 #ifndef CIOT_PREFETCH_H
 #define CIOT_PREFETCH_H

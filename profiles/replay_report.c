@@ -155,7 +155,8 @@ void ciot_replay_print(FILE *f, const ciot_replay_report *rep, int per_op) {
             rep->memory == CIOT_MEMORY_FULL ? "full" : "ring", (double)rep->memory_bytes / (1 << 30),
             rep->cold ? ", every op starts cold" : ", smaller than 4x the LLC: ops may hit the cache", rep->tokens);
     const ciot_spread probe = ciot_spread_of(rep->probe_gbs, rep->tokens);
-    fprintf(f, "# ceiling: one read-probe sample per token round on the same pool (%s buffer, prefetch %s), median "
+    fprintf(f, "# ceiling: one read-probe sample per token round on the same pool (%s buffer, prefetch %s; "
+               CIOT_BW_PLANS_TEXT "), median "
                "%.2f (%.2f - %.2f) GB/s; %% of ceiling per token is paired, per op against the median; GB/s = packed "
                "weight bytes (scales included) / s\n",
             rep->ceiling_buffer >= ciot_cold_bytes() ? "DRAM-sized" : "SMALL", rep->prefetch ? "on" : "off",
@@ -408,6 +409,7 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
     ciot_json_kv_bool(j, "ceiling_buffer_cache_resident", ciot_cache_resident(rep->ceiling_buffer));
     ciot_json_kv_int(j, "prefetch_bytes", (long long)rep->prefetch);
     ciot_json_kv_string(j, "prefetch_hint", rep->prefetch ? CIOT_PREFETCH_HINT : "none");
+    ciot_json_kv_string(j, "probe_plans", CIOT_BW_PLANS_TEXT);
     ciot_json_key(j, "huge_page_fraction");
     ciot_json_begin_object(j);
     ciot_json_kv_number(j, "weights", rep->weights_huge_fraction);

@@ -311,25 +311,27 @@ static void test_bw(void) {
 
 static int always(void) { return 1; }
 
-/* Every ISA's update and non-temporal copy loops do what bw_loops.h says, on the CPUs that run them: an
- * update that skipped a word or a store, or a copy that dropped a stream, changes the bytes. */
+/* Every ISA's read, update and copy loops do what bw_loops.h says, on the CPUs that run them, in one stream
+ * and in several: a read that skipped a block or a stream's tail changes its sum; an update that skipped a
+ * word or a store, or touched one twice, or a copy that dropped a stream, changes the bytes. */
 static void test_bw_loops(void) {
     typedef struct {
         const char *isa;
         int (*has)(void);
+        ciot_bw_read_fn read;
         ciot_bw_update_fn update;
         ciot_bw_copy_fn copy_nt, copy;
     } loops;
     const loops all[] = {
-        {"generic", always, ciot_bw_update_generic, ciot_bw_copy_nt_generic, ciot_bw_copy_generic},
+        {"generic", always, ciot_bw_read_generic, ciot_bw_update_generic, ciot_bw_copy_nt_generic, ciot_bw_copy_generic},
 #if defined(__x86_64__)
-        {"avx2", ciot_cpu_has_avx2, ciot_bw_update_avx2, ciot_bw_copy_nt_avx2, ciot_bw_copy_avx2},
+        {"avx2", ciot_cpu_has_avx2, ciot_bw_read_avx2, ciot_bw_update_avx2, ciot_bw_copy_nt_avx2, ciot_bw_copy_avx2},
 #endif
 #if defined(__aarch64__)
-        {"neon", ciot_cpu_has_neon, ciot_bw_update_neon, ciot_bw_copy_nt_neon, ciot_bw_copy_neon},
+        {"neon", ciot_cpu_has_neon, ciot_bw_read_neon, ciot_bw_update_neon, ciot_bw_copy_nt_neon, ciot_bw_copy_neon},
 #endif
     };
-    enum { WORDS = 3 * CIOT_BW_BLOCK / 8 };
+    enum { WORDS = 3 * CIOT_BW_STREAMS * CIOT_BW_BLOCK / 8 }; /* three blocks a stream */
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         if (!all[i].has()) {
             printf("info: bw loops %s: not on this CPU, not run\n", all[i].isa);
@@ -345,10 +347,18 @@ static void test_bw_loops(void) {
         char what[96];
         snprintf(what, sizeof what, "bw %s: copy_nt and copy write the source's bytes, and no more", all[i].isa);
         check_int(what, 1, same && tail);
-        all[i].update(b, WORDS * 8, 7, 0);
-        all[i].update(b, WORDS * 8, 5, 4096); /* with the prefetch policy: the same stores */
+        uint64_t sum = 0;
+        for (int w = 0; w < WORDS; w++) sum += a[w];
+        for (int streams = 1; streams <= CIOT_BW_STREAMS; streams *= 2) {
+            snprintf(what, sizeof what, "bw %s: read in %d stream(s) sums every word once", all[i].isa, streams);
+            check_int(what, 1, all[i].read(a, WORDS * 8, 0, streams) == sum && all[i].read(a, WORDS * 8, 4096, streams) == sum);
+        }
+        all[i].update(b, WORDS * 8, 7, 0, 1);
+        all[i].update(b, WORDS * 8, 5, 4096, 1); /* with the prefetch policy: the same stores */
+        all[i].update(b, WORDS * 8, 11, 0, CIOT_BW_STREAMS);
+        all[i].update(b, WORDS * 8, 13, 4096, CIOT_BW_STREAMS);
         same = 1, tail = 1;
-        for (int w = 0; w < WORDS; w++) same &= b[w] == a[w] + 12;
+        for (int w = 0; w < WORDS; w++) same &= b[w] == a[w] + 36;
         for (int w = WORDS; w < WORDS + 8; w++) tail &= b[w] == ~0ull;
         snprintf(what, sizeof what, "bw %s: update adds the value to every word in place, and to no more", all[i].isa);
         check_int(what, 1, same && tail);

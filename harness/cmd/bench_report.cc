@@ -47,7 +47,8 @@ void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, co
     fprintf(f, "\n# ciot bench: median (min - max) over %d repetitions; each repetition paired with a read-probe "
                "sample on the same pool (gemm rows with a multiply family: and a compute-probe sample)\n",
             o.reps);
-    fprintf(f, "# weights %s (%s, %.0f%% huge pages)%s, probe buffer %s (%.0f%% huge pages), prefetch %s\n",
+    fprintf(f, "# weights %s (%s, %.0f%% huge pages)%s, probe buffer %s (%.0f%% huge pages; " CIOT_BW_PLANS_TEXT
+               "), prefetch %s\n",
             ciot_format_bytes(region.bytes, b1, sizeof b1), o.huge ? "huge pages requested" : "small pages",
             100 * (region.huge_fraction < 0 ? 0 : region.huge_fraction), cache ? " [" CIOT_CACHE_FLAG "]" : "",
             ciot_format_bytes(ruler.bytes, b2, sizeof b2), 100 * (ruler.huge_fraction < 0 ? 0 : ruler.huge_fraction),
@@ -156,6 +157,7 @@ static void protocol(ciot_json *j, const Options &o, const ciot_ruler &ruler, co
     ciot_json_kv_string(j, "prefetch", o.prefetch ? "on" : "off");
     ciot_json_kv_int(j, "prefetch_bytes", (long long)o.prefetch);
     ciot_json_kv_string(j, "prefetch_hint", o.prefetch ? CIOT_PREFETCH_HINT : "none");
+    ciot_json_kv_string(j, "probe_plans", CIOT_BW_PLANS_TEXT);
     ciot_json_kv_string(j, "pages", o.huge ? "huge" : "small");
     ciot_json_key(j, "weights_source");
     if (o.gguf.empty()) ciot_json_string(j, "drawn bytes (every code and scale legal; timing does not depend on values)");

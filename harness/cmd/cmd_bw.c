@@ -57,8 +57,9 @@ static int parse_args(int argc, char **argv, bw_opts *o) {
         {"--kernels", CIOT_OPT_LIST, &o->kernels, 0, 0, NULL, "LIST", "any of read,write,copy,update,copy_nt (default all)", NULL},
         {"--ms", CIOT_OPT_INT, &o->ms, 0, 600000, NULL, "N", "shortest repetition in ms: whole passes repeat until it lasts N (default 50)", NULL},
         {"--prefetch", CIOT_OPT_CHOICE, &o->prefetch_off, 0, 0, "on|off", "on|off",
-         "read and update: with the kernels' software prefetch and without it, the faster counting,\n"
-         "as the ruler of ciot bench and replay (default on; off: without prefetch only)", NULL},
+         "read and update: with the kernels' software prefetch and without it, in one address\n"
+         "stream and in 4 side by side, the fastest counting, as the ruler of ciot bench and\n"
+         "replay (default on; off: without prefetch only, still in 1 and 4 streams)", NULL},
         {"--no-pin", CIOT_OPT_FLAG, &o->no_pin, 0, 0, NULL, NULL, "do not pin threads to cores", NULL},
         {"--no-huge", CIOT_OPT_FLAG, &o->no_huge, 0, 0, NULL, NULL,
          "forbid transparent huge pages on the buffer (default: ask for them; in a VM\n"
@@ -108,6 +109,7 @@ static void write_json(ciot_json *j, const bw_opts *o, const ciot_bw_result *res
     else ciot_json_null(j);
     ciot_json_kv_int(j, "prefetch_bytes", (long long)o->prefetch);
     ciot_json_kv_string(j, "prefetch_hint", o->prefetch ? CIOT_PREFETCH_HINT : "none");
+    ciot_json_kv_string(j, "probe_plans", CIOT_BW_PLANS_TEXT);
     ciot_json_kv_int(j, "llc_bytes_total", (long long)ctx->llc_bytes);
     ciot_json_kv_int(j, "llc_level", ctx->llc_level);
     ciot_json_kv_int(j, "cores", ciot_topo_cores());
@@ -187,8 +189,8 @@ static void print_table(const bw_opts *o, const ciot_bw_result *res, const ciot_
                  100 * huge_fraction);
     else
         snprintf(pages, sizeof pages, "huge pages %s", o->no_huge ? "forbidden" : "requested");
-    printf("# buffer %s (%s%s), LLC %s, inner loop %s, prefetch %s, priority %s, %d reps after a warm-up; "
-           "GB/s = 1e9 B/s\n",
+    printf("# buffer %s (%s%s), LLC %s, inner loop %s, prefetch %s, read and update: " CIOT_BW_PLANS_TEXT
+           ", priority %s, %d reps after a warm-up; GB/s = 1e9 B/s\n",
            ciot_format_bytes(o->size, b1, sizeof b1), pages, ciot_cache_resident(o->size) ? "; " CIOT_CACHE_FLAG : "",
            llc ? ciot_format_bytes(llc, b2, sizeof b2) : "unknown", ciot_bw_impl_name(),
            o->prefetch ? "on (" CIOT_PREFETCH_TEXT ")" : "off", n_res ? infos[0].priority : "-", o->reps);

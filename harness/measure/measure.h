@@ -26,9 +26,10 @@ typedef struct {
  * first-touch it in the probe's static split. */
 ciot_status ciot_ruler_init(ciot_ruler *r, ciot_pool *p, size_t bytes, int huge, size_t prefetch, double min_seconds,
                             int allow_small);
-/* One probe sample on pool p (any pool at any thread count: the pool the kernel runs on): GB/s. With the
- * prefetch policy on, the buffer is read twice, with the kernels' prefetch and without software prefetch,
- * and the faster read is the sample: the ceiling is what the bus delivers to the better of the two. */
+/* One probe sample on pool p (any pool at any thread count: the pool the kernel runs on): GB/s. The buffer
+ * is read in one stream and in CIOT_BW_STREAMS side by side, each with the kernels' prefetch (when the
+ * policy is on) and without software prefetch, and the fastest read is the sample: the ceiling is what the
+ * bus delivers to the best of those plans. */
 ciot_status ciot_ruler_sample(const ciot_ruler *r, ciot_pool *p, double *gbs);
 /* One sample of probe kind (probe_bw.h: update, copy, copy_nt, the rulers of ops that write) over the same
  * buffer, pages and shortest sample, with read's prefetch policy where the kind has one. Like with like in

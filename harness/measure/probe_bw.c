@@ -13,6 +13,7 @@
 
 enum { PAGE = 4096 };                           /* the unit threads split the buffer by */
 static const double DEFAULT_MIN_REP_SECONDS = 0.05;
+_Static_assert(CIOT_BW_STREAMS == 4, "CIOT_BW_PLANS_TEXT (probe_bw.h) names 4 streams");
 
 /* ---- portable loops (the _generic twins of the ISA loops) ---- */
 
@@ -24,14 +25,17 @@ static const double DEFAULT_MIN_REP_SECONDS = 0.05;
 #define OPAQUE(p) ((void)(p))
 #endif
 
-uint64_t ciot_bw_read_generic(const void *src, size_t bytes, size_t ahead) {
-    const uint64_t *p = src;
-    size_t n = bytes / sizeof *p;
+uint64_t ciot_bw_read_generic(const void *src, size_t bytes, size_t ahead, int streams) {
+    const size_t part = bytes / (size_t)streams;
     uint64_t a[8] = {0};
-    for (size_t i = 0; i < n; i += 8) {
-        ciot_prefetch(p + i, 64, ahead); /* the kernels' policy (kernels/prefetch.h), one line per step */
-        for (int k = 0; k < 8; k++) a[k] += p[i + k];
-    }
+    for (size_t off = 0; off < part; off += CIOT_BW_BLOCK)
+        for (int s = 0; s < streams; s++) {
+            const uint64_t *p = (const uint64_t *)((const char *)src + (size_t)s * part + off);
+            for (size_t i = 0; i < CIOT_BW_BLOCK / sizeof *p; i += 8) {
+                ciot_prefetch(p + i, 64, ahead); /* the kernels' policy (kernels/prefetch.h), one line per step */
+                for (int k = 0; k < 8; k++) a[k] += p[i + k];
+            }
+        }
     return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
 }
 
@@ -78,13 +82,15 @@ void ciot_bw_copy_nt_generic(void *dst, const void *src, size_t bytes) {
 #endif
 }
 
-void ciot_bw_update_generic(void *buf, size_t bytes, uint64_t value, size_t ahead) {
-    uint64_t *p = buf;
-    for (size_t i = 0; i < bytes / sizeof *p; i += CIOT_BW_BLOCK / sizeof *p) {
-        ciot_prefetch(p + i, CIOT_BW_BLOCK, ahead);
-        for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *p; k++) p[i + k] += value;
-        OPAQUE(p + i);
-    }
+void ciot_bw_update_generic(void *buf, size_t bytes, uint64_t value, size_t ahead, int streams) {
+    const size_t part = bytes / (size_t)streams;
+    for (size_t off = 0; off < part; off += CIOT_BW_BLOCK)
+        for (int s = 0; s < streams; s++) {
+            uint64_t *p = (uint64_t *)((char *)buf + (size_t)s * part + off);
+            ciot_prefetch(p, CIOT_BW_BLOCK, ahead);
+            for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *p; k++) p[k] += value;
+            OPAQUE(p);
+        }
 }
 
 /* ---- which loop this CPU runs ---- */
@@ -168,6 +174,7 @@ typedef struct {
     int pages;                      /* pages split among the threads */
     int passes;
     size_t prefetch;                /* read, update: software prefetch distance (0: none) */
+    int streams;                    /* read, update: parts of each thread's slice read side by side */
     padded_sink *sink;
 } bw_job;
 
@@ -180,10 +187,10 @@ static void bw_task(void *arg, int t, int n) {
     if (len == 0) return;
     for (int pass = 0; pass < j->passes; pass++) {
         switch (j->kind) {
-        case CIOT_BW_READ: acc += j->impl->read(j->src + off, len, j->prefetch); break;
+        case CIOT_BW_READ: acc += j->impl->read(j->src + off, len, j->prefetch, j->streams); break;
         case CIOT_BW_WRITE: j->impl->write(j->src + off, len, (uint64_t)pass); break;
         case CIOT_BW_COPY: j->impl->copy(j->dst + off, j->src + off, len); break;
-        case CIOT_BW_UPDATE: j->impl->update(j->src + off, len, (uint64_t)pass | 1, j->prefetch); break;
+        case CIOT_BW_UPDATE: j->impl->update(j->src + off, len, (uint64_t)pass | 1, j->prefetch, j->streams); break;
         case CIOT_BW_COPY_NT: j->impl->copy_nt(j->dst + off, j->src + off, len); break;
         }
     }
@@ -210,7 +217,8 @@ void ciot_bw_buffer_free(void *buf, size_t bytes) { ciot_bigbuf_free(buf, bytes)
 
 static int is_copy(ciot_bw_kind kind) { return kind == CIOT_BW_COPY || kind == CIOT_BW_COPY_NT; }
 /* The kinds whose kernels follow the prefetch policy: read (the matvecs' weights) and update (DeltaNet's
- * state rows). The copies' op (state_copy) issues no software prefetch, so neither do their probes. */
+ * state rows); their samples also try CIOT_BW_STREAMS streams (policy_rate). The copies' op (state_copy)
+ * issues no software prefetch and copies in address order, so neither do their probes. */
 static int has_prefetch(ciot_bw_kind kind) { return kind == CIOT_BW_READ || kind == CIOT_BW_UPDATE; }
 
 /* The job for `passes` passes of kind over the first bytes of buf (rounded down to whole pages per
@@ -221,7 +229,8 @@ static ciot_status make_job(ciot_bw_kind kind, void *buf, size_t bytes, size_t p
     size_t pages = span / PAGE;
     if (pages < 1 || pages > (size_t)INT32_MAX) return CIOT_E_ARG;
     *j = (bw_job){.impl = pick_impl(), .kind = kind, .src = buf, .dst = (char *)buf + pages * PAGE,
-                  .pages = (int)pages, .passes = 1, .prefetch = has_prefetch(kind) ? prefetch : 0, .sink = sink};
+                  .pages = (int)pages, .passes = 1, .prefetch = has_prefetch(kind) ? prefetch : 0, .streams = 1,
+                  .sink = sink};
     /* Declared traffic per pass: a copy moves its bytes twice (read + store), an update reads and writes back
      * each of its own; write-allocate not counted. */
     *per_pass = pages * PAGE * (is_copy(kind) || kind == CIOT_BW_UPDATE ? 2 : 1);
@@ -246,22 +255,29 @@ static double read_rate(ciot_pool *p, bw_job *j, size_t per_pass, double min_sec
     return (double)per_pass * j->passes * n / (double)ns; /* B/ns = GB/s */
 }
 
-/* The rate under the policy: a read (or update) with a prefetch distance runs again without software prefetch
- * and the faster run counts (its runs into *runs), so a prefetch that slows a pure stream (x86 prefetcht2:
- * 28 against 32 GB/s at 1 thread) never lowers the ceiling kernels are compared with. */
+/* The rate under the policy: a read or update runs in every plan of {one stream, CIOT_BW_STREAMS streams} x
+ * {the policy's prefetch distance, no software prefetch} and the fastest run counts (its runs into *runs).
+ * So neither a prefetch that slows a pure stream (x86 prefetcht2: 28 against 32 GB/s at 1 thread) nor one
+ * sequential stream keeping fewer lines in flight than a kernel's rows side by side (bw_loops.h) lowers the
+ * ceiling kernels are compared with. */
 static double policy_rate(ciot_pool *p, const bw_job *j, size_t per_pass, double min_seconds, int *runs) {
     bw_job run = *j;
-    double gbs = read_rate(p, &run, per_pass, min_seconds, runs);
-    if (run.prefetch) {
-        int runs_plain;
-        run.prefetch = 0;
-        const double plain = read_rate(p, &run, per_pass, min_seconds, &runs_plain);
-        if (plain > gbs) {
-            gbs = plain;
-            if (runs) *runs = runs_plain;
+    double best = read_rate(p, &run, per_pass, min_seconds, runs);
+    if (!has_prefetch(j->kind)) return best;
+    static const int streams[] = {1, CIOT_BW_STREAMS};
+    for (int s = 0; s < 2; s++)
+        for (int pf = 0; pf < (j->prefetch ? 2 : 1); pf++) {
+            if (s == 0 && pf == 0) continue; /* the plan measured above */
+            run.streams = streams[s];
+            run.prefetch = pf ? 0 : j->prefetch;
+            int n;
+            const double gbs = read_rate(p, &run, per_pass, min_seconds, &n);
+            if (gbs > best) {
+                best = gbs;
+                if (runs) *runs = n;
+            }
         }
-    }
-    return gbs;
+    return best;
 }
 
 ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,

@@ -10,6 +10,8 @@
 
 typedef enum { CIOT_BW_READ, CIOT_BW_WRITE, CIOT_BW_COPY, CIOT_BW_UPDATE, CIOT_BW_COPY_NT } ciot_bw_kind;
 enum { CIOT_BW_N_KINDS = 5 };
+/* How a read or update sample reads its buffer (bw_loops.h: CIOT_BW_STREAMS, checked in probe_bw.c). */
+#define CIOT_BW_PLANS_TEXT "the fastest of 1 and 4 address streams, with and without software prefetch"
 
 typedef struct {
     ciot_bw_kind kind;
@@ -20,8 +22,8 @@ typedef struct {
     double min_gbs, median_gbs, max_gbs;    /* 1e9 bytes per second */
     const char *impl;           /* inner loop used: "avx2", "neon" or "generic" */
     const char *traffic;        /* what bytes_per_pass counts, e.g. write-allocate or not */
-    size_t prefetch;            /* read: the prefetch distance of the policy (0: none); each rep is the faster of
-                                 * the reads with and without it */
+    size_t prefetch;            /* read, update: the prefetch distance of the policy (0: none); each rep is the
+                                 * fastest of the plans {1, CIOT_BW_STREAMS streams} x {with it, without} */
 } ciot_bw_result;
 
 /* "read", "write", "copy", "update", "copy_nt". */
@@ -43,14 +45,14 @@ void ciot_bw_buffer_free(void *buf, size_t bytes);
 ciot_status ciot_bw_measure(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
                             ciot_bw_result *out);
 /* The same with the shortest repetition given (whole passes are repeated until one lasts
- * min_rep_seconds) and, for read and update, a software prefetch distance in bytes (0: none; kernels/prefetch.h); with one,
- * each repetition runs with and without it and keeps the faster rate. */
+ * min_rep_seconds) and, for read and update, a software prefetch distance in bytes (0: none; kernels/prefetch.h).
+ * A read or update repetition runs in one stream and in CIOT_BW_STREAMS (bw_loops.h), each with and without
+ * the prefetch, and keeps the fastest rate. */
 ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, int reps,
                                 double min_rep_seconds, size_t prefetch, ciot_bw_result *out);
 /* One read sample for pairing with a kernel measurement: no warm-up (the buffer is touched and the pool
- * running), whole passes until the sample lasts min_seconds; GB/s into *gbs, passes into *passes. With a
- * prefetch distance, the buffer is read with it and without software prefetch and the faster read is the
- * sample (its passes). */
+ * running), whole passes until the sample lasts min_seconds; GB/s into *gbs, passes into *passes. The
+ * buffer is read in each plan of ciot_bw_measure_for and the fastest read is the sample (its passes). */
 ciot_status ciot_bw_sample(ciot_pool *p, void *buf, size_t bytes, double min_seconds, size_t prefetch,
                            double *gbs, int *passes);
 /* The same for any kind (the paired ruler of an op that writes: update, copy, copy_nt); prefetch applies to
