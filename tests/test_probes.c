@@ -320,7 +320,8 @@ static void test_bw_loops(void) {
         int (*has)(void);
         ciot_bw_read_fn read;
         ciot_bw_update_fn update;
-        ciot_bw_copy_fn copy_nt, copy;
+        ciot_bw_copy_nt_fn copy_nt;
+        ciot_bw_copy_fn copy;
     } loops;
     const loops all[] = {
         {"generic", always, ciot_bw_read_generic, ciot_bw_update_generic, ciot_bw_copy_nt_generic, ciot_bw_copy_generic},
@@ -339,13 +340,23 @@ static void test_bw_loops(void) {
         }
         _Alignas(64) uint64_t a[WORDS + 8], b[WORDS + 8], c[WORDS + 8];
         for (int w = 0; w < WORDS + 8; w++) a[w] = 0x9E3779B97F4A7C15ull * (uint64_t)(w + 1), b[w] = c[w] = ~0ull;
-        all[i].copy_nt(b, a, WORDS * 8);
-        all[i].copy(c, a, WORDS * 8);
-        int same = 1, tail = 1;
-        for (int w = 0; w < WORDS; w++) same &= b[w] == a[w] && c[w] == a[w];
-        for (int w = WORDS; w < WORDS + 8; w++) tail &= b[w] == ~0ull && c[w] == ~0ull;
         char what[96];
-        snprintf(what, sizeof what, "bw %s: copy_nt and copy write the source's bytes, and no more", all[i].isa);
+        int same = 1, tail = 1;
+        for (int streams = 1; streams <= CIOT_BW_STREAMS; streams *= 2) {
+            memset(b, 0xff, sizeof b);
+            all[i].copy_nt(b, a, WORDS * 8, streams);
+            same = 1, tail = 1;
+            for (int w = 0; w < WORDS; w++) same &= b[w] == a[w];
+            for (int w = WORDS; w < WORDS + 8; w++) tail &= b[w] == ~0ull;
+            snprintf(what, sizeof what, "bw %s: copy_nt in %d stream(s) writes the source's bytes, and no more",
+                     all[i].isa, streams);
+            check_int(what, 1, same && tail);
+        }
+        all[i].copy(c, a, WORDS * 8);
+        same = 1, tail = 1;
+        for (int w = 0; w < WORDS; w++) same &= c[w] == a[w];
+        for (int w = WORDS; w < WORDS + 8; w++) tail &= c[w] == ~0ull;
+        snprintf(what, sizeof what, "bw %s: copy writes the source's bytes, and no more", all[i].isa);
         check_int(what, 1, same && tail);
         uint64_t sum = 0;
         for (int w = 0; w < WORDS; w++) sum += a[w];

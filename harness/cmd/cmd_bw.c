@@ -189,7 +189,7 @@ static void print_table(const bw_opts *o, const ciot_bw_result *res, const ciot_
                  100 * huge_fraction);
     else
         snprintf(pages, sizeof pages, "huge pages %s", o->no_huge ? "forbidden" : "requested");
-    printf("# buffer %s (%s%s), LLC %s, inner loop %s, prefetch %s, read and update: " CIOT_BW_PLANS_TEXT
+    printf("# buffer %s (%s%s), LLC %s, inner loop %s, prefetch %s, " CIOT_BW_PLANS_TEXT
            ", priority %s, %d reps after a warm-up; GB/s = 1e9 B/s\n",
            ciot_format_bytes(o->size, b1, sizeof b1), pages, ciot_cache_resident(o->size) ? "; " CIOT_CACHE_FLAG : "",
            llc ? ciot_format_bytes(llc, b2, sizeof b2) : "unknown", ciot_bw_impl_name(),

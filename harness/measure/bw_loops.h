@@ -9,10 +9,10 @@
 #include "prefetch.h" /* the probe reads with the kernels' prefetch policy */
 
 enum { CIOT_BW_BLOCK = 256 }; /* bytes per loop iteration: 8 independent 32-byte streams of work */
-/* The address streams a read or update sample also runs with, beside one: a kernel that reads several rows
- * or planes side by side keeps more lines in flight than one sequential stream, and on a Zen 5 VM one
- * stream read 19-23 GB/s where four read 23-31 (1 thread, 1 GiB; results/x86-kernels-notes.md, "An AMD Zen
- * 5, fifteenth session"): the ceiling is the faster plan. */
+/* The address streams a read, update or copy_nt sample also runs with, beside one: a kernel that reads
+ * several rows or planes side by side keeps more lines in flight than one sequential stream, and on a Zen 5
+ * VM one stream read 19-23 GB/s where four read 23-31 (1 thread, 1 GiB; results/x86-kernels-notes.md, "An
+ * AMD Zen 5, fifteenth session"): the ceiling is the faster plan. */
 enum { CIOT_BW_STREAMS = 4 };
 
 /* Reads every byte; returns the wrapping sum of its 64-bit words, so the loads cannot be dropped. The
@@ -26,6 +26,9 @@ typedef void (*ciot_bw_write_fn)(void *dst, size_t bytes, uint64_t value);
 /* Copies bytes from src to dst (no overlap). The _nt twins store non-temporally (past the cache, so no
  * destination line is read before it is written), as a streaming copy does. */
 typedef void (*ciot_bw_copy_fn)(void *dst, const void *src, size_t bytes);
+/* copy_nt: the same in `streams` equal parts side by side, a CIOT_BW_BLOCK of each in turn (bytes a multiple
+ * of streams x CIOT_BW_BLOCK). */
+typedef void (*ciot_bw_copy_nt_fn)(void *dst, const void *src, size_t bytes, int streams);
 /* Adds value to every 64-bit word in place: each line is read, then written back (a state updated in place);
  * ahead and streams as read's (the policy of DeltaNet's state rows, which are read and written so). */
 typedef void (*ciot_bw_update_fn)(void *buf, size_t bytes, uint64_t value, size_t ahead, int streams);
@@ -33,14 +36,14 @@ typedef void (*ciot_bw_update_fn)(void *buf, size_t bytes, uint64_t value, size_
 uint64_t ciot_bw_read_generic(const void *src, size_t bytes, size_t ahead, int streams);
 void ciot_bw_write_generic(void *dst, size_t bytes, uint64_t value);
 void ciot_bw_copy_generic(void *dst, const void *src, size_t bytes);
-void ciot_bw_copy_nt_generic(void *dst, const void *src, size_t bytes);
+void ciot_bw_copy_nt_generic(void *dst, const void *src, size_t bytes, int streams);
 void ciot_bw_update_generic(void *buf, size_t bytes, uint64_t value, size_t ahead, int streams);
 
 #if defined(__x86_64__)
 uint64_t ciot_bw_read_avx2(const void *src, size_t bytes, size_t ahead, int streams);
 void ciot_bw_write_avx2(void *dst, size_t bytes, uint64_t value);
 void ciot_bw_copy_avx2(void *dst, const void *src, size_t bytes);
-void ciot_bw_copy_nt_avx2(void *dst, const void *src, size_t bytes);
+void ciot_bw_copy_nt_avx2(void *dst, const void *src, size_t bytes, int streams);
 void ciot_bw_update_avx2(void *buf, size_t bytes, uint64_t value, size_t ahead, int streams);
 #endif
 
@@ -48,7 +51,7 @@ void ciot_bw_update_avx2(void *buf, size_t bytes, uint64_t value, size_t ahead, 
 uint64_t ciot_bw_read_neon(const void *src, size_t bytes, size_t ahead, int streams);
 void ciot_bw_write_neon(void *dst, size_t bytes, uint64_t value);
 void ciot_bw_copy_neon(void *dst, const void *src, size_t bytes);
-void ciot_bw_copy_nt_neon(void *dst, const void *src, size_t bytes);
+void ciot_bw_copy_nt_neon(void *dst, const void *src, size_t bytes, int streams);
 void ciot_bw_update_neon(void *buf, size_t bytes, uint64_t value, size_t ahead, int streams);
 #endif
 

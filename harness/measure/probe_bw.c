@@ -70,13 +70,15 @@ void ciot_bw_copy_generic(void *dst, const void *src, size_t bytes) {
 #define NT_PLAIN 0
 #endif
 
-void ciot_bw_copy_nt_generic(void *dst, const void *src, size_t bytes) {
-    uint64_t *d = dst;
-    const uint64_t *s = src;
-    for (size_t i = 0; i < bytes / sizeof *d; i += CIOT_BW_BLOCK / sizeof *d) {
-        for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *d; k++) NT_STORE(s[i + k], &d[i + k]);
-        OPAQUE(d + i);
-    }
+void ciot_bw_copy_nt_generic(void *dst, const void *src, size_t bytes, int streams) {
+    const size_t part = bytes / (size_t)streams;
+    for (size_t off = 0; off < part; off += CIOT_BW_BLOCK)
+        for (int p = 0; p < streams; p++) {
+            uint64_t *d = (uint64_t *)((char *)dst + (size_t)p * part + off);
+            const uint64_t *s = (const uint64_t *)((const char *)src + (size_t)p * part + off);
+            for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *d; k++) NT_STORE(s[k], &d[k]);
+            OPAQUE(d);
+        }
 #if defined(__x86_64__) && !NT_PLAIN
     __asm__ __volatile__("sfence" ::: "memory"); /* the streamed lines are in memory before the pass ends */
 #endif
@@ -102,7 +104,7 @@ typedef struct {
     ciot_bw_write_fn write;
     ciot_bw_copy_fn copy;
     ciot_bw_update_fn update;
-    ciot_bw_copy_fn copy_nt;
+    ciot_bw_copy_nt_fn copy_nt;
 } bw_impl;
 
 static int always(void) { return 1; }
@@ -174,7 +176,7 @@ typedef struct {
     int pages;                      /* pages split among the threads */
     int passes;
     size_t prefetch;                /* read, update: software prefetch distance (0: none) */
-    int streams;                    /* read, update: parts of each thread's slice read side by side */
+    int streams;                    /* read, update, copy_nt: parts of each thread's slice side by side */
     padded_sink *sink;
 } bw_job;
 
@@ -191,7 +193,7 @@ static void bw_task(void *arg, int t, int n) {
         case CIOT_BW_WRITE: j->impl->write(j->src + off, len, (uint64_t)pass); break;
         case CIOT_BW_COPY: j->impl->copy(j->dst + off, j->src + off, len); break;
         case CIOT_BW_UPDATE: j->impl->update(j->src + off, len, (uint64_t)pass | 1, j->prefetch, j->streams); break;
-        case CIOT_BW_COPY_NT: j->impl->copy_nt(j->dst + off, j->src + off, len); break;
+        case CIOT_BW_COPY_NT: j->impl->copy_nt(j->dst + off, j->src + off, len, j->streams); break;
         }
     }
     j->sink[t].value = acc;
@@ -217,9 +219,11 @@ void ciot_bw_buffer_free(void *buf, size_t bytes) { ciot_bigbuf_free(buf, bytes)
 
 static int is_copy(ciot_bw_kind kind) { return kind == CIOT_BW_COPY || kind == CIOT_BW_COPY_NT; }
 /* The kinds whose kernels follow the prefetch policy: read (the matvecs' weights) and update (DeltaNet's
- * state rows); their samples also try CIOT_BW_STREAMS streams (policy_rate). The copies' op (state_copy)
- * issues no software prefetch and copies in address order, so neither do their probes. */
+ * state rows). The copies' op (state_copy) issues no software prefetch, so neither do their probes. */
 static int has_prefetch(ciot_bw_kind kind) { return kind == CIOT_BW_READ || kind == CIOT_BW_UPDATE; }
+/* The kinds whose samples also run in CIOT_BW_STREAMS streams (policy_rate): all but the plain write and
+ * copy, the rulers of no op that streams (a plain copy is the reference state copy's memcpy). */
+static int has_streams(ciot_bw_kind kind) { return has_prefetch(kind) || kind == CIOT_BW_COPY_NT; }
 
 /* The job for `passes` passes of kind over the first bytes of buf (rounded down to whole pages per
  * half for the copies) and the traffic one pass declares; CIOT_E_ARG when not even one page fits. */
@@ -256,14 +260,14 @@ static double read_rate(ciot_pool *p, bw_job *j, size_t per_pass, double min_sec
 }
 
 /* The rate under the policy: a read or update runs in every plan of {one stream, CIOT_BW_STREAMS streams} x
- * {the policy's prefetch distance, no software prefetch} and the fastest run counts (its runs into *runs).
- * So neither a prefetch that slows a pure stream (x86 prefetcht2: 28 against 32 GB/s at 1 thread) nor one
- * sequential stream keeping fewer lines in flight than a kernel's rows side by side (bw_loops.h) lowers the
- * ceiling kernels are compared with. */
+ * {the policy's prefetch distance, no software prefetch}, a copy_nt in both stream counts, and the fastest
+ * run counts (its runs into *runs). So neither a prefetch that slows a pure stream (x86 prefetcht2: 28
+ * against 32 GB/s at 1 thread) nor one sequential stream keeping fewer lines in flight than a kernel's rows
+ * side by side (bw_loops.h) lowers the ceiling kernels are compared with. */
 static double policy_rate(ciot_pool *p, const bw_job *j, size_t per_pass, double min_seconds, int *runs) {
     bw_job run = *j;
     double best = read_rate(p, &run, per_pass, min_seconds, runs);
-    if (!has_prefetch(j->kind)) return best;
+    if (!has_streams(j->kind)) return best;
     static const int streams[] = {1, CIOT_BW_STREAMS};
     for (int s = 0; s < 2; s++)
         for (int pf = 0; pf < (j->prefetch ? 2 : 1); pf++) {

@@ -10,8 +10,11 @@
 
 typedef enum { CIOT_BW_READ, CIOT_BW_WRITE, CIOT_BW_COPY, CIOT_BW_UPDATE, CIOT_BW_COPY_NT } ciot_bw_kind;
 enum { CIOT_BW_N_KINDS = 5 };
-/* How a read or update sample reads its buffer (bw_loops.h: CIOT_BW_STREAMS, checked in probe_bw.c). */
-#define CIOT_BW_PLANS_TEXT "the fastest of 1 and 4 address streams, with and without software prefetch"
+/* How a read, update or copy_nt sample goes over its buffer (bw_loops.h: CIOT_BW_STREAMS, checked in
+ * probe_bw.c). */
+#define CIOT_BW_PLANS_TEXT                                                                                       \
+    "read, update and copy_nt: the fastest of 1 and 4 address streams, read and update each with and without " \
+    "software prefetch"
 
 typedef struct {
     ciot_bw_kind kind;

@@ -63,10 +63,9 @@ void ciot_bw_copy_neon(void *dst, const void *src, size_t bytes) {
     }
 }
 
-void ciot_bw_copy_nt_neon(void *dst, const void *src, size_t bytes) {
-    const uint64_t *s = src, *end = (const uint64_t *)((const char *)src + bytes);
-    uint64_t *d = dst;
-    for (; s < end; s += 32, d += 32) {
+/* One 256-byte block, its eight 32-byte loads, then its stores. */
+static inline void copy_nt_block(uint64_t *d, const uint64_t *s) {
+    {
         uint64x2x4_t v0 = vld1q_u64_x4(s + 0), v1 = vld1q_u64_x4(s + 8);
         uint64x2x4_t v2 = vld1q_u64_x4(s + 16), v3 = vld1q_u64_x4(s + 24);
         /* no intrinsic stores non-temporally: STNP of register pairs, 32 bytes each */
@@ -87,6 +86,14 @@ void ciot_bw_copy_nt_neon(void *dst, const void *src, size_t bytes) {
                          : : [d] "r"(d), [a] "w"(v3.val[0]), [b] "w"(v3.val[1]), [c] "w"(v3.val[2]), [e] "w"(v3.val[3])
                          : "memory");
     }
+}
+
+void ciot_bw_copy_nt_neon(void *dst, const void *src, size_t bytes, int streams) {
+    const size_t part = bytes / (size_t)streams;
+    for (size_t off = 0; off < part; off += CIOT_BW_BLOCK)
+        for (int k = 0; k < streams; k++)
+            copy_nt_block((uint64_t *)((char *)dst + (size_t)k * part + off),
+                          (const uint64_t *)((const char *)src + (size_t)k * part + off));
 }
 
 void ciot_bw_update_neon(void *buf, size_t bytes, uint64_t value, size_t ahead, int streams) {

@@ -67,11 +67,11 @@ void ciot_bw_copy_avx2(void *dst, const void *src, size_t bytes) {
     }
 }
 
-/* The AVX2 state copy's own step (kernels/ops/x86/copy_nt_avx2.h: one 64-byte line, two loads then two
- * streaming stores), so this ruler and the op it measures cannot drift apart: a longer step here once left the
- * ruler below the state copies. */
-void ciot_bw_copy_nt_avx2(void *dst, const void *src, size_t bytes) {
-    ciot_copy_nt_lines_avx2(dst, src, bytes);
+/* The AVX2 state copy's own loop (kernels/ops/x86/copy_nt_avx2.h: per 64-byte line two loads then two
+ * streaming stores, in `streams` parts side by side), so this ruler and the op it measures cannot drift
+ * apart: a longer step here once left the ruler below the state copies. */
+void ciot_bw_copy_nt_avx2(void *dst, const void *src, size_t bytes, int streams) {
+    ciot_copy_nt_avx2(dst, src, bytes, streams);
     _mm_sfence(); /* the streamed lines are in memory before the pass counts as done */
 }
 
