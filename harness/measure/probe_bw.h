@@ -13,8 +13,8 @@ enum { CIOT_BW_N_KINDS = 5 };
 /* How a read, update or copy_nt sample goes over its buffer (bw_loops.h: CIOT_BW_STREAMS, checked in
  * probe_bw.c). */
 #define CIOT_BW_PLANS_TEXT                                                                                       \
-    "read, update and copy_nt: the fastest of 1 and 4 address streams, read and update each with and without " \
-    "software prefetch"
+    "read, update and copy_nt: the fastest of 1 and 4 address streams, read and update each also without "     \
+    "software prefetch when the policy is on"
 
 typedef struct {
     ciot_bw_kind kind;
