@@ -8,12 +8,20 @@
 #include <stdint.h>
 #include "prefetch.h" /* the probe reads with the kernels' prefetch policy */
 
-enum { CIOT_BW_BLOCK = 256 }; /* bytes per loop iteration: 8 independent 32-byte streams of work */
+enum { CIOT_BW_BLOCK = 256 }; /* bytes per loop iteration: 8 independent 32-byte loads of work */
 /* The address streams a read, update or copy_nt sample also runs with, beside one: a kernel that reads
  * several rows or planes side by side keeps more lines in flight than one sequential stream, and on a Zen 5
  * VM one stream read 19-23 GB/s where four read 23-31 (1 thread, 1 GiB; results/x86-kernels-notes.md, "An
  * AMD Zen 5, fifteenth session"): the ceiling is the faster plan. */
 enum { CIOT_BW_STREAMS = 4 };
+
+/* The order every streamed loop takes its blocks in: the buffer's `bytes` as `streams` equal parts, block 0
+ * of each part in part order, then block 1 of each, and so on; `at` is the block's byte offset in the buffer.
+ * The loop body follows the macro. */
+#define CIOT_BW_EACH_BLOCK(at, bytes, streams)                                                                  \
+    for (size_t ciot_bw_part_ = (bytes) / (size_t)(streams), ciot_bw_off_ = 0; ciot_bw_off_ < ciot_bw_part_;   \
+         ciot_bw_off_ += CIOT_BW_BLOCK)                                                                         \
+        for (size_t at = ciot_bw_off_; at < ciot_bw_off_ + (size_t)(streams) * ciot_bw_part_; at += ciot_bw_part_)
 
 /* Reads every byte; returns the wrapping sum of its 64-bit words, so the loads cannot be dropped. The
  * buffer is `streams` equal parts read side by side (streams 1: in address order), a CIOT_BW_BLOCK of each

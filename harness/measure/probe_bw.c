@@ -26,16 +26,14 @@ _Static_assert(CIOT_BW_STREAMS == 4, "CIOT_BW_PLANS_TEXT (probe_bw.h) names 4 st
 #endif
 
 uint64_t ciot_bw_read_generic(const void *src, size_t bytes, size_t ahead, int streams) {
-    const size_t part = bytes / (size_t)streams;
     uint64_t a[8] = {0};
-    for (size_t off = 0; off < part; off += CIOT_BW_BLOCK)
-        for (int s = 0; s < streams; s++) {
-            const uint64_t *p = (const uint64_t *)((const char *)src + (size_t)s * part + off);
-            for (size_t i = 0; i < CIOT_BW_BLOCK / sizeof *p; i += 8) {
-                ciot_prefetch(p + i, 64, ahead); /* the kernels' policy (kernels/prefetch.h), one line per step */
-                for (int k = 0; k < 8; k++) a[k] += p[i + k];
-            }
+    CIOT_BW_EACH_BLOCK(at, bytes, streams) {
+        const uint64_t *p = (const uint64_t *)((const char *)src + at);
+        for (size_t i = 0; i < CIOT_BW_BLOCK / sizeof *p; i += 8) {
+            ciot_prefetch(p + i, 64, ahead); /* the kernels' policy (kernels/prefetch.h), one line per step */
+            for (int k = 0; k < 8; k++) a[k] += p[i + k];
         }
+    }
     return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
 }
 
@@ -71,28 +69,24 @@ void ciot_bw_copy_generic(void *dst, const void *src, size_t bytes) {
 #endif
 
 void ciot_bw_copy_nt_generic(void *dst, const void *src, size_t bytes, int streams) {
-    const size_t part = bytes / (size_t)streams;
-    for (size_t off = 0; off < part; off += CIOT_BW_BLOCK)
-        for (int p = 0; p < streams; p++) {
-            uint64_t *d = (uint64_t *)((char *)dst + (size_t)p * part + off);
-            const uint64_t *s = (const uint64_t *)((const char *)src + (size_t)p * part + off);
-            for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *d; k++) NT_STORE(s[k], &d[k]);
-            OPAQUE(d);
-        }
+    CIOT_BW_EACH_BLOCK(at, bytes, streams) {
+        uint64_t *d = (uint64_t *)((char *)dst + at);
+        const uint64_t *s = (const uint64_t *)((const char *)src + at);
+        for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *d; k++) NT_STORE(s[k], &d[k]);
+        OPAQUE(d);
+    }
 #if defined(__x86_64__) && !NT_PLAIN
     __asm__ __volatile__("sfence" ::: "memory"); /* the streamed lines are in memory before the pass ends */
 #endif
 }
 
 void ciot_bw_update_generic(void *buf, size_t bytes, uint64_t value, size_t ahead, int streams) {
-    const size_t part = bytes / (size_t)streams;
-    for (size_t off = 0; off < part; off += CIOT_BW_BLOCK)
-        for (int s = 0; s < streams; s++) {
-            uint64_t *p = (uint64_t *)((char *)buf + (size_t)s * part + off);
-            ciot_prefetch(p, CIOT_BW_BLOCK, ahead);
-            for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *p; k++) p[k] += value;
-            OPAQUE(p);
-        }
+    CIOT_BW_EACH_BLOCK(at, bytes, streams) {
+        uint64_t *p = (uint64_t *)((char *)buf + at);
+        ciot_prefetch(p, CIOT_BW_BLOCK, ahead);
+        for (size_t k = 0; k < CIOT_BW_BLOCK / sizeof *p; k++) p[k] += value;
+        OPAQUE(p);
+    }
 }
 
 /* ---- which loop this CPU runs ---- */

@@ -1,7 +1,7 @@
 /* DRAM probe inner loops with NEON (baseline on aarch64): 128-bit loads into eight independent
  * accumulators (read), 128-bit stores (write), load/store pairs (copy; copy_nt with STNP, the non-temporal
- * pair store) and load-add-store of the same lines (update), 256 bytes per iteration; read and update take
- * their buffer as `streams` equal parts read side by side, a 256-byte block of each in turn.
+ * pair store) and load-add-store of the same lines (update), 256 bytes per iteration; read, update and
+ * copy_nt take their buffer as `streams` equal parts side by side, a 256-byte block of each in turn.
  * Preconditions: see bw_loops.h (64-byte aligned, bytes a multiple of CIOT_BW_BLOCK). */
 #if !defined(__ARM_NEON)
 #error "bw_neon.c needs NEON (baseline on aarch64)"
@@ -10,26 +10,24 @@
 #include "bw_loops.h"
 
 uint64_t ciot_bw_read_neon(const void *src, size_t bytes, size_t ahead, int streams) {
-    const size_t part = bytes / (size_t)streams;
     /* Eight accumulators, each fed by a 32-byte pair load: the adds never pace the loads. */
     uint64x2_t a0 = vdupq_n_u64(0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    for (size_t off = 0; off < part; off += CIOT_BW_BLOCK)
-        for (int k = 0; k < streams; k++) {
-            const uint64_t *p = (const uint64_t *)((const char *)src + (size_t)k * part + off);
-            ciot_prefetch(p, 256, ahead); /* the kernels' policy (kernels/prefetch.h), on this block's 4 lines */
-            uint64x2x2_t v0 = vld1q_u64_x2(p + 0), v1 = vld1q_u64_x2(p + 4);
-            uint64x2x2_t v2 = vld1q_u64_x2(p + 8), v3 = vld1q_u64_x2(p + 12);
-            uint64x2x2_t v4 = vld1q_u64_x2(p + 16), v5 = vld1q_u64_x2(p + 20);
-            uint64x2x2_t v6 = vld1q_u64_x2(p + 24), v7 = vld1q_u64_x2(p + 28);
-            a0 = vaddq_u64(a0, vaddq_u64(v0.val[0], v0.val[1]));
-            a1 = vaddq_u64(a1, vaddq_u64(v1.val[0], v1.val[1]));
-            a2 = vaddq_u64(a2, vaddq_u64(v2.val[0], v2.val[1]));
-            a3 = vaddq_u64(a3, vaddq_u64(v3.val[0], v3.val[1]));
-            a4 = vaddq_u64(a4, vaddq_u64(v4.val[0], v4.val[1]));
-            a5 = vaddq_u64(a5, vaddq_u64(v5.val[0], v5.val[1]));
-            a6 = vaddq_u64(a6, vaddq_u64(v6.val[0], v6.val[1]));
-            a7 = vaddq_u64(a7, vaddq_u64(v7.val[0], v7.val[1]));
-        }
+    CIOT_BW_EACH_BLOCK(at, bytes, streams) {
+        const uint64_t *p = (const uint64_t *)((const char *)src + at);
+        ciot_prefetch(p, 256, ahead); /* the kernels' policy (kernels/prefetch.h), on this block's 4 lines */
+        uint64x2x2_t v0 = vld1q_u64_x2(p + 0), v1 = vld1q_u64_x2(p + 4);
+        uint64x2x2_t v2 = vld1q_u64_x2(p + 8), v3 = vld1q_u64_x2(p + 12);
+        uint64x2x2_t v4 = vld1q_u64_x2(p + 16), v5 = vld1q_u64_x2(p + 20);
+        uint64x2x2_t v6 = vld1q_u64_x2(p + 24), v7 = vld1q_u64_x2(p + 28);
+        a0 = vaddq_u64(a0, vaddq_u64(v0.val[0], v0.val[1]));
+        a1 = vaddq_u64(a1, vaddq_u64(v1.val[0], v1.val[1]));
+        a2 = vaddq_u64(a2, vaddq_u64(v2.val[0], v2.val[1]));
+        a3 = vaddq_u64(a3, vaddq_u64(v3.val[0], v3.val[1]));
+        a4 = vaddq_u64(a4, vaddq_u64(v4.val[0], v4.val[1]));
+        a5 = vaddq_u64(a5, vaddq_u64(v5.val[0], v5.val[1]));
+        a6 = vaddq_u64(a6, vaddq_u64(v6.val[0], v6.val[1]));
+        a7 = vaddq_u64(a7, vaddq_u64(v7.val[0], v7.val[1]));
+    }
     uint64x2_t s = vaddq_u64(vaddq_u64(vaddq_u64(a0, a1), vaddq_u64(a2, a3)),
                              vaddq_u64(vaddq_u64(a4, a5), vaddq_u64(a6, a7)));
     return vgetq_lane_u64(s, 0) + vgetq_lane_u64(s, 1);
@@ -63,55 +61,48 @@ void ciot_bw_copy_neon(void *dst, const void *src, size_t bytes) {
     }
 }
 
-/* One 256-byte block, its eight 32-byte loads, then its stores. */
+/* One 256-byte block: its four 64-byte loads, then its non-temporal stores. */
 static inline void copy_nt_block(uint64_t *d, const uint64_t *s) {
-    {
-        uint64x2x4_t v0 = vld1q_u64_x4(s + 0), v1 = vld1q_u64_x4(s + 8);
-        uint64x2x4_t v2 = vld1q_u64_x4(s + 16), v3 = vld1q_u64_x4(s + 24);
-        /* no intrinsic stores non-temporally: STNP of register pairs, 32 bytes each */
-        __asm__ volatile("stnp %q[a], %q[b], [%[d]]\n\t"
-                         "stnp %q[c], %q[e], [%[d], #32]"
-                         : : [d] "r"(d), [a] "w"(v0.val[0]), [b] "w"(v0.val[1]), [c] "w"(v0.val[2]), [e] "w"(v0.val[3])
-                         : "memory");
-        __asm__ volatile("stnp %q[a], %q[b], [%[d], #64]\n\t"
-                         "stnp %q[c], %q[e], [%[d], #96]"
-                         : : [d] "r"(d), [a] "w"(v1.val[0]), [b] "w"(v1.val[1]), [c] "w"(v1.val[2]), [e] "w"(v1.val[3])
-                         : "memory");
-        __asm__ volatile("stnp %q[a], %q[b], [%[d], #128]\n\t"
-                         "stnp %q[c], %q[e], [%[d], #160]"
-                         : : [d] "r"(d), [a] "w"(v2.val[0]), [b] "w"(v2.val[1]), [c] "w"(v2.val[2]), [e] "w"(v2.val[3])
-                         : "memory");
-        __asm__ volatile("stnp %q[a], %q[b], [%[d], #192]\n\t"
-                         "stnp %q[c], %q[e], [%[d], #224]"
-                         : : [d] "r"(d), [a] "w"(v3.val[0]), [b] "w"(v3.val[1]), [c] "w"(v3.val[2]), [e] "w"(v3.val[3])
-                         : "memory");
-    }
+    uint64x2x4_t v0 = vld1q_u64_x4(s + 0), v1 = vld1q_u64_x4(s + 8);
+    uint64x2x4_t v2 = vld1q_u64_x4(s + 16), v3 = vld1q_u64_x4(s + 24);
+    /* no intrinsic stores non-temporally: STNP of register pairs, 32 bytes each */
+    __asm__ volatile("stnp %q[a], %q[b], [%[d]]\n\t"
+                     "stnp %q[c], %q[e], [%[d], #32]"
+                     : : [d] "r"(d), [a] "w"(v0.val[0]), [b] "w"(v0.val[1]), [c] "w"(v0.val[2]), [e] "w"(v0.val[3])
+                     : "memory");
+    __asm__ volatile("stnp %q[a], %q[b], [%[d], #64]\n\t"
+                     "stnp %q[c], %q[e], [%[d], #96]"
+                     : : [d] "r"(d), [a] "w"(v1.val[0]), [b] "w"(v1.val[1]), [c] "w"(v1.val[2]), [e] "w"(v1.val[3])
+                     : "memory");
+    __asm__ volatile("stnp %q[a], %q[b], [%[d], #128]\n\t"
+                     "stnp %q[c], %q[e], [%[d], #160]"
+                     : : [d] "r"(d), [a] "w"(v2.val[0]), [b] "w"(v2.val[1]), [c] "w"(v2.val[2]), [e] "w"(v2.val[3])
+                     : "memory");
+    __asm__ volatile("stnp %q[a], %q[b], [%[d], #192]\n\t"
+                     "stnp %q[c], %q[e], [%[d], #224]"
+                     : : [d] "r"(d), [a] "w"(v3.val[0]), [b] "w"(v3.val[1]), [c] "w"(v3.val[2]), [e] "w"(v3.val[3])
+                     : "memory");
 }
 
 void ciot_bw_copy_nt_neon(void *dst, const void *src, size_t bytes, int streams) {
-    const size_t part = bytes / (size_t)streams;
-    for (size_t off = 0; off < part; off += CIOT_BW_BLOCK)
-        for (int k = 0; k < streams; k++)
-            copy_nt_block((uint64_t *)((char *)dst + (size_t)k * part + off),
-                          (const uint64_t *)((const char *)src + (size_t)k * part + off));
+    CIOT_BW_EACH_BLOCK(at, bytes, streams)
+        copy_nt_block((uint64_t *)((char *)dst + at), (const uint64_t *)((const char *)src + at));
 }
 
 void ciot_bw_update_neon(void *buf, size_t bytes, uint64_t value, size_t ahead, int streams) {
-    const size_t part = bytes / (size_t)streams;
     const uint64x2_t v = vdupq_n_u64(value);
-    for (size_t off = 0; off < part; off += CIOT_BW_BLOCK)
-        for (int k = 0; k < streams; k++) {
-            uint64_t *p = (uint64_t *)((char *)buf + (size_t)k * part + off);
-            ciot_prefetch(p, 256, ahead);
-            uint64x2x4_t x0 = vld1q_u64_x4(p + 0), x1 = vld1q_u64_x4(p + 8);
-            uint64x2x4_t x2 = vld1q_u64_x4(p + 16), x3 = vld1q_u64_x4(p + 24);
-            for (int i = 0; i < 4; i++) {
-                x0.val[i] = vaddq_u64(x0.val[i], v), x1.val[i] = vaddq_u64(x1.val[i], v);
-                x2.val[i] = vaddq_u64(x2.val[i], v), x3.val[i] = vaddq_u64(x3.val[i], v);
-            }
-            vst1q_u64_x4(p + 0, x0);
-            vst1q_u64_x4(p + 8, x1);
-            vst1q_u64_x4(p + 16, x2);
-            vst1q_u64_x4(p + 24, x3);
+    CIOT_BW_EACH_BLOCK(at, bytes, streams) {
+        uint64_t *p = (uint64_t *)((char *)buf + at);
+        ciot_prefetch(p, 256, ahead);
+        uint64x2x4_t x0 = vld1q_u64_x4(p + 0), x1 = vld1q_u64_x4(p + 8);
+        uint64x2x4_t x2 = vld1q_u64_x4(p + 16), x3 = vld1q_u64_x4(p + 24);
+        for (int i = 0; i < 4; i++) {
+            x0.val[i] = vaddq_u64(x0.val[i], v), x1.val[i] = vaddq_u64(x1.val[i], v);
+            x2.val[i] = vaddq_u64(x2.val[i], v), x3.val[i] = vaddq_u64(x3.val[i], v);
         }
+        vst1q_u64_x4(p + 0, x0);
+        vst1q_u64_x4(p + 8, x1);
+        vst1q_u64_x4(p + 16, x2);
+        vst1q_u64_x4(p + 24, x3);
+    }
 }
