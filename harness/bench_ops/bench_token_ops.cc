@@ -3,7 +3,9 @@
 // that kind on the same pool (profiles/replay_ruler.c: read for attention, update for DeltaNet's in-place
 // states, the copy of the version's stores for the state copy), over the calls' working set and with the
 // prefetch policy (harness/measure/method.md; which of the two goes first alternates). Every call starts
-// cold: the calls rotate over as many blocks' states or caches as fill max(4 x LLC, the op's own size x 2).
+// cold: the calls rotate over as many blocks' states or caches (and DeltaNet's conv taps and gate
+// parameters) as fill max(4 x LLC, the op's own size x 2); only the input activations, which the token's
+// matvec before the op has just written, are shared and warm.
 // Counters: GB/s (ciot_<kind>_bytes over the time), ceiling GB/s (the paired sample of the ruler), pct
 // (their ratio).
 // attention-hot/L=255 and L=1023 are the exception: one instance (1 or 4 MiB of cache, one or four chunks per
@@ -121,12 +123,17 @@ void make_deltanet(Instances &in, bool hot) {
     a.k_heads = 16, a.v_heads = 48, a.head_dim = 128, a.conv = 4, a.eps = 1e-6f, a.prefetch = CIOT_PREFETCH_DEFAULT;
     size_t ch = (2 * 16 + 48) * 128, state = 48 * 128 * 128;
     size_t blocks = hot ? 1 : std::max<size_t>(48, cold_bytes() / (state * 4) + 1);
-    float *qkv = (float *)in.alloc(ch * 4), *gates = (float *)in.alloc(4 * 48 * 4), *cw = (float *)in.alloc(4 * ch * 4);
-    fill(qkv, ch, 1, 1.0f), fill(gates, 4 * 48, 2, 1.0f), fill(cw, 4 * ch, 3, 0.5f);
+    // The block's input activations are shared, as in the token (the matvec before it has just written them);
+    // its parameters (conv taps, a_log, dt_bias) are its own, so its phase 0 reads them cold as the token does.
+    float *qkv = (float *)in.alloc(ch * 4), *gates = (float *)in.alloc(2 * 48 * 4);
+    fill(qkv, ch, 1, 1.0f), fill(gates, 2 * 48, 2, 1.0f);
     float *out = (float *)in.alloc(48 * 128 * 4);
     for (size_t b = 0; b < blocks; b++) {
         ciot_deltanet_args x = a;
-        x.qkv = qkv, x.conv_w = cw, x.alpha = gates, x.beta_in = gates + 48, x.a_log = gates + 96, x.dt_bias = gates + 144;
+        float *par = (float *)in.alloc((4 * ch + 2 * 48) * 4);
+        fill(par, 4 * ch, 3 + 1000 * b, 0.5f), fill(par + 4 * ch, 2 * 48, 4 + 1000 * b, 1.0f);
+        x.qkv = qkv, x.alpha = gates, x.beta_in = gates + 48;
+        x.conv_w = par, x.a_log = par + 4 * ch, x.dt_bias = par + 4 * ch + 48;
         x.out = out;
         x.conv_state = (float *)in.alloc(3 * ch * 4);
         x.state = (float *)in.alloc(state * 4);
