@@ -61,27 +61,22 @@ void ciot_bw_copy_neon(void *dst, const void *src, size_t bytes) {
     }
 }
 
+/* One 64-byte line stored non-temporally: no intrinsic does, so STNP of register pairs, 32 bytes each. */
+static inline void stnp64(uint64_t *d, uint64x2x4_t v) {
+    __asm__ volatile("stnp %q[a], %q[b], [%[d]]\n\t"
+                     "stnp %q[c], %q[e], [%[d], #32]"
+                     : : [d] "r"(d), [a] "w"(v.val[0]), [b] "w"(v.val[1]), [c] "w"(v.val[2]), [e] "w"(v.val[3])
+                     : "memory");
+}
+
 /* One 256-byte block: its four 64-byte loads, then its non-temporal stores. */
 static inline void copy_nt_block(uint64_t *d, const uint64_t *s) {
     uint64x2x4_t v0 = vld1q_u64_x4(s + 0), v1 = vld1q_u64_x4(s + 8);
     uint64x2x4_t v2 = vld1q_u64_x4(s + 16), v3 = vld1q_u64_x4(s + 24);
-    /* no intrinsic stores non-temporally: STNP of register pairs, 32 bytes each */
-    __asm__ volatile("stnp %q[a], %q[b], [%[d]]\n\t"
-                     "stnp %q[c], %q[e], [%[d], #32]"
-                     : : [d] "r"(d), [a] "w"(v0.val[0]), [b] "w"(v0.val[1]), [c] "w"(v0.val[2]), [e] "w"(v0.val[3])
-                     : "memory");
-    __asm__ volatile("stnp %q[a], %q[b], [%[d], #64]\n\t"
-                     "stnp %q[c], %q[e], [%[d], #96]"
-                     : : [d] "r"(d), [a] "w"(v1.val[0]), [b] "w"(v1.val[1]), [c] "w"(v1.val[2]), [e] "w"(v1.val[3])
-                     : "memory");
-    __asm__ volatile("stnp %q[a], %q[b], [%[d], #128]\n\t"
-                     "stnp %q[c], %q[e], [%[d], #160]"
-                     : : [d] "r"(d), [a] "w"(v2.val[0]), [b] "w"(v2.val[1]), [c] "w"(v2.val[2]), [e] "w"(v2.val[3])
-                     : "memory");
-    __asm__ volatile("stnp %q[a], %q[b], [%[d], #192]\n\t"
-                     "stnp %q[c], %q[e], [%[d], #224]"
-                     : : [d] "r"(d), [a] "w"(v3.val[0]), [b] "w"(v3.val[1]), [c] "w"(v3.val[2]), [e] "w"(v3.val[3])
-                     : "memory");
+    stnp64(d + 0, v0);
+    stnp64(d + 8, v1);
+    stnp64(d + 16, v2);
+    stnp64(d + 24, v3);
 }
 
 void ciot_bw_copy_nt_neon(void *dst, const void *src, size_t bytes, int streams) {
