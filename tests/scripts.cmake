@@ -9,6 +9,11 @@ if(CIOT_PYTHON3 AND NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_BUILD_TYPE STREQUAL "
   add_test(NAME test_arm_cost_output COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/arm_cost_output.py)
   set_tests_properties(test_arm_cost_output PROPERTIES TIMEOUT 60)
 endif()
+# scripts/compare's summary: per-round ratios, each file's fastest kernel, the target verdict, unfinished rounds.
+if(CIOT_PYTHON3 AND NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
+  add_test(NAME test_compare_summary COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/compare_summary.py)
+  set_tests_properties(test_compare_summary PROPERTIES TIMEOUT 60)
+endif()
 # scripts/x86-mix reads callgrind's counts right (a known kernel's multiplies per MAC). Skipped (77) where
 # valgrind's CPU has no AVX2; valgrind and ASan do not mix, so not in the Debug build.
 find_program(CIOT_VALGRIND valgrind)

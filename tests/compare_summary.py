@@ -1,0 +1,114 @@
+"""scripts/compare's summary, from made-up runs: per round the ratio is new over base of the two runs' medians;
+each source file's fastest kernel is picked per build and round on the persistent pool, whatever its name; the
+--target verdict is met / not met / split by every round; a round missing one build's run is left out and
+named; kernels only one build ran are named; a bad file or argument is one line and exit 2. Ends "N passed,
+M failed"."""
+import json, os, subprocess, sys, tempfile
+
+script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "compare")
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    passed, failed = passed + ok, failed + (not ok)
+    print(("ok   " if ok else "FAIL ") + what)
+
+
+def case(kernel, source, med, batch=4, threads=1, pool="persistent", probe=20.0):
+    return {"kernel": kernel, "source": source, "op": "gemm", "rows": 64, "K": 256, "batch": batch,
+            "threads": threads, "pool": pool,
+            "summary": {"gweights_s": {"min": med * 0.9, "median": med, "max": med * 1.1},
+                        "probe_gbs": {"min": probe, "median": probe, "max": probe}}}
+
+
+def run_file(cases, cpu="Test CPU", features="avx2,fma"):
+    return {"bench": "ciot", "context": {"cpu": cpu, "features": features}, "cases": cases}
+
+
+def summarize(d, *extra):
+    r = subprocess.run([sys.executable, script, "--summarize", d, *extra], capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def row(text, *starts):
+    """The table line that begins with these cells."""
+    prefix = "| " + " | ".join(starts) + " |"
+    hits = [line for line in text.splitlines() if line.startswith(prefix)]
+    return hits[0] if len(hits) == 1 else None
+
+
+# Round by round (base, new): pq2_0's fastest is old_a in base (the slower old_b beside it) and new_x in new;
+# ptq1_0's only kernel gains 2x in round 1 and 1.2x in round 2; a spawn row faster than everything must not
+# count; new_only runs in the new build only. Round 3 has only a base run (interrupted).
+runs = {
+    ("base", 1): [case("old_a", "pq2_0", 50), case("old_b", "pq2_0", 40), case("tl", "ptq1_0", 10),
+                  case("old_a", "pq2_0", 900, pool="spawn")],
+    ("new", 1): [case("new_x", "pq2_0", 100), case("old_b", "pq2_0", 45), case("tl", "ptq1_0", 20),
+                 case("new_only", "pq2_0", 1), case("old_a", "pq2_0", 60)],
+    ("new", 2): [case("new_x", "pq2_0", 90), case("old_b", "pq2_0", 30), case("tl", "ptq1_0", 12),
+                 case("old_a", "pq2_0", 55)],
+    ("base", 2): [case("old_a", "pq2_0", 60), case("old_b", "pq2_0", 20), case("tl", "ptq1_0", 10)],
+    ("base", 3): [case("old_a", "pq2_0", 1000), case("tl", "ptq1_0", 1000)],
+}
+
+with tempfile.TemporaryDirectory() as d:
+    manifest = {"base": {"rev": "v1", "commit": "a" * 40}, "new": {"rev": "working tree", "commit": None},
+                "bench_args": ["--batches", "4"], "cpu_mask": None, "runs": []}
+    for (b, r), cases in runs.items():
+        name = f"{b}-{r}.json"
+        with open(os.path.join(d, name), "w") as f:
+            json.dump(run_file(cases), f)
+        manifest["runs"].append({"build": b, "round": r, "json": name})
+    with open(os.path.join(d, "compare.json"), "w") as f:
+        json.dump(manifest, f)
+
+    rc, out, err = summarize(d, "--target", "1.5")
+    check(rc == 0, f"--summarize exits 0 (got {rc}: {err.strip()})")
+    pq = row(out, "pq2_0", "gemm 64x256 b4", "1")
+    check(pq is not None and "old_a: 50.0, 60.0" in pq and "new_x: 100.0, 90.0" in pq,
+          "each build's fastest pq2_0 kernel per round, on the persistent pool only")
+    check(pq is not None and "| 2.00, 1.50 |" in pq and pq.endswith("| met |"),
+          "pq2_0's ratios 100/50 and 90/60, both reach 1.5: met")
+    tl = row(out, "ptq1_0", "gemm 64x256 b4", "1")
+    check(tl is not None and "| 2.00, 1.20 |" in tl and tl.endswith("| split |"),
+          "ptq1_0: 2.00 reaches 1.5, 1.20 does not: split")
+    a = row(out, "old_a", "gemm 64x256 b4", "1", "persistent")
+    check(a is not None and "| 50.0, 60.0 | 60.0, 55.0 | 1.20, 0.92 | 1.06 |" in a,
+          "a case both builds ran: medians per round, new over base, the median of the ratios")
+    check(row(out, "old_a", "gemm 64x256 b4", "1", "spawn") is None,
+          "a case one build ran in no round is not in the table")
+    check("Kernels only the new build ran: new_only, new_x." in out, "kernels only the new build ran are named")
+    check("Left out: round(s) 3" in out and "1000" not in out, "the round with one build's run only is left out")
+    check("round 1: base 20.0, new 20.0" in out, "each run's paired read probe is listed")
+    with open(os.path.join(d, "summary.md")) as f:
+        check(f.read() == out, "summary.md holds what was printed")
+
+    rc, out, _ = summarize(d, "--target", "2.5")
+    pq = row(out, "pq2_0", "gemm 64x256 b4", "1")
+    check(pq is not None and pq.endswith("| not met |"), "no round reaches 2.5: not met")
+    rc, out, _ = summarize(d)
+    pq = row(out, "pq2_0", "gemm 64x256 b4", "1")
+    check(rc == 0 and pq is not None and pq.endswith("| 2.00, 1.50 |"), "without --target no verdict column")
+
+    with open(os.path.join(d, "new-2.json"), "w") as f:
+        f.write("{ not json")
+    rc, out, err = summarize(d)
+    check(rc == 2 and "new-2.json" in err and len(err.strip().splitlines()) == 1 and out == "",
+          "a run file that is not JSON: one line naming it, exit 2")
+
+with tempfile.TemporaryDirectory() as d:
+    rc, _, err = summarize(d)
+    check(rc == 2 and "compare.json" in err, "a folder without a comparison: exit 2")
+
+for args, what in ((["HEAD", "--json", "x.json"], "--json after BASE is refused"),
+                   (["--rounds", "0", "HEAD"], "--rounds 0 is refused"),
+                   (["--target", "-1", "HEAD"], "a target at or below 0 is refused"),
+                   (["no-such-commit-xyz"], "a name that is not a commit is refused"),
+                   ([], "no commit named"),
+                   (["--summarize", "/tmp", "HEAD"], "--summarize with a commit is refused")):
+    r = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
+    check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, f"{what} (exit {r.returncode})")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
