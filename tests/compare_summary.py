@@ -1,11 +1,17 @@
-"""scripts/compare's summary, from made-up runs: per round the ratio is new over base of the two runs' medians;
+"""scripts/compare's plan and summary, from made-up runs. The plan: whole runs alternate which build goes
+first by round; kernel by kernel, each kernel's two runs are back to back with the first alternating, and a
+kernel one build lacks runs alone. The summary: per round the ratio is new over base of the two runs' medians;
 each source file's fastest kernel is picked per build and round on the persistent pool, whatever its name; the
 --target verdict is met / not met / split by every round; a round missing one build's run is left out and
 named; kernels only one build ran are named; a bad file or argument is one line and exit 2. Ends "N passed,
 M failed"."""
-import json, os, subprocess, sys, tempfile
+import importlib.machinery, importlib.util, json, os, subprocess, sys, tempfile
 
 script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "compare")
+loader = importlib.machinery.SourceFileLoader("compare", script)
+spec = importlib.util.spec_from_loader("compare", loader)
+compare = importlib.util.module_from_spec(spec)
+loader.exec_module(compare)
 passed = failed = 0
 
 
@@ -101,12 +107,52 @@ with tempfile.TemporaryDirectory() as d:
     rc, _, err = summarize(d)
     check(rc == 2 and "compare.json" in err, "a folder without a comparison: exit 2")
 
+# The plan.
+check(compare.plan_runs(2, "run", None) == [(1, "base", None), (1, "new", None), (2, "new", None), (2, "base", None)],
+      "whole runs: base first in round 1, new first in round 2")
+plan = compare.plan_runs(2, "kernel", {"base": ["a", "b", "gone"], "new": ["a", "b", "added"]})
+check(plan == [(1, "base", "a"), (1, "new", "a"), (1, "new", "b"), (1, "base", "b"), (1, "new", "added"),
+               (1, "base", "gone"),
+               (2, "new", "a"), (2, "base", "a"), (2, "base", "b"), (2, "new", "b"), (2, "new", "added"),
+               (2, "base", "gone")],
+      "kernel by kernel: pairs back to back, the first alternating by kernel and round; a kernel one build lacks alone")
+check(compare.without_kernels(["--kernels", "a,b", "--threads", "1", "--kernels=c", "--reps", "3"])
+      == ["--threads", "1", "--reps", "3"], "the kernel interleave drops the user's --kernels, both spellings")
+
+# A kernel-interleaved comparison: one file per build, round and kernel; a file's cases of another kernel
+# (a --kernels word matching two names) are not that run's; round 2 lacks one planned run and is left out.
+with tempfile.TemporaryDirectory() as d:
+    manifest = {"base": {"rev": "v1", "commit": "b" * 40}, "new": {"rev": "v2", "commit": "c" * 40},
+                "bench_args": [], "interleave": "kernel", "planned": {"1": 4, "2": 4}, "runs": []}
+    files = [(1, "base", "k_long", [case("k_long", "tq2_0", 40)]),
+             (1, "new", "k_long", [case("k_long", "tq2_0", 20)]),
+             (1, "new", "k", [case("k", "tq2_0", 30)]),
+             (1, "base", "k", [case("k", "tq2_0", 10), case("k_long", "tq2_0", 500)]),
+             (2, "base", "k", [case("k", "tq2_0", 10)]), (2, "new", "k", [case("k", "tq2_0", 10)]),
+             (2, "new", "k_long", [case("k_long", "tq2_0", 10)])]
+    for r, b, k, cases in files:
+        name = f"{b}-{r}-{k}.json"
+        with open(os.path.join(d, name), "w") as f:
+            json.dump(run_file(cases), f)
+        manifest["runs"].append({"build": b, "round": r, "kernel": k, "json": name})
+    with open(os.path.join(d, "compare.json"), "w") as f:
+        json.dump(manifest, f)
+    rc, out, err = summarize(d)
+    kl = row(out, "k_long", "gemm 64x256 b4", "1", "persistent")
+    check(rc == 0 and kl is not None and "| 40.0 | 20.0 | 0.50 |" in kl,
+          "a run's cases of another kernel are left out (k_long's 500 in k's file)")
+    tq = row(out, "tq2_0", "gemm 64x256 b4", "1")
+    check(tq is not None and "k_long: 40.0" in tq and "k: 30.0" in tq and "| 0.75 |" in tq,
+          "the files of a round merge before each build's fastest is picked")
+    check("Left out: round(s) 2" in out, "a round with a planned run missing is left out")
+
 for args, what in ((["HEAD", "--json", "x.json"], "--json after BASE is refused"),
                    (["--rounds", "0", "HEAD"], "--rounds 0 is refused"),
                    (["--target", "-1", "HEAD"], "a target at or below 0 is refused"),
                    (["no-such-commit-xyz"], "a name that is not a commit is refused"),
                    ([], "no commit named"),
-                   (["--summarize", "/tmp", "HEAD"], "--summarize with a commit is refused")):
+                   (["--summarize", "/tmp", "HEAD"], "--summarize with a commit is refused"),
+                   (["--interleave", "rows", "HEAD"], "an unknown interleave is refused")):
     r = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
     check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, f"{what} (exit {r.returncode})")
 
