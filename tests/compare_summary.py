@@ -153,8 +153,11 @@ for args, what in ((["HEAD", "--json", "x.json"], "--json after BASE is refused"
                    ([], "no commit named"),
                    (["--summarize", "/tmp", "HEAD"], "--summarize with a commit is refused"),
                    (["--interleave", "rows", "HEAD"], "an unknown interleave is refused")):
-    r = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
-    check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, f"{what} (exit {r.returncode})")
+    try:  # a refusal is immediate; a broken one would go on to build, which the timeout ends
+        r = subprocess.run([sys.executable, script, *args], capture_output=True, text=True, timeout=30)
+        check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, f"{what} (exit {r.returncode})")
+    except subprocess.TimeoutExpired:
+        check(False, f"{what} (still running after 30 s)")
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
