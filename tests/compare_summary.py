@@ -149,6 +149,8 @@ with tempfile.TemporaryDirectory() as d:
 for args, what in ((["HEAD", "--json", "x.json"], "--json after BASE is refused"),
                    (["--rounds", "0", "HEAD"], "--rounds 0 is refused"),
                    (["--target", "-1", "HEAD"], "a target at or below 0 is refused"),
+                   (["--target", "inf", "HEAD"], "an infinite target is refused"),
+                   (["HEAD", "--benchmark_out=x.json"], "--benchmark_out after BASE is refused (every run would write it)"),
                    (["no-such-commit-xyz"], "a name that is not a commit is refused"),
                    ([], "no commit named"),
                    (["--summarize", "/tmp", "HEAD"], "--summarize with a commit is refused"),
