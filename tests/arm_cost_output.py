@@ -1,14 +1,12 @@
 """scripts/arm-cost's output never replaces what its --out names when that is not a regular file: a link
 to a descriptor (what /dev/stdout is) stays a link and the JSON goes through it, a FIFO stays a FIFO, a
 regular file is replaced whole and a link to one keeps pointing at it. Ends "N passed, M failed"."""
-import importlib.machinery, importlib.util, json, os, sys, tempfile, threading
+import json, os, tempfile, threading
 
-script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "arm-cost")
-loader = importlib.machinery.SourceFileLoader("arm_cost", script)
-spec = importlib.util.spec_from_loader("arm_cost", loader)
-arm_cost = importlib.util.module_from_spec(spec)
-loader.exec_module(arm_cost)
-passed = failed = 0
+from script_checks import Checks, load_script
+
+arm_cost = load_script("arm-cost")
+check = Checks()
 
 
 def parses_to(text, data):
@@ -16,12 +14,6 @@ def parses_to(text, data):
         return json.loads(text) == data
     except (TypeError, ValueError):
         return False
-
-
-def check(ok, what):
-    global passed, failed
-    passed, failed = passed + ok, failed + (not ok)
-    print(("ok   " if ok else "FAIL ") + what)
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -62,5 +54,4 @@ with tempfile.TemporaryDirectory() as d:
           "a link to a file keeps pointing at it, the file replaced")
     check(sorted(os.listdir(d)) == ["cost.json", "fifo", "stdout", "to-cost.json"], "no temporary file left")
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+check.finish()

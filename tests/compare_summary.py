@@ -5,20 +5,13 @@ each source file's fastest kernel is picked per build and round on the persisten
 --target verdict is met / not met / split by every round; a round missing one build's run is left out and
 named; kernels only one build ran are named; a bad file or argument is one line and exit 2. Ends "N passed,
 M failed"."""
-import importlib.machinery, importlib.util, json, os, subprocess, sys, tempfile
+import json, os, subprocess, sys, tempfile
 
-script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "compare")
-loader = importlib.machinery.SourceFileLoader("compare", script)
-spec = importlib.util.spec_from_loader("compare", loader)
-compare = importlib.util.module_from_spec(spec)
-loader.exec_module(compare)
-passed = failed = 0
+from script_checks import Checks, load_script, script_path
 
-
-def check(ok, what):
-    global passed, failed
-    passed, failed = passed + ok, failed + (not ok)
-    print(("ok   " if ok else "FAIL ") + what)
+script = script_path("compare")
+compare = load_script("compare")
+check = Checks()
 
 
 def case(kernel, source, med, batch=4, threads=1, pool="persistent", probe=20.0):
@@ -162,5 +155,4 @@ for args, what in ((["HEAD", "--json", "x.json"], "--json after BASE is refused"
     except subprocess.TimeoutExpired:
         check(False, f"{what} (still running after 30 s)")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+check.finish()
