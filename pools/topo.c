@@ -55,6 +55,23 @@ static int llc_level_objects(hwloc_obj_type_t *type) {
     return 0;
 }
 
+size_t ciot_topo_llc_instance(int *cores) {
+    hwloc_obj_type_t type;
+    hwloc_topology_t t;
+    *cores = 1;
+    const int n = llc_level_objects(&type);
+    if (!n || ciot_topo_get(&t) != CIOT_OK) return 0;
+    size_t largest = 0;
+    for (int k = 0; k < n; k++) {
+        hwloc_obj_t o = hwloc_get_obj_by_type(t, type, (unsigned)k);
+        if (!o || !o->attr || o->attr->cache.size <= largest) continue;
+        largest = (size_t)o->attr->cache.size;
+        const int under = hwloc_get_nbobjs_inside_cpuset_by_type(t, o->cpuset, HWLOC_OBJ_CORE);
+        *cores = under > 0 ? under : 1;
+    }
+    return largest;
+}
+
 const char *ciot_topo_llc_source(char *buf, size_t len) {
     hwloc_obj_type_t type;
     const int n = llc_level_objects(&type);

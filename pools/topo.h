@@ -13,6 +13,8 @@ int ciot_topo_cores(void);
 /* Total bytes of the last-level cache summed over its instances, and its level (3 for L3);
  * 0 when hwloc reports no cache. */
 size_t ciot_topo_llc_bytes(int *level);
+/* The largest instance of that cache level in bytes and the cores under it (*cores >= 1); 0 when none. */
+size_t ciot_topo_llc_instance(int *cores);
 /* Where that figure came from, e.g. "hwloc: L3, 1 x 32.0 MiB", or "hwloc reports no cache". */
 const char *ciot_topo_llc_source(char *buf, size_t len);
 

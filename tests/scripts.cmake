@@ -10,6 +10,9 @@ if(CIOT_PYTHON3 AND NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_BUILD_TYPE STREQUAL "
   add_test(NAME test_arm_cost_output COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/arm_cost_output.py)
   add_test(NAME test_compare_summary COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/compare_summary.py)
   set_tests_properties(test_arm_cost_output test_compare_summary PROPERTIES TIMEOUT 60)
+  # Every script answers --help at once, running nothing (tools it would start are shims that leave a mark).
+  add_test(NAME test_scripts_help COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/scripts_help.py)
+  set_tests_properties(test_scripts_help PROPERTIES TIMEOUT 120 LABELS any_cpu)
 endif()
 # scripts/x86-mix reads callgrind's counts right (a known kernel's multiplies per MAC). Skipped (77) where
 # valgrind's CPU has no AVX2; valgrind and ASan do not mix, so not in the Debug build.

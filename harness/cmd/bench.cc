@@ -33,6 +33,7 @@ extern "C" {
 #include "gguf.h"
 #include "output.h"
 #include "parallel.h"
+#include "progress.h"
 #include "registry.h"
 #include "split.h"
 #include "sweep.h"
@@ -57,6 +58,7 @@ struct Run {
     std::map<std::tuple<const ciot_layout *, int, int>, ciot_weight_ring> rings;
     std::map<std::tuple<const ciot_act_format *, int, int>, std::vector<unsigned char>> acts;
     int done = 0, total = 0;          // progress over every case repetition
+    ciot_progress progress{};         // time left over the repetitions
     ciot_gguf *gguf = nullptr;
     std::map<std::pair<std::string, const ciot_layout *>, std::vector<unsigned char>> packed;   // --gguf
     const std::vector<unsigned char> *filled = nullptr;   // whose copies the weight region holds now
@@ -195,8 +197,11 @@ void run_case(benchmark::State &st, size_t idx) {
                  pair.ratio > 1 || above_compute ? " (flagged: > 100%)" : "");
     char comp[48] = "";
     if (c.has_family) snprintf(comp, sizeof comp, ", %s %.1f GMAC/s", ciot_compute_family_name(c.family), compute);
-    fprintf(stderr, "ciot bench: [%d/%d] %s rep %zu: %.1f Gweights/s, %.2f GB/s, probe %.2f GB/s%s, %s\n", ++g->done,
-            g->total, c.name.c_str(), c.reps.size(), gweights, kernel_gbs, probe, comp, judged);
+    char left[64];
+    ++g->done;
+    ciot_progress_left(&g->progress, g->done, left, sizeof left);
+    fprintf(stderr, "ciot bench: [%d/%d] %s rep %zu: %.1f Gweights/s, %.2f GB/s, probe %.2f GB/s%s, %s%s%s\n", g->done,
+            g->total, c.name.c_str(), c.reps.size(), gweights, kernel_gbs, probe, comp, judged, *left ? "; " : "", left);
 }
 
 void empty_task(void *, int, int) {}
@@ -501,7 +506,68 @@ int prepare() {
     return -1;
 }
 
+// A read-probe sample runs every plan of the policy (probe_bw.c: one stream or several, with and without
+// the prefetch), each in whole passes of the buffer until they last probe_seconds.
+constexpr int kReadPlans = 4;
+double probe_sample_seconds(size_t bytes, double probe_seconds, double gbs) {
+    const double pass = double(bytes) / (gbs * 1e9);
+    return kReadPlans * std::max(1.0, std::ceil(probe_seconds / pass)) * pass;
+}
+
+// Seconds the repetitions take: per case, reps x (its timed calls, a probe sample at the case's share of
+// read_gbs, two compute samples for a gemm with a family), plus its warm-up. Before the warm-up sized the
+// calls, a repetition's calls count as rep_seconds.
+double estimate_seconds(double read_gbs, int max_threads) {
+    const Options &o = g->opt;
+    const size_t probe_bytes = o.ceiling_bytes ? o.ceiling_bytes : ciot_cold_bytes();
+    double total = 0;
+    for (auto &c : g->cases) {
+        const double calls = c.warmup_seconds > 0 ? double(c.iterations) * c.warmup_seconds : o.rep_seconds;
+        const double gbs = read_gbs * std::min(1.0, double(c.threads) / max_threads);
+        ciot_compute_family family;
+        const char *why;
+        const bool compute = c.k->op == CIOT_OP_GEMM && ciot_roof_family(c.k, c.batch, &family, &why);
+        total += o.reps * (calls + probe_sample_seconds(probe_bytes, o.probe_seconds, gbs) +
+                           (compute ? 2 * o.compute_seconds : 0)) + 3 * calls / o.reps;
+    }
+    return total;
+}
+
+int max_threads() { return *std::max_element(g->opt.threads.v, g->opt.threads.v + g->opt.threads.n); }
+
+// The estimate printed before the repetitions, from one probe sample timed now on the largest pool.
+void announce_estimate() {
+    ciot_progress_start(&g->progress, g->total);
+    double gbs = 0;
+    ciot_pool *p = acquire_pool(CIOT_POOL_PERSISTENT, max_threads());
+    if (!p || ciot_ruler_sample(&g->ruler, p, &gbs) != CIOT_OK || !(gbs > 0)) return;
+    const double seconds = estimate_seconds(gbs, max_threads());
+    char d[32];
+    fprintf(stderr, "ciot bench: %zu cases x %d repetitions, each paired with a probe sample: about %s\n",
+            g->cases.size(), g->opt.reps, ciot_duration(seconds, d, sizeof d));
+}
+
 }  // namespace
+
+// An estimate of a run's length before anything is allocated: the read rate guessed at a modest
+// per-thread figure, the calls at --rep-ms. Returns -1 when argv is fine, else the exit code.
+extern "C" int ciot_bench_estimate(int argc, char **argv, double *seconds, int *cases) {
+    std::unique_ptr<Run> run(new Run);
+    g = run.get();
+    struct Forget { ~Forget() { g = nullptr; } } forget;   // the run is gone when this returns
+    std::vector<std::string> gb_flags;
+    int rc = parse_args(argc, argv, g->opt, gb_flags);
+    if (rc >= 0) return rc;
+    std::string filter;
+    for (auto &a : gb_flags)
+        if (a.rfind("--benchmark_filter=", 0) == 0) filter = a.substr(19);
+    if (!g->opt.threads.n) ciot_sweep_default_threads(&g->opt.threads);
+    if ((rc = make_cases(filter)) >= 0) return rc;
+    constexpr double kGuessGbsPerThread = 10;
+    *seconds = estimate_seconds(kGuessGbsPerThread * max_threads(), max_threads());
+    *cases = int(g->cases.size());
+    return -1;
+}
 
 extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int max, int *n) {
     if (n) *n = 0;
@@ -588,6 +654,7 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
     for (size_t i = 0; i < g->overheads.size(); i++)
         common(benchmark::RegisterBenchmark(g->overheads[i].name.c_str(), run_empty_job, i), benchmark::kMicrosecond);
     g->total = int(g->cases.size()) * o.reps;
+    announce_estimate();
     benchmark::AddCustomContext("ciot_commit", std::string(ctx.commit) + (ctx.dirty > 0 ? " (dirty)" : ""));
     benchmark::AddCustomContext("ciot_protocol", "each repetition paired with a read-probe sample on the same pool "
                                                  "(counters probe_GB/s, pct_ceiling), gemm rows with a compute family "

@@ -5,6 +5,7 @@
 #include "cpu.h"
 #include "opts.h"
 #include "registry.h"
+#include "rules.h"
 #include "topo.h"
 
 /* The kernel chosen per source file and op, each source once in layout order; with_why adds its rank and
@@ -43,6 +44,7 @@ int ciot_cmd_info(int argc, char **argv) {
     printf("cores        %d (%d processing units, %d package%s)\n", t.cores, t.pus, t.packages, t.packages > 1 ? "s" : "");
     for (int i = 0; i < t.ncaches; i++)
         printf("cache L%d     %zu KiB %s x %d\n", t.caches[i].level, t.caches[i].bytes >> 10, t.caches[i].type, t.caches[i].count);
+    if (!ciot_llc_plausible()) printf("llc rule     %s\n", ciot_llc_rule_note(buf, sizeof buf));
     printf("memory       %.1f GiB\n", (double)t.memory_bytes / (1u << 30));
     printf("\nkernels this CPU can run:\n");
     for (int i = 0; i < ciot_kernel_count(); i++) {

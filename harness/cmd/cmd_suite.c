@@ -18,6 +18,9 @@
 #include "output.h"
 #include "json.h"
 #include "opts.h"
+#include "probe_compute.h"
+#include "progress.h"
+#include "rules.h"
 #include "cpu.h"
 #include "registry.h"
 #include "suite_summary.h"
@@ -45,9 +48,32 @@ static const char *chosen_gemms(char *out, size_t len) {
     return out;
 }
 
-static void stage(int i, int n, const char *what) {
-    fprintf(stderr, "\n[%d/%d] %s\n", i, n, what);
+/* The suite's parts in order, each with its estimated seconds. */
+enum { STAGE_BW, STAGE_COMPUTE, STAGE_BENCH, STAGE_REPLAY, STAGES };
+
+/* "[i/n] what": with the time so far and what is left, the estimates of the parts not run yet scaled by how
+ * the finished parts compared with theirs. */
+static void stage(int i, const char *what, ciot_progress *p, const double *estimate) {
+    double done = 0, total = 0;
+    for (int k = 0; k < STAGES; k++) total += estimate[k], done += k < i ? estimate[k] : 0;
+    char e[32], l[32];
+    const double elapsed = ciot_progress_elapsed(p), left = done > 0 ? (total - done) * elapsed / done : total;
+    fprintf(stderr, "\n[%d/%d] %s: %s so far, about %s left\n", i + 1, STAGES, what, ciot_duration(elapsed, e, sizeof e),
+            ciot_duration(left, l, sizeof l));
     fflush(stderr);
+}
+
+/* Seconds of ciot bw: per thread count, a warm-up and reps repetitions of each kind in each of its plans
+ * (read and update 4, copy_nt 2, write and copy 1), each at least ms, after touching the buffer. */
+static double bw_estimate(int thread_counts, int reps, double ms) {
+    return thread_counts * (reps + 1) * 12 * ms * 1e-3 + 1;
+}
+
+/* Seconds of ciot compute: per thread count and family this CPU has, a warm-up and reps repetitions. */
+static double compute_estimate(int thread_counts, int reps, double ms) {
+    int families = 0;
+    for (int f = 0; f < CIOT_COMPUTE_N_FAMILIES; f++) families += ciot_compute_available((ciot_compute_family)f);
+    return thread_counts * families * (reps + 1) * ms * 1e-3;
 }
 
 /* DIR/context.json, whole or not at all; one line on stderr when it cannot be written. */
@@ -72,7 +98,9 @@ int ciot_cmd_suite(int argc, char **argv) {
     const char *results = CIOT_SOURCE_DIR "/results";
     const ciot_opt opts[] = {
         {"--quick", CIOT_OPT_FLAG, &quick, 0, 0, NULL, NULL,
-         "fewer repetitions and shorter ones (the same memory and shapes), a smaller model replay", NULL},
+         "a first look in about a minute: every kernel once at all cores, gemv and the gemm at\n"
+         "batches 4 and 64, 3 short repetitions, no references, a small model replay (the\n"
+         "same shapes; the working set guarded against an implausible LLC: ciot info)", NULL},
         {"--results", CIOT_OPT_STRING, &results, 0, 0, NULL, "DIR", "where the run folder goes (default results/ of the source tree)", NULL},
     };
     const ciot_cmdline c = {"suite", "[--quick] [--results DIR]",
@@ -82,6 +110,7 @@ int ciot_cmd_suite(int argc, char **argv) {
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc >= 0) return rc;
+    if (quick) ciot_rules_guard_llc();   /* before the context, which records the rule */
     ciot_context ctx;
     ciot_context_collect(&ctx);
     char day[32], dir[2048], path[2200], why[CIOT_WHY_MAX];
@@ -105,46 +134,61 @@ int ciot_cmd_suite(int argc, char **argv) {
     ciot_say("suite", "run folder %s", dir);
     if (write_context(dir, &ctx, quick) != CIOT_OK) return 1;
 
+    /* --quick: every kernel once at all cores, decode and prompt (batches 4 and 64), three short repetitions;
+     * the full run adds 1 thread, the spawn pool, the speculative batches and the large model. */
     char threads[32], all_threads[16];
     snprintf(threads, sizeof threads, ctx.topo.cores > 1 ? "1,%d" : "%d", ctx.topo.cores);
     snprintf(all_threads, sizeof all_threads, "%d", ctx.topo.cores);
-    const int stages = 4;
+    const char *sweep = quick ? all_threads : threads, *reps = quick ? "3" : "5";
+    const int thread_counts = quick || ctx.topo.cores == 1 ? 1 : 2;
     int failed = 0;
 
-    stage(1, stages, "DRAM bandwidth probe (ciot bw)");
-    args a = {0};
-    arg(&a, "bw"), arg(&a, "--threads"), arg(&a, threads), arg(&a, "--json");
-    snprintf(path, sizeof path, "%s/bw.json", dir), arg(&a, path);
-    if (quick) arg(&a, "--reps"), arg(&a, "3");
-    failed |= ciot_cmd_bw(a.n, a.v) != 0;
-
-    stage(2, stages, "int8 compute probe (ciot compute)");
-    a = (args){0};
-    arg(&a, "compute"), arg(&a, "--threads"), arg(&a, threads), arg(&a, "--json");
-    snprintf(path, sizeof path, "%s/compute.json", dir), arg(&a, path);
-    if (quick) arg(&a, "--reps"), arg(&a, "3");
-    failed |= ciot_cmd_compute(a.n, a.v) != 0;
-
-    stage(3, stages, "kernel benchmarks, each repetition paired with a probe sample (ciot bench)");
-    a = (args){0};
+    args bench = {0};
+    arg(&bench, "bench"), arg(&bench, "--threads"), arg(&bench, sweep), arg(&bench, "--reps"), arg(&bench, reps);
     /* the speculative-verification batches (2, 3, 5, 8) beside 4 and 64: Google Benchmark runs once a process,
      * so they are rows of this one run */
-    arg(&a, "bench"), arg(&a, "--threads"), arg(&a, threads), arg(&a, "--batches"), arg(&a, CIOT_SUITE_BATCHES);
-    arg(&a, "--json");
-    snprintf(path, sizeof path, "%s/bench.json", dir), arg(&a, path);
-    if (quick) arg(&a, "--reps"), arg(&a, "3"), arg(&a, "--rep-ms"), arg(&a, "50");
+    arg(&bench, "--batches"), arg(&bench, quick ? "4,64" : CIOT_SUITE_BATCHES);
+    if (quick) arg(&bench, "--rep-ms"), arg(&bench, "20"), arg(&bench, "--no-spawn"), arg(&bench, "--refs"), arg(&bench, "none");
+    double estimate[STAGES] = {bw_estimate(thread_counts, quick ? 3 : 5, 50),
+                               compute_estimate(thread_counts, quick ? 3 : 5, quick ? 50 : 200), 0,
+                               quick ? 15 : 90};
+    int cases = 0;
+    if (ciot_bench_estimate(bench.n, bench.v, &estimate[STAGE_BENCH], &cases) >= 0) return 1;
+    char d[32];
+    ciot_say("suite", "%s run: %d benchmark cases, about %s in all", quick ? "a quick" : "a full", cases,
+             ciot_duration(estimate[0] + estimate[1] + estimate[2] + estimate[3], d, sizeof d));
+    ciot_progress progress;
+    ciot_progress_start(&progress, 0);
+
+    stage(STAGE_BW, "DRAM bandwidth probe (ciot bw)", &progress, estimate);
+    args a = {0};
+    arg(&a, "bw"), arg(&a, "--threads"), arg(&a, sweep), arg(&a, "--reps"), arg(&a, reps), arg(&a, "--json");
+    snprintf(path, sizeof path, "%s/bw.json", dir), arg(&a, path);
+    failed |= ciot_cmd_bw(a.n, a.v) != 0;
+
+    stage(STAGE_COMPUTE, "int8 compute probe (ciot compute)", &progress, estimate);
+    a = (args){0};
+    arg(&a, "compute"), arg(&a, "--threads"), arg(&a, sweep), arg(&a, "--reps"), arg(&a, reps), arg(&a, "--json");
+    snprintf(path, sizeof path, "%s/compute.json", dir), arg(&a, path);
+    if (quick) arg(&a, "--ms"), arg(&a, "50");
+    failed |= ciot_cmd_compute(a.n, a.v) != 0;
+
+    stage(STAGE_BENCH, "kernel benchmarks, each repetition paired with a probe sample (ciot bench)", &progress, estimate);
+    arg(&bench, "--json");
+    snprintf(path, sizeof path, "%s/bench.json", dir), arg(&bench, path);
     static ciot_bench_row rows[MAX_ROWS];
     int nrows = 0;
     char kernels[512];
-    failed |= ciot_bench_main(a.n, a.v, rows, MAX_ROWS, &nrows) != 0;
+    failed |= ciot_bench_main(bench.n, bench.v, rows, MAX_ROWS, &nrows) != 0;
 
-    stage(4, stages, "model replay, each token paired with a probe sample (ciot replay)");
+    stage(STAGE_REPLAY, "model replay, each token paired with a probe sample (ciot replay)", &progress, estimate);
     a = (args){0};
     arg(&a, "replay"), arg(&a, "--model"), arg(&a, quick ? "tiny-0.6b" : "bonsai-2-27b"), arg(&a, "--threads");
     arg(&a, all_threads), arg(&a, "--dispatch"), arg(&a, "all"), arg(&a, "--tokens");
     arg(&a, quick ? "3" : "5"), arg(&a, "--json");
     snprintf(path, sizeof path, "%s/replay.json", dir), arg(&a, path);
     failed |= ciot_cmd_replay(a.n, a.v) != 0;
+    ciot_say("suite", "the parts took %s", ciot_duration(ciot_progress_elapsed(&progress), d, sizeof d));
 
     ciot_context_finish(&ctx); /* the load average after, rewritten whole over the first context.json */
     if (write_context(dir, &ctx, quick) != CIOT_OK) failed = 1;

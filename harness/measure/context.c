@@ -8,6 +8,7 @@
 #include "cpu.h"
 #include "measure.h"
 #include "registry.h"
+#include "rules.h"
 #include "topo.h"
 
 static void first_line(const char *cmd, char *out, size_t n) {
@@ -44,6 +45,9 @@ void ciot_context_collect(ciot_context *c) {
     snprintf(c->loadavg_after, sizeof c->loadavg_after, "not recorded");
     c->llc_bytes = ciot_topo_llc_bytes(&c->llc_level);
     ciot_topo_llc_source(c->llc_source, sizeof c->llc_source);
+    c->llc_plausible = ciot_llc_plausible();
+    c->llc_rule_bytes = ciot_rule_llc_bytes();
+    ciot_llc_rule_note(c->llc_rule, sizeof c->llc_rule);
     first_line("git -C '" CIOT_SOURCE_DIR "' rev-parse --short=12 HEAD 2>/dev/null", c->commit, sizeof c->commit);
     if (!c->commit[0]) {
         snprintf(c->commit, sizeof c->commit, "unknown");
@@ -128,6 +132,9 @@ void ciot_context_write(ciot_json *j, const ciot_context *c) {
     ciot_json_kv_int(j, "bytes", (long long)c->llc_bytes);
     ciot_json_kv_int(j, "level", c->llc_level);
     ciot_json_kv_string(j, "source", c->llc_source);
+    ciot_json_kv_bool(j, "plausible", c->llc_plausible);
+    ciot_json_kv_int(j, "rule_bytes", (long long)c->llc_rule_bytes);
+    ciot_json_kv_string(j, "rule", c->llc_rule);
     ciot_json_end_object(j);
     ciot_json_key(j, "topology");
     ciot_json_begin_object(j);

@@ -14,6 +14,9 @@ typedef struct {
     char llc_source[128];       /* where the LLC size came from, e.g. "hwloc: L3, 1 x 32 MiB" */
     size_t llc_bytes;           /* summed over instances; 0 when unknown */
     int llc_level;
+    int llc_plausible;          /* ciot_llc_plausible() */
+    size_t llc_rule_bytes;      /* the LLC the working-set rules take (rules.h) */
+    char llc_rule[192];         /* ciot_llc_rule_note() */
     int dirty;                  /* 1: the work tree had uncommitted changes; -1: not a git checkout */
     ciot_topology topo;
 } ciot_context;
