@@ -21,6 +21,7 @@
 #include <regex.h>
 #include <unistd.h>
 
+#include "bench_console.h"
 #include "bench_run.h"
 
 extern "C" {
@@ -660,7 +661,8 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
                                                  "(counters probe_GB/s, pct_ceiling), gemm rows with a compute family "
                                                  "with a compute-probe sample too (compute_GMAC/s; pct_roof: the "
                                                  "ratio to the roof); ciot bench --json has them all");
-    benchmark::RunSpecifiedBenchmarks();
+    Console console;
+    benchmark::RunSpecifiedBenchmarks(&console);
     benchmark::Shutdown();
 
     ciot_context_finish(&ctx);
