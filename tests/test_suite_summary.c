@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "check.h"
 #include "registry.h"
 #include "roof.h"
+#include "suite_pick.h"
 #include "suite_summary.h"
 
 static ciot_bench_row row(const char *kernel, int batch, double read_ratio, int bound, double roof_ratio) {
@@ -33,6 +36,140 @@ static const char *line_of(const char *text, const char *kernel, int batch, char
     const char *p = strstr(text, head), *end = p ? strchr(p, '\n') : NULL;
     snprintf(out, len, "%.*s", p ? (int)(end ? end - p : (long)strlen(p)) : 0, p ? p : "");
     return out;
+}
+
+/* A row of the answer's made-up run: kernel, batch, threads, Gweights/s median (min - max). */
+static ciot_bench_row timed(const char *kernel, int batch, int threads, double med, double lo, double hi) {
+    ciot_bench_row r = row(kernel, batch, 0.5, batch == 1 ? CIOT_ROOF_BW : CIOT_ROOF_NONE, batch == 1 ? 0.5 : 0);
+    r.threads = threads, r.gw_median = med, r.gw_min = lo, r.gw_max = hi;
+    r.rows = batch == 1 ? 32768 : 17408, r.K = batch == 1 ? 8192 : 5120;
+    return r;
+}
+
+/* The lines of the answer table (between its header rule and the blank line after it), each file's count. */
+static int answer_lines(const char *text, const char *file, char lines[][512], int max) {
+    const char *p = strstr(text, "### The answer");
+    p = p ? strstr(p, "|---|") : NULL;
+    int n = 0;
+    for (p = p ? strchr(p, '\n') : NULL; p && p[1] == '|'; p = strchr(p + 1, '\n')) {
+        const char *end = strchr(p + 1, '\n');
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "| %s |", file);
+        if (!strncmp(p + 1, prefix, strlen(prefix)) && n < max)
+            snprintf(lines[n++], 512, "%.*s", (int)(end ? end - p - 1 : (long)strlen(p + 1)), p + 1);
+    }
+    return n;
+}
+
+/* Whether a line of the answer has a ratio in its 5th cell ("N% (N - N%)") and a roof named in its 6th. */
+static int has_ratio(const char *line) {
+    const char *c = line;
+    for (int i = 0; i < 4 && c; i++) c = strchr(c + 1, '|');
+    int a, b, d;
+    char pct;
+    if (!c || sscanf(c, "| %d%% (%d - %d%c", &a, &b, &d, &pct) != 4 || pct != '%') return 0;
+    const char *roof = strchr(c + 1, '|');
+    return roof && (!strncmp(roof, "| paired read ceiling", 21) || !strncmp(roof, "| compute roof ", 15) ||
+                    !strncmp(roof, "| bw roof at ", 13));
+}
+
+/* The answer table and summary.json on a made-up run of 2 cores. */
+static void answer_checks(void) {
+    ciot_bench_row r[13] = {
+        timed("t2p_gemv_avx2", 1, 2, 200, 190, 210),        timed("tl2_gemv_avx512vbmi", 1, 2, 98, 90, 101),
+        timed("pq2_0_gemv_ref", 1, 1, 500, 490, 510),       timed("t2p_gemv_avx2", 1, 2, 100, 95, 105),
+        timed("t2p_gemm_avx512vnni", 64, 2, 600, 580, 620), timed("t2p_gemm_avx2", 64, 2, 400, 390, 410),
+        timed("t2p_gemm_avx512vnni", 8, 2, 900, 890, 910),  timed("tl16_gemv_avx2", 1, 2, 120, 110, 120),
+        timed("tl3_gemv_avx512vbmi", 1, 2, 125, 120, 135),  timed("tl3_gemm_avx512vbmi", 64, 2, 700, 690, 710),
+        timed("tl16_tq1_gemm_avx2", 64, 2, 300, 290, 310),  timed("t2p_tq2_gemm_avx2", 64, 1, 300, 290, 310),
+        timed("tl16_gemm_avx2", 64, 2, 680, 670, 689.9)};
+    snprintf(r[0].pool, sizeof r[0].pool, "spawn");     /* faster, and first, but the spawn pool's */
+    r[3].roof_min = 0.85, r[3].roof_median = 0.9, r[3].roof_max = 0.95;
+    r[4].bound = CIOT_ROOF_COMPUTE, r[4].roof_min = r[4].roof_median = r[4].roof_max = 0.7;
+    snprintf(r[4].family, sizeof r[4].family, "avx512vnni");
+    r[9].ratio_min = 0.02, r[9].ratio_median = 0.03125, r[9].ratio_max = 0.04;
+    snprintf(r[9].no_family, sizeof r[9].no_family, "lookup: no multiplies");
+    ciot_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.topo.cores = 2;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return;
+    ciot_suite_summary(f, NULL, r, 13, &ctx, 0, NULL);
+    fclose(f);
+    char lines[8][512];
+    const int pq2 = answer_lines(text, "PQ2_0", lines, 8), ptq1 = answer_lines(text, "PTQ1_0", lines, 8),
+              tq1 = answer_lines(text, "TQ1_0", lines, 8), tq2 = answer_lines(text, "TQ2_0", lines, 8);
+    CHECK(pq2 == 2 && ptq1 == 2 && tq1 == 1 && tq2 == 0, "the answer: decode and prompt rows per file, no more: "
+          "PQ2_0 %d, PTQ1_0 %d, TQ1_0 %d (gemm only), TQ2_0 %d (1 thread only)", pq2, ptq1, tq1, tq2);
+    int rated = 0, total = 0;
+    for (int fmt = CIOT_FMT_PQ2_0; fmt <= CIOT_FMT_TQ2_0; fmt++) {
+        char name[16];
+        const int m = answer_lines(text, ciot_suite_file_name(fmt, name, sizeof name), lines, 8);
+        for (int i = 0; i < m; i++) rated += has_ratio(lines[i]), total++;
+    }
+    CHECK(total == 5 && rated == total, "every row of the answer has a ratio to a named roof: %d of %d", rated, total);
+    CHECK(strstr(text, "at 2 threads (all the cores)") != NULL && strstr(text, "batch 64, the largest batch timed") != NULL,
+          "the answer says its thread count and its prompt batch");
+    CHECK(strstr(text, "| PQ2_0 | decode: gemv 32768x8192 | t2p_gemv_avx2 | 100.0 (95.0 - 105.0) | 90% (85 - 95%) | paired read "
+                       "ceiling | **tie** with tl2_gemv_avx512vbmi 98.0 (90.0 - 101.0) |") != NULL,
+          "decode: the fastest persistent gemv at all cores, a tie with a runner-up whose range overlaps");
+    CHECK(strstr(text, "| PQ2_0 | prompt: gemm 17408x5120, batch 64 | t2p_gemm_avx512vnni | 600.0 (580.0 - 620.0) | 70% (70 - "
+                       "70%) | compute roof avx512vnni | t2p_gemm_avx2 400.0 (390.0 - 410.0) |") != NULL,
+          "prompt: the largest batch (not the faster batch 8), its compute roof, a runner-up apart: no tie");
+    CHECK(strstr(text, "| PTQ1_0 | prompt: gemm 17408x5120, batch 64 | tl3_gemm_avx512vbmi | 700.0 (690.0 - 710.0) | 3% (2 - 4%) | "
+                       "paired read ceiling (no compute roof: lookup: no multiplies) | tl16_gemm_avx2 680.0 (670.0 - 689.9) |")
+              != NULL,
+          "a lookup gemm: its read ratio, said to have no compute roof; a runner-up 0.1 short of overlapping: no tie");
+    CHECK(strstr(text, "| PTQ1_0 | decode: gemv 32768x8192 | tl3_gemv_avx512vbmi | 125.0 (120.0 - 135.0) |") != NULL &&
+              strstr(text, "**tie** with tl16_gemv_avx2 120.0 (110.0 - 120.0)") != NULL,
+          "a tie when the runner-up's max reaches the pick's min");
+    CHECK(strstr(text, "| gemv | 32768x8192 | 1 | 2 | PQ2_0 (2.125) | t2p_gemv_avx2 (**tie** with tl2_gemv_avx512vbmi) |") != NULL &&
+              strstr(text, "| gemm | 17408x5120 | 64 | 2 | PTQ1_0 (1.75) | tl3_gemm_avx512vbmi | 700.0 (690.0 - 710.0) | 3% read |")
+              != NULL,
+          "side by side: the tie said where the pick is made again, the lookup gemm's read ratio marked");
+    const char *answer = strstr(text, "### The answer"), *side = strstr(text, "### The source files side by side");
+    CHECK(answer && side && answer < side && !strncmp(text, "## ciot suite", 13), "the answer comes first");
+    if (check_failed || getenv("SHOW")) printf("%s", text);
+    free(text);
+
+    /* summary.json: the same picks, whole, beside summary.md; a missing folder writes neither */
+    char dir[] = "/tmp/ciot-summary-XXXXXX", path[256];
+    if (!mkdtemp(dir)) return;
+    fflush(stdout);
+    const int failed = ciot_suite_write_summaries(dir, r, 13, &ctx, 0, ",t2p_gemm_avx512vnni,");
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    FILE *in = fopen(path, "r");
+    char json[65536] = "";
+    size_t got = in ? fread(json, 1, sizeof json - 1, in) : 0;
+    json[got] = 0;
+    if (in) fclose(in);
+    CHECK(!failed && got > 0, "summary.json written (every begin has its end: the writer refuses it otherwise)");
+    CHECK(strstr(json, "\"answer\": {") && strstr(json, "\"side_by_side\": [") && strstr(json, "\"baselines\": [") &&
+              strstr(json, "\"speculative\": [") && strstr(json, "\"prompt_batch\": 64"),
+          "summary.json has the four derived tables");
+    const char *lookup = strstr(json, "\"kernel\": \"tl3_gemm_avx512vbmi\"");
+    CHECK(lookup && strstr(lookup, "\"roof\": \"read\"") && strstr(lookup, "\"no_compute_roof\": \"lookup: no multiplies\"") &&
+              strstr(lookup, "\"median\": 0.03125"),
+          "summary.json: the lookup gemm's read ratio, and why it has no compute roof");
+    const char *tie = strstr(json, "\"kernel\": \"tl2_gemv_avx512vbmi\""), *apart = strstr(json, "\"kernel\": \"t2p_gemm_avx2\"");
+    tie = tie ? strstr(tie, "\"tie\": ") : NULL, apart = apart ? strstr(apart, "\"tie\": ") : NULL;
+    CHECK(tie && !strncmp(tie, "\"tie\": true", 11) && apart && !strncmp(apart, "\"tie\": false", 12),
+          "summary.json: each runner-up with its tie or not");
+    int rows_in_answer = 0;
+    const char *end_answer = strstr(json, "\"side_by_side\"");
+    for (const char *p = strstr(json, "\"use\": "); p && end_answer && p < end_answer; p = strstr(p + 1, "\"use\": ")) rows_in_answer++;
+    CHECK(rows_in_answer == 5, "summary.json: the answer's 5 rows, %d", rows_in_answer);
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    CHECK(access(path, F_OK) == 0, "summary.md beside it");
+    remove(path);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    remove(path);
+    rmdir(dir);
+    snprintf(path, sizeof path, "%s/gone", dir);
+    const int refused = ciot_suite_write_summaries(path, r, 13, &ctx, 0, NULL);
+    CHECK(refused == 1, "a folder that is not there: reported as a failure");
 }
 
 int main(void) {
@@ -204,6 +341,7 @@ int main(void) {
         CHECK(strstr(text, want) != NULL && strstr(text, "there is none") != NULL, "no cell below 1: none to time again: %s", want);
         free(text);
     }
+    answer_checks();
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
     return check_failed != 0;
 }

@@ -78,7 +78,7 @@ void ciot_suite_answer(FILE *f, ciot_json *j, const ciot_bench_row *rows, int n,
     }
     if (cell[0] || cell[1]) {
         char threads[64];
-        snprintf(threads, sizeof threads, t == cores ? "%d threads (all the cores)" : "%d threads (the most this run timed)", t);
+        snprintf(threads, sizeof threads, "%d thread%s (%s)", t, t == 1 ? "" : "s", t == cores ? "all the cores" : "the most this run timed");
         fprintf(f, "### The answer: the kernel to use on this machine\n\n"
                    "Per source file, this run's fastest kernel for decode (a gemv, one token) and for prompt (a gemm at "
                    "batch %d, the largest batch timed), at %s on the persistent pool, with its ratio to the roof it is "

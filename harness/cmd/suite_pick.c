@@ -21,7 +21,7 @@ ciot_suite_pick ciot_suite_pick_of(const ciot_bench_row *rows, int n, const ciot
             const ciot_bench_row *r = &rows[i];
             const ciot_kernel *k = ciot_kernel_find(r->kernel);
             const ciot_bench_row **slot = pass ? &p.next : &p.best;
-            if (!k || (int)k->layout->source != format || strcmp(r->pool, "persistent") || !ciot_suite_same_cell(r, cell) ||
+            if (!k || (int)k->layout->source != format || !ciot_suite_same_cell(r, cell) ||
                 !(r->gw_median > 0) || (pass && (!p.best || !strcmp(r->kernel, p.best->kernel))))
                 continue;
             if (!*slot || r->gw_median > (*slot)->gw_median) *slot = r;

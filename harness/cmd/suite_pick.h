@@ -19,7 +19,7 @@ typedef struct {
     const ciot_bench_row *next;  /* the fastest row of another kernel; NULL when none */
     int tie;                     /* next is within noise of best */
 } ciot_suite_pick;
-/* The pick of source file `format` (ciot_format) in the cell of row `cell` (persistent pool rows only). */
+/* The pick of source file `format` (ciot_format) in the cell of row `cell` (its pool too). */
 ciot_suite_pick ciot_suite_pick_of(const ciot_bench_row *rows, int n, const ciot_bench_row *cell, int format);
 
 /* The ratio a row is judged by: its own roof's (roof.h) when it has one; a gemm without a compute roof (lookup,
