@@ -37,15 +37,15 @@ static const ciot_bench_row *cell_of(const ciot_bench_row *rows, int n, ciot_op 
 static void answer_row(FILE *f, ciot_json *j, int fmt, int decode, const ciot_suite_pick *p) {
     const ciot_bench_row *a = p->best, *b = p->next;
     const ciot_suite_ratio q = ciot_suite_ratio_of(a);
-    char file[16], use[80], roof[96], next[128] = "-";
+    char file[16], use[80], roof[96], next[128] = "-", flags[64];
     ciot_suite_file_name(fmt, file, sizeof file);
     if (decode) snprintf(use, sizeof use, "decode: gemv %dx%d", a->rows, a->K);
     else snprintf(use, sizeof use, "prompt: gemm %dx%d, batch %d", a->rows, a->K, a->batch);
     if (b)
         snprintf(next, sizeof next, "%s%s %.1f (%.1f - %.1f)", p->tie ? "**tie** with " : "", b->kernel, b->gw_median,
                  b->gw_min, b->gw_max);
-    fprintf(f, "| %s | %s | %s | %.1f (%.1f - %.1f) | %.0f%% (%.0f - %.0f%%) | %s | %s |\n", file, use, a->kernel,
-            a->gw_median, a->gw_min, a->gw_max, 100 * q.median, 100 * q.min, 100 * q.max,
+    fprintf(f, "| %s | %s | %s | %.1f (%.1f - %.1f) | %.0f%% (%.0f - %.0f%%)%s | %s | %s |\n", file, use, a->kernel,
+            a->gw_median, a->gw_min, a->gw_max, 100 * q.median, 100 * q.min, 100 * q.max, ciot_suite_flag_marks(a, flags, sizeof flags),
             ciot_suite_roof_words(a, roof, sizeof roof), next);
     if (!j) return;
     ciot_json_begin_object(j);
@@ -82,7 +82,7 @@ void ciot_suite_answer(FILE *f, ciot_json *j, const ciot_bench_row *rows, int n,
         fprintf(f, "### The answer: the kernel to use on this machine\n\n"
                    "Per source file, this run's fastest kernel for decode (a gemv, one token) and for prompt (a gemm at "
                    "batch %d, the largest batch timed), at %s on the persistent pool, with its ratio to the roof it is "
-                   "judged by. Every cell follows in the tables below.\n\n"
+                   "judged by (flags as footnoted under the table of every case). Every cell follows in the tables below.\n\n"
                    "| file | for | kernel | Gweights/s median (min - max) | %% of roof median (min - max) | roof | runner-up, "
                    "Gweights/s |\n|---|---|---|---|---|---|---|\n",
                 batch, threads);

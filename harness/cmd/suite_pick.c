@@ -59,6 +59,12 @@ void ciot_suite_json_roof(ciot_json *j, const ciot_bench_row *r) {
     ciot_suite_json_spread(j, "roof_ratio", q.min, q.median, q.max);
 }
 
+const char *ciot_suite_flag_marks(const ciot_bench_row *r, char *buf, size_t len) {
+    snprintf(buf, len, "%s%s%s", r->ratio_above_1 ? " **[1]**" : "", r->above_compute_roof ? " **[3]**" : "",
+             r->cache_resident ? " **[2]**" : "");
+    return buf;
+}
+
 const char *ciot_suite_file_name(int format, char *buf, size_t len) {
     snprintf(buf, len, "%s", ciot_format_name((ciot_format)format));
     for (char *c = buf; *c; c++) *c = (char)toupper((unsigned char)*c);

@@ -35,6 +35,9 @@ const char *ciot_suite_roof_words(const ciot_bench_row *r, char *buf, size_t len
 /* The same as JSON: "roof" ("read", "bw", "compute"), "compute_family", "no_compute_roof", "roof_ratio". */
 void ciot_suite_json_roof(ciot_json *j, const ciot_bench_row *r);
 
+/* The row's flags as the table of every case marks them (" **[1]**" ratio above 1, " **[3]**" above its compute
+ * roof, " **[2]**" cache resident; footnoted under that table), or "". */
+const char *ciot_suite_flag_marks(const ciot_bench_row *r, char *buf, size_t len);
 /* "PQ2_0", "PTQ1_0", ... */
 const char *ciot_suite_file_name(int format, char *buf, size_t len);
 /* key: {min, median, max}. */

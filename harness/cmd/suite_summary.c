@@ -7,6 +7,7 @@
 #include "measure.h"
 #include "output.h"
 #include "roof.h"
+#include "suite_pick.h"
 
 /* The stock kernel at the same threads and pool: the fastest pq2_0 gemv measured. */
 static const ciot_bench_row *stock_for(const ciot_bench_row *rows, int n, const ciot_bench_row *r) {
@@ -61,9 +62,8 @@ static void every_case(FILE *f, const ciot_bench_row *rows, int n) {
         const ciot_bench_row *r = &rows[i], *s = stock_for(rows, n, r);
         char speed[32] = "-", flags[64] = "", comp[64], roof[48], pct[48];
         if (s && r->batch == 1) snprintf(speed, sizeof speed, "%.2f", r->gw_median / s->gw_median);
-        if (r->ratio_above_1) strcat(flags, " **[1]**"), above = 1;
-        if (r->above_compute_roof) strcat(flags, " **[3]**"), compute = 1;
-        if (r->cache_resident) strcat(flags, " **[2]**"), cache = 1;
+        ciot_suite_flag_marks(r, flags, sizeof flags);
+        above |= r->ratio_above_1, compute |= r->above_compute_roof, cache |= r->cache_resident;
         mixed |= r->bound_mixed;
         roof_cells(r, comp, sizeof comp, roof, sizeof roof, pct, sizeof pct);
         fprintf(f, "| %s | %d | %s | %d | %.1f (%.1f - %.1f) | %.2f | %.2f | %.1f | %s | %s | %s%s | %s |\n", r->kernel,
