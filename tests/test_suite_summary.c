@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "check.h"
 #include "registry.h"
 #include "roof.h"
+#include "suite_pick.h"
 #include "suite_summary.h"
 
 static ciot_bench_row row(const char *kernel, int batch, double read_ratio, int bound, double roof_ratio) {
@@ -35,6 +38,140 @@ static const char *line_of(const char *text, const char *kernel, int batch, char
     return out;
 }
 
+/* A row of the answer's made-up run: kernel, batch, threads, Gweights/s median (min - max). */
+static ciot_bench_row timed(const char *kernel, int batch, int threads, double med, double lo, double hi) {
+    ciot_bench_row r = row(kernel, batch, 0.5, batch == 1 ? CIOT_ROOF_BW : CIOT_ROOF_NONE, batch == 1 ? 0.5 : 0);
+    r.threads = threads, r.gw_median = med, r.gw_min = lo, r.gw_max = hi;
+    r.rows = batch == 1 ? 32768 : 17408, r.K = batch == 1 ? 8192 : 5120;
+    return r;
+}
+
+/* The lines of the answer table (between its header rule and the blank line after it), each file's count. */
+static int answer_lines(const char *text, const char *file, char lines[][512], int max) {
+    const char *p = strstr(text, "### The answer");
+    p = p ? strstr(p, "|---|") : NULL;
+    int n = 0;
+    for (p = p ? strchr(p, '\n') : NULL; p && p[1] == '|'; p = strchr(p + 1, '\n')) {
+        const char *end = strchr(p + 1, '\n');
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "| %s |", file);
+        if (!strncmp(p + 1, prefix, strlen(prefix)) && n < max)
+            snprintf(lines[n++], 512, "%.*s", (int)(end ? end - p - 1 : (long)strlen(p + 1)), p + 1);
+    }
+    return n;
+}
+
+/* Whether a line of the answer has a ratio in its 5th cell ("N% (N - N%)") and a roof named in its 6th. */
+static int has_ratio(const char *line) {
+    const char *c = line;
+    for (int i = 0; i < 4 && c; i++) c = strchr(c + 1, '|');
+    int a, b, d;
+    char pct;
+    if (!c || sscanf(c, "| %d%% (%d - %d%c", &a, &b, &d, &pct) != 4 || pct != '%') return 0;
+    const char *roof = strchr(c + 1, '|');
+    return roof && (!strncmp(roof, "| paired read ceiling", 21) || !strncmp(roof, "| compute roof ", 15) ||
+                    !strncmp(roof, "| bw roof at ", 13));
+}
+
+/* The answer table and summary.json on a made-up run of 2 cores. */
+static void answer_checks(void) {
+    ciot_bench_row r[13] = {
+        timed("t2p_gemv_avx2", 1, 2, 200, 190, 210),        timed("tl2_gemv_avx512vbmi", 1, 2, 98, 90, 101),
+        timed("pq2_0_gemv_ref", 1, 1, 500, 490, 510),       timed("t2p_gemv_avx2", 1, 2, 100, 95, 105),
+        timed("t2p_gemm_avx512vnni", 64, 2, 600, 580, 620), timed("t2p_gemm_avx2", 64, 2, 400, 390, 410),
+        timed("t2p_gemm_avx512vnni", 8, 2, 900, 890, 910),  timed("tl16_gemv_avx2", 1, 2, 120, 110, 120),
+        timed("tl3_gemv_avx512vbmi", 1, 2, 125, 120, 135),  timed("tl3_gemm_avx512vbmi", 64, 2, 700, 690, 710),
+        timed("tl16_tq1_gemm_avx2", 64, 2, 300, 290, 310),  timed("t2p_tq2_gemm_avx2", 64, 1, 300, 290, 310),
+        timed("tl16_gemm_avx2", 64, 2, 680, 670, 689.9)};
+    snprintf(r[0].pool, sizeof r[0].pool, "spawn");     /* faster, and first, but the spawn pool's */
+    r[3].roof_min = 0.85, r[3].roof_median = 0.9, r[3].roof_max = 0.95;
+    r[4].bound = CIOT_ROOF_COMPUTE, r[4].roof_min = r[4].roof_median = r[4].roof_max = 0.7;
+    snprintf(r[4].family, sizeof r[4].family, "avx512vnni");
+    r[9].ratio_min = 0.02, r[9].ratio_median = 0.03125, r[9].ratio_max = 0.04;
+    snprintf(r[9].no_family, sizeof r[9].no_family, "lookup: no multiplies");
+    ciot_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.topo.cores = 2;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return;
+    ciot_suite_summary(f, NULL, r, 13, &ctx, 0, NULL);
+    fclose(f);
+    char lines[8][512];
+    const int pq2 = answer_lines(text, "PQ2_0", lines, 8), ptq1 = answer_lines(text, "PTQ1_0", lines, 8),
+              tq1 = answer_lines(text, "TQ1_0", lines, 8), tq2 = answer_lines(text, "TQ2_0", lines, 8);
+    CHECK(pq2 == 2 && ptq1 == 2 && tq1 == 1 && tq2 == 0, "the answer: decode and prompt rows per file, no more: "
+          "PQ2_0 %d, PTQ1_0 %d, TQ1_0 %d (gemm only), TQ2_0 %d (1 thread only)", pq2, ptq1, tq1, tq2);
+    int rated = 0, total = 0;
+    for (int fmt = CIOT_FMT_PQ2_0; fmt <= CIOT_FMT_TQ2_0; fmt++) {
+        char name[16];
+        const int m = answer_lines(text, ciot_suite_file_name(fmt, name, sizeof name), lines, 8);
+        for (int i = 0; i < m; i++) rated += has_ratio(lines[i]), total++;
+    }
+    CHECK(total == 5 && rated == total, "every row of the answer has a ratio to a named roof: %d of %d", rated, total);
+    CHECK(strstr(text, "at 2 threads (all the cores)") != NULL && strstr(text, "batch 64, the largest batch timed") != NULL,
+          "the answer says its thread count and its prompt batch");
+    CHECK(strstr(text, "| PQ2_0 | decode: gemv 32768x8192 | t2p_gemv_avx2 | 100.0 (95.0 - 105.0) | 90% (85 - 95%) | paired read "
+                       "ceiling | **tie** with tl2_gemv_avx512vbmi 98.0 (90.0 - 101.0) |") != NULL,
+          "decode: the fastest persistent gemv at all cores, a tie with a runner-up whose range overlaps");
+    CHECK(strstr(text, "| PQ2_0 | prompt: gemm 17408x5120, batch 64 | t2p_gemm_avx512vnni | 600.0 (580.0 - 620.0) | 70% (70 - "
+                       "70%) | compute roof avx512vnni | t2p_gemm_avx2 400.0 (390.0 - 410.0) |") != NULL,
+          "prompt: the largest batch (not the faster batch 8), its compute roof, a runner-up apart: no tie");
+    CHECK(strstr(text, "| PTQ1_0 | prompt: gemm 17408x5120, batch 64 | tl3_gemm_avx512vbmi | 700.0 (690.0 - 710.0) | 3% (2 - 4%) | "
+                       "paired read ceiling (no compute roof: lookup: no multiplies) | tl16_gemm_avx2 680.0 (670.0 - 689.9) |")
+              != NULL,
+          "a lookup gemm: its read ratio, said to have no compute roof; a runner-up 0.1 short of overlapping: no tie");
+    CHECK(strstr(text, "| PTQ1_0 | decode: gemv 32768x8192 | tl3_gemv_avx512vbmi | 125.0 (120.0 - 135.0) |") != NULL &&
+              strstr(text, "**tie** with tl16_gemv_avx2 120.0 (110.0 - 120.0)") != NULL,
+          "a tie when the runner-up's max reaches the pick's min");
+    CHECK(strstr(text, "| gemv | 32768x8192 | 1 | 2 | PQ2_0 (2.125) | t2p_gemv_avx2 (**tie** with tl2_gemv_avx512vbmi) |") != NULL &&
+              strstr(text, "| gemm | 17408x5120 | 64 | 2 | PTQ1_0 (1.75) | tl3_gemm_avx512vbmi | 700.0 (690.0 - 710.0) | 3% read |")
+              != NULL,
+          "side by side: the tie said where the pick is made again, the lookup gemm's read ratio marked");
+    const char *answer = strstr(text, "### The answer"), *side = strstr(text, "### The source files side by side");
+    CHECK(answer && side && answer < side && !strncmp(text, "## ciot suite", 13), "the answer comes first");
+    if (check_failed || getenv("SHOW")) printf("%s", text);
+    free(text);
+
+    /* summary.json: the same picks, whole, beside summary.md; a missing folder writes neither */
+    char dir[] = "/tmp/ciot-summary-XXXXXX", path[256];
+    if (!mkdtemp(dir)) return;
+    fflush(stdout);
+    const int failed = ciot_suite_write_summaries(dir, r, 13, &ctx, 0, ",t2p_gemm_avx512vnni,");
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    FILE *in = fopen(path, "r");
+    char json[65536] = "";
+    size_t got = in ? fread(json, 1, sizeof json - 1, in) : 0;
+    json[got] = 0;
+    if (in) fclose(in);
+    CHECK(!failed && got > 0, "summary.json written (every begin has its end: the writer refuses it otherwise)");
+    CHECK(strstr(json, "\"answer\": {") && strstr(json, "\"side_by_side\": [") && strstr(json, "\"baselines\": [") &&
+              strstr(json, "\"speculative\": [") && strstr(json, "\"prompt_batch\": 64"),
+          "summary.json has the four derived tables");
+    const char *lookup = strstr(json, "\"kernel\": \"tl3_gemm_avx512vbmi\"");
+    CHECK(lookup && strstr(lookup, "\"roof\": \"read\"") && strstr(lookup, "\"no_compute_roof\": \"lookup: no multiplies\"") &&
+              strstr(lookup, "\"median\": 0.03125"),
+          "summary.json: the lookup gemm's read ratio, and why it has no compute roof");
+    const char *tie = strstr(json, "\"kernel\": \"tl2_gemv_avx512vbmi\""), *apart = strstr(json, "\"kernel\": \"t2p_gemm_avx2\"");
+    tie = tie ? strstr(tie, "\"tie\": ") : NULL, apart = apart ? strstr(apart, "\"tie\": ") : NULL;
+    CHECK(tie && !strncmp(tie, "\"tie\": true", 11) && apart && !strncmp(apart, "\"tie\": false", 12),
+          "summary.json: each runner-up with its tie or not");
+    int rows_in_answer = 0;
+    const char *end_answer = strstr(json, "\"side_by_side\"");
+    for (const char *p = strstr(json, "\"use\": "); p && end_answer && p < end_answer; p = strstr(p + 1, "\"use\": ")) rows_in_answer++;
+    CHECK(rows_in_answer == 5, "summary.json: the answer's 5 rows, %d", rows_in_answer);
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    CHECK(access(path, F_OK) == 0, "summary.md beside it");
+    remove(path);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    remove(path);
+    rmdir(dir);
+    snprintf(path, sizeof path, "%s/gone", dir);
+    const int refused = ciot_suite_write_summaries(path, r, 13, &ctx, 0, NULL);
+    CHECK(refused == 1, "a folder that is not there: reported as a failure");
+}
+
 int main(void) {
     ciot_bench_row rows[5];
     rows[0] = row("t2p_gemv_avx2", 1, 0.66, CIOT_ROOF_BW, 0.66);
@@ -57,7 +194,7 @@ int main(void) {
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return 1;
-    ciot_suite_summary(f, rows, 5, &ctx, 1);
+    ciot_suite_summary(f, NULL, rows, 5, &ctx, 1, ",");
     fclose(f);
 
     char l[1024];
@@ -95,7 +232,7 @@ int main(void) {
     spec[5].gw_min = 20, spec[5].gw_median = 25, spec[5].gw_max = 30;
     f = open_memstream(&text, &len);
     if (!f) return 1;
-    ciot_suite_spec_summary(f, spec, 6, ",t2p_gemm_avx2,tl3_gemm_avx2,");
+    ciot_suite_spec_summary(f, NULL, spec, 6, ",t2p_gemm_avx2,tl3_gemm_avx2,");
     fclose(f);
     CHECK(strstr(text, "| t2p_gemm_avx2 | 1 | 8 | 40.0 (40.0 - 40.0) | 17.83 | 1.00 (1.00 - 1.00) |") != NULL,
           "batch 8: two groups' time");
@@ -115,8 +252,8 @@ int main(void) {
     ciot_bench_row side[13] = {row("pq2_0_gemv_ref", 1, 0.90, CIOT_ROOF_BW, 0.90), row("t2p_gemv_ref", 1, 0.95, CIOT_ROOF_BW, 0.95),
                               row("tl16_gemv_ref", 1, 0.85, CIOT_ROOF_BW, 0.85), row("ptq1_0_gemv_ref", 1, 0.5, CIOT_ROOF_BW, 0.5),
                               row("tl3_gemv_ref", 1, 0.99, CIOT_ROOF_BW, 0.99), row("mystery_gemv_x", 1, 0.99, CIOT_ROOF_BW, 0.99),
-                              row("tl3_gemm_ref", 64, 0, CIOT_ROOF_NONE, 0), row("t2p_gemm_ref", 64, 0, CIOT_ROOF_COMPUTE, 0.7),
-                              row("tl16_tq1_gemm_ref", 64, 0, CIOT_ROOF_NONE, 0), row("t2p_gemv_ref", 1, 0.6, CIOT_ROOF_BW, 0.6),
+                              row("tl3_gemm_ref", 64, 0.03, CIOT_ROOF_NONE, 0), row("t2p_gemm_ref", 64, 0, CIOT_ROOF_COMPUTE, 0.7),
+                              row("tl16_tq1_gemm_ref", 64, 0.04, CIOT_ROOF_NONE, 0), row("t2p_gemv_ref", 1, 0.6, CIOT_ROOF_BW, 0.6),
                               row("tl16_gemv_ref", 1, 0.85, CIOT_ROOF_BW, 0.85), row("t2p_gemv_ref", 1, 0.9, CIOT_ROOF_BW, 0.9),
                               row("tl16_gemv_ref", 1, 0.7, CIOT_ROOF_BW, 0.7)};
     const double gw[13] = {40, 44, 50, 30, 90, 99, 100, 80, 120, 60, 70, 60, 70},
@@ -132,7 +269,7 @@ int main(void) {
     side[11].threads = side[12].threads = 3;               /* one whose smaller file's is not (70%) */
     f = open_memstream(&text, &len);
     if (!f) return 1;
-    ciot_suite_files_summary(f, side, 13);
+    ciot_suite_files_summary(f, NULL, side, 13);
     fclose(f);
     CHECK(strstr(text, "| gemv | 32768x8192 | 1 | 1 | PTQ1_0 (1.75) | tl16_gemv_ref | 50.0 (48.0 - 52.0) | 85% | "
                        "1.14 (1.07 - 1.21) | 1.05 (0.94 - 1.17) |") != NULL,
@@ -145,12 +282,12 @@ int main(void) {
           "gemv: nor when the smaller file's row is");
     CHECK(strstr(text, "| gemv | 32768x8192 | 1 | 1 | PQ2_0 (2.125) | t2p_gemv_ref | 44.0 (43.0 - 45.0) | 95% | - | - |") != NULL,
           "gemv: the 2-bit file's fastest row, no ratio");
-    CHECK(strstr(text, "| gemm | 17408x5120 | 64 | 1 | PTQ1_0 (1.75) | tl3_gemm_ref | 100.0 (98.0 - 102.0) | - | "
+    CHECK(strstr(text, "| gemm | 17408x5120 | 64 | 1 | PTQ1_0 (1.75) | tl3_gemm_ref | 100.0 (98.0 - 102.0) | 3% read | "
                        "1.25 (1.20 - 1.31) | - |") != NULL,
-          "gemm: a lookup row has no %% of roof, and no same-bus ratio");
+          "gemm: a row without a compute roof shows its read ratio, marked read, and no same-bus ratio");
     CHECK(strstr(text, "| gemm | 17408x5120 | 64 | 1 | PQ2_0 (2.125) | t2p_gemm_ref | 80.0 (78.0 - 82.0) | 70% | - | - |") != NULL,
           "gemm: the 2-bit file's row, its %% of roof");
-    CHECK(strstr(text, "| gemm | 17408x5120 | 64 | 1 | TQ1_0 (1.6875) | tl16_tq1_gemm_ref | 120.0 (118.0 - 122.0) | - | - | - |") != NULL,
+    CHECK(strstr(text, "| gemm | 17408x5120 | 64 | 1 | TQ1_0 (1.6875) | tl16_tq1_gemm_ref | 120.0 (118.0 - 122.0) | 4% read | - | - |") != NULL,
           "a smaller file whose 2-bit file has no row in the cell: no ratio");
     CHECK(strstr(text, "spawn") == NULL && strstr(text, "mystery") == NULL && strstr(text, "| TQ2_0 (") == NULL,
           "no spawn-pool row, no unknown kernel, no file without a row");
@@ -176,7 +313,7 @@ int main(void) {
         pair[6].threads = pair[7].threads = 2;                /* 0.95 in the medians, up to 39 / 39 = 1 */
         f = open_memstream(&text, &len);
         if (!f) return 1;
-        ciot_suite_baseline_summary(f, pair, 9);
+        ciot_suite_baseline_summary(f, NULL, pair, 9);
         fclose(f);
         char want[256];
         const char *ranked = ciot_kernel_rank(k) > ciot_kernel_rank(base) ? "above" : "below";
@@ -198,12 +335,13 @@ int main(void) {
         pair[2].gw_min = pair[2].gw_median = pair[2].gw_max = 41, pair[6].gw_min = pair[6].gw_median = pair[6].gw_max = 39.9;
         f = open_memstream(&text, &len);
         if (!f) return 1;
-        ciot_suite_baseline_summary(f, pair, 9);
+        ciot_suite_baseline_summary(f, NULL, pair, 9);
         fclose(f);
         snprintf(want, sizeof want, "| %s | %s | %s | 2 | b4 1.00 | - |", k->name, base->name, ranked);
         CHECK(strstr(text, want) != NULL && strstr(text, "there is none") != NULL, "no cell below 1: none to time again: %s", want);
         free(text);
     }
+    answer_checks();
     printf("%d passed, %d failed, %d skipped\n", check_passed, check_failed, check_skipped);
     return check_failed != 0;
 }

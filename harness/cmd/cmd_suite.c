@@ -193,23 +193,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     ciot_context_finish(&ctx); /* the load average after, rewritten whole over the first context.json */
     if (write_context(dir, &ctx, quick) != CIOT_OK) failed = 1;
 
-    /* summary.md through a temporary name, like every other file here */
-    snprintf(path, sizeof path, "%s/summary.md", dir);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (mem) {
-        ciot_suite_summary(mem, rows, nrows, &ctx, quick);
-        ciot_suite_baseline_summary(mem, rows, nrows);
-        ciot_suite_spec_summary(mem, rows, nrows, chosen_gemms(kernels, sizeof kernels));
-        fclose(mem);
-        if (ciot_write_atomic(path, text, len, why, sizeof why) != CIOT_OK) {
-            fprintf(stderr, "ciot suite: %s\n", why);
-            failed = 1;
-        }
-    }
-    printf("\n%s", text ? text : "");
-    free(text);
+    failed |= ciot_suite_write_summaries(dir, rows, nrows, &ctx, quick, chosen_gemms(kernels, sizeof kernels));
     printf("\nrun folder: %s\n", dir);
     if (failed) ciot_say("suite", "a part failed (see above); what finished is in %s, marked INCOMPLETE", dir);
     else if (ciot_run_mark_complete(dir, why, sizeof why) != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why), failed = 1;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "kernel.h"
 #include "registry.h"
+#include "suite_pick.h"
 #include "suite_summary.h"
 
 /* The persistent-pool row of kernel name in the cell of row r (threads, batch, shape), among rows[0 .. n), or NULL. */
@@ -43,16 +44,36 @@ static const char *where(const ciot_kernel *k, const ciot_bench_row *a, char *bu
     return buf;
 }
 
-void ciot_suite_baseline_summary(FILE *f, const ciot_bench_row *rows, int n) {
+/* A cell as JSON: where, Gweights/s over the baseline's (medians, and the range the two rows' min - max allow). */
+static void cell_json(ciot_json *j, const ciot_kernel *k, const ciot_bench_row *a, const ciot_bench_row *b, int lead) {
+    ciot_json_begin_object(j);
+    ciot_json_kv_string(j, "op", k->op == CIOT_OP_GEMV ? "gemv" : "gemm");
+    ciot_json_kv_int(j, "batch", a->batch);
+    ciot_suite_json_spread(j, "x_baseline", a->gw_min / b->gw_max, a->gw_median / b->gw_median, a->gw_max / b->gw_min);
+    ciot_json_kv_bool(j, "lead", lead);
+    ciot_json_end_object(j);
+}
+
+void ciot_suite_baseline_summary(FILE *f, ciot_json *j, const ciot_bench_row *rows, int n) {
     int any = 0, leads = 0;
+    if (j) ciot_json_key(j, "baselines"), ciot_json_begin_array(j);
     for (int i = 0; i < n; i++) {
         const ciot_kernel *k, *t;
         if (!baseline_row(rows, n, &rows[i], &k, &t) || !first_of_pair(rows, n, i)) continue;
+        const char *ranked = ciot_kernel_rank(k) > ciot_kernel_rank(t) ? "above" : "below";
+        if (j) {
+            ciot_json_begin_object(j);
+            ciot_json_kv_string(j, "kernel", k->name);
+            ciot_json_kv_string(j, "baseline", t->name);
+            ciot_json_kv_string(j, "ranked", ranked);
+            ciot_json_kv_int(j, "threads", rows[i].threads);
+            ciot_json_key(j, "cells"), ciot_json_begin_array(j);
+        }
         char cells[640] = "", below[320] = "";
         size_t used = 0, bused = 0;
         /* this kernel's rows at the thread count, in the run's order, each beside its baseline's */
-        for (int j = i; j < n; j++) {
-            const ciot_bench_row *a = &rows[j], *b;
+        for (int m = i; m < n; m++) {
+            const ciot_bench_row *a = &rows[m], *b;
             const ciot_kernel *kj, *tj;
             if (strcmp(a->kernel, rows[i].kernel) || a->threads != rows[i].threads || !(b = baseline_row(rows, n, a, &kj, &tj)))
                 continue;
@@ -65,15 +86,17 @@ void ciot_suite_baseline_summary(FILE *f, const ciot_bench_row *rows, int n) {
                 bused += (size_t)snprintf(below + bused, sizeof below - bused, "%s%s %.2f (%.2f - %.2f)", bused ? ", " : "",
                                           where(k, a, at, sizeof at), q, a->gw_min / b->gw_max, a->gw_max / b->gw_min);
             leads |= lead;
+            if (j) cell_json(j, k, a, b, lead);
         }
+        if (j) ciot_json_end_array(j), ciot_json_end_object(j);
         if (!any)
             fprintf(f, "\n### Each kernel against its baseline\n\n"
                        "| kernel | baseline | ranked | threads | x baseline by batch (medians) | below 1: time the two again |\n"
                        "|---|---|---|---|---|---|\n");
         any = 1;
-        fprintf(f, "| %s | %s | %s | %d | %s | %s |\n", k->name, t->name,
-                ciot_kernel_rank(k) > ciot_kernel_rank(t) ? "above" : "below", rows[i].threads, cells, bused ? below : "-");
+        fprintf(f, "| %s | %s | %s | %d | %s | %s |\n", k->name, t->name, ranked, rows[i].threads, cells, bused ? below : "-");
     }
+    if (j) ciot_json_end_array(j);
     if (!any) return;
     fprintf(f, "\nA kernel of a richer ISA (AVX-VNNI or AVX-512 on x86; i8mm or SVE on ARM) against its baseline, the vector "
                "kernel of the same layout and operation whose features are a strict subset of its own, the fewest (its AVX2 "

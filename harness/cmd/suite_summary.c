@@ -1,10 +1,13 @@
-/* The markdown summary of a suite run (suite_summary.h): one row per benchmark case, each judged against
- * its own roof (roof.h), and the footnotes of the flags that appear. */
+/* The summary of a suite run (suite_summary.h): the derived tables in order, then one row per benchmark case,
+ * each judged against its own roof (roof.h), with the footnotes of the flags that appear; and the two files. */
 #include "suite_summary.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include "measure.h"
+#include "output.h"
 #include "roof.h"
+#include "suite_pick.h"
 
 /* The stock kernel at the same threads and pool: the fastest pq2_0 gemv measured. */
 static const ciot_bench_row *stock_for(const ciot_bench_row *rows, int n, const ciot_bench_row *r) {
@@ -49,10 +52,8 @@ static void sequences_used(FILE *f, const ciot_bench_row *rows, int n) {
     if (any) fprintf(f, ".\n");
 }
 
-void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_context *c, int quick) {
-    fprintf(f, "## ciot suite%s: %s, %s, commit %s%s, %s\n\n", quick ? " --quick" : "", c->host, c->cpu, c->commit,
-            c->dirty > 0 ? " (dirty)" : "", c->date);
-    ciot_suite_files_summary(f, rows, n);
+/* The table of every case (bench.json has its rows; summary.json does not repeat them) and its footnotes. */
+static void every_case(FILE *f, const ciot_bench_row *rows, int n) {
     fprintf(f, "\n### Every case\n\n| kernel | threads | pool | batch | Gweights/s median (min - max) | GB/s | paired probe GB/s | MAC/B | "
                "paired compute GMAC/s | roof | %% of roof median (min - max) | x stock |\n");
     fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -61,9 +62,8 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
         const ciot_bench_row *r = &rows[i], *s = stock_for(rows, n, r);
         char speed[32] = "-", flags[64] = "", comp[64], roof[48], pct[48];
         if (s && r->batch == 1) snprintf(speed, sizeof speed, "%.2f", r->gw_median / s->gw_median);
-        if (r->ratio_above_1) strcat(flags, " **[1]**"), above = 1;
-        if (r->above_compute_roof) strcat(flags, " **[3]**"), compute = 1;
-        if (r->cache_resident) strcat(flags, " **[2]**"), cache = 1;
+        ciot_suite_flag_marks(r, flags, sizeof flags);
+        above |= r->ratio_above_1, compute |= r->above_compute_roof, cache |= r->cache_resident;
         mixed |= r->bound_mixed;
         roof_cells(r, comp, sizeof comp, roof, sizeof roof, pct, sizeof pct);
         fprintf(f, "| %s | %d | %s | %d | %.1f (%.1f - %.1f) | %.2f | %.2f | %.1f | %s | %s | %s%s | %s |\n", r->kernel,
@@ -88,60 +88,51 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
                          CIOT_COMPUTE_FLAG);
 }
 
-/* The batch-4 row of the same kernel, threads and pool. */
-static const ciot_bench_row *batch4_of(const ciot_bench_row *rows, int n, const ciot_bench_row *r) {
-    for (int i = 0; i < n; i++)
-        if (rows[i].batch == 4 && rows[i].threads == r->threads && !strcmp(rows[i].kernel, r->kernel) &&
-            !strcmp(rows[i].pool, r->pool))
-            return &rows[i];
-    return NULL;
-}
 
-/* time(B) / (ceil(B / 4) x time(4)) of batch B run at gw_b Gweights/s against batch 4 at gw_4. */
-static double padded_ratio(int batch, double gw_b, double gw_4) {
-    return (batch / gw_b) / (((batch + 3) / 4) * 4 / gw_4);
-}
-
-/* Whether a row belongs in the speculative-verification table. */
-static int spec_row(const ciot_bench_row *r, const char *kernels) {
-    char key[80];
-    snprintf(key, sizeof key, ",%s,", r->kernel);
-    return r->batch >= 2 && r->batch <= 8 && !strcmp(r->pool, "persistent") && (!kernels || strstr(kernels, key));
-}
-
-void ciot_suite_spec_summary(FILE *f, const ciot_bench_row *rows, int n, const char *kernels) {
-    int any = 0;
-    for (int i = 0; i < n; i++) any |= spec_row(&rows[i], kernels);
-    if (!any) return;
-    fprintf(f, "\n### Speculative-verification batches\n\n"
-               "| kernel | threads | batch | Gweights/s median (min - max) | ms per call | time(B) / (ceil(B/4) x time(4)) |\n"
-               "|---|---|---|---|---|---|\n");
-    int cliff = 0, spread = 0;
-    for (int i = 0; i < n; i++) {
-        const ciot_bench_row *r = &rows[i], *four = batch4_of(rows, n, r);
-        if (!spec_row(r, kernels) || !(r->gw_median > 0)) continue;
-        const double ms = 1e-6 * r->rows * (double)r->K * r->batch / r->gw_median; /* MACs / (GMAC/s) */
-        char ratio[80] = "-";
-        if (four && four->gw_median > 0 && r->gw_min > 0 && four->gw_min > 0) {
-            /* the medians' ratio, and its range over the two rows' min - max: a cliff is a range wholly above 1.1,
-             * since the rows were timed apart and the machine drifts between them */
-            const double q = padded_ratio(r->batch, r->gw_median, four->gw_median),
-                         lo = padded_ratio(r->batch, r->gw_max, four->gw_min), hi = padded_ratio(r->batch, r->gw_min, four->gw_max);
-            snprintf(ratio, sizeof ratio, "%.2f (%.2f - %.2f)%s", q, lo, hi,
-                     lo > 1.1 ? " **cliff**" : q > 1.1 ? " over 1.1 within the spread" : "");
-            cliff |= lo > 1.1;
-            spread |= q > 1.1 && lo <= 1.1;
-        }
-        fprintf(f, "| %s | %d | %d | %.1f (%.1f - %.1f) | %.2f | %s |\n", r->kernel, r->threads, r->batch, r->gw_median,
-                r->gw_min, r->gw_max, ms, ratio);
+void ciot_suite_summary(FILE *f, ciot_json *j, const ciot_bench_row *rows, int n, const ciot_context *c, int quick,
+                        const char *spec_kernels) {
+    fprintf(f, "## ciot suite%s: %s, %s, commit %s%s, %s\n\n", quick ? " --quick" : "", c->host, c->cpu, c->commit,
+            c->dirty > 0 ? " (dirty)" : "", c->date);
+    if (j) {
+        ciot_json_begin_object(j);
+        ciot_json_kv_string(j, "summary", "ciot suite");
+        ciot_json_kv_int(j, "schema", 1);
+        ciot_json_kv_bool(j, "quick", quick);
+        ciot_json_key(j, "context");
+        ciot_json_begin_object(j);
+        ciot_context_write(j, c);
+        ciot_json_end_object(j);
     }
-    fprintf(f, "\nEach source file's chosen gemm (the registry's highest-ranked on this CPU) at the batches a draft "
-               "model's verification step meets, rows of the same bench run (bench.json), medians. A batch B pads to ceil(B/4) "
-               "groups of 4 activation rows; the last column compares one call with that many calls at batch 4, the medians "
-               "(and the range the two rows' min - max allow): %s%s.\n",
-            cliff ? "a row whose whole range is over 1.1 (**cliff**) costs more than its padded groups"
-                  : "no row's whole range is over 1.1, no cliff",
-            spread ? "; a median over 1.1 whose range reaches 1.1 or below is the run's spread, not called a cliff (time "
-                     "the two batches again)"
-                   : "");
+    ciot_suite_answer(f, j, rows, n, c->topo.cores);
+    ciot_suite_files_summary(f, j, rows, n);
+    every_case(f, rows, n);
+    ciot_suite_baseline_summary(f, j, rows, n);
+    ciot_suite_spec_summary(f, j, rows, n, spec_kernels);
+    if (j) ciot_json_end_object(j);
+}
+
+int ciot_suite_write_summaries(const char *dir, const ciot_bench_row *rows, int n, const ciot_context *c, int quick,
+                               const char *spec_kernels) {
+    char path[2200], why[CIOT_WHY_MAX];
+    int failed = 0;
+    ciot_json *j = NULL;
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    if (ciot_json_create(path, &j, why, sizeof why) != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why), j = NULL, failed = 1;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) {
+        if (j) ciot_json_discard(j);
+        fprintf(stderr, "ciot suite: no memory for the summary\n");
+        return 1;
+    }
+    ciot_suite_summary(mem, j, rows, n, c, quick, spec_kernels);
+    fclose(mem);
+    if (j && ciot_json_commit(j, why, sizeof why) != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why), failed = 1;
+    /* summary.md through a temporary name, like every other file of the run */
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    if (ciot_write_atomic(path, text, len, why, sizeof why) != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why), failed = 1;
+    printf("\n%s", text ? text : "");
+    free(text);
+    return failed;
 }
