@@ -1,10 +1,8 @@
 /* Software prefetch of streamed weights: one policy for every kernel and for the read probe, set per
  * call (ciot_mm.prefetch, ciot bench --prefetch on|off), so a comparison never mixes a layout with its
  * prefetch. One thread alone keeps too few misses in flight to fill the bus while it also computes.
- * x86: prefetcht2 8 KiB ahead. On this Zen VM (32768 x 8192 gemv, paired, medians) it beat prefetchnta
- * 4 KiB ahead by 1.02x (stock), 1.10x (tl2), 1.2-1.4x (tl3, t2p) at 1 and 2 threads; 4 KiB ahead was
- * 1.1-1.3x slower than 8, while 12 and 16 KiB or prefetcht1 measured the same as 8
- * (results/x86-kernels-notes.md). It slows the probe's pure stream (28 against 32 GB/s), so the ruler
+ * x86: prefetcht2 8 KiB ahead, which beat prefetchnta and nearer or farther distances on every layout
+ * (results/kernel-bounds.md, "Software prefetch"). It slows the probe's pure stream, so the ruler
  * also reads without prefetch and keeps the fastest read (harness/measure/method.md). aarch64: prfm pldl1strm
  * 4 KiB ahead, unchanged: no ARM speed is measured here, so nothing justifies a change. */
 #ifndef CIOT_PREFETCH_H

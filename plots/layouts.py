@@ -42,7 +42,7 @@ def rows_of(run):
 
 
 def ratio_text(r):
-    """'64% (29-69)': the paired ratio's median (min - max) in percent; '!' marks a flagged bar."""
+    """'MED% (MIN-MAX)': the paired ratio's median (min - max) in percent; '!' marks a flagged bar."""
     return (f"{fmt(100 * r['ratio_median'])}% ({fmt(100 * r['ratio_min'])}-{fmt(100 * r['ratio_max'])})"
             + (" !" if r["flags"] else ""))
 

@@ -96,7 +96,7 @@ def plot(run, base, top):
     ax = fig.add_subplot(grid[1, :])
     x = list(range(n))
     tok = [m["tok_s"] for m in modes]
-    # whiskers: the token rate at the slowest and fastest repetition (1000 ms per second)
+    # whiskers: the token rate at the slowest and fastest repetition (tokens a second from milliseconds a token)
     lo = [t - 1e3 / m["ms_per_token_max"] for t, m in zip(tok, modes)]
     hi = [1e3 / m["ms_per_token_min"] - t for t, m in zip(tok, modes)]
     ax.bar(x, tok, 0.5, color=WORK, yerr=[lo, hi], capsize=3, label="tokens/s (median; whiskers min-max)")

@@ -216,7 +216,7 @@ class Replay:
         return out
 
     def ruler_text(self):
-        """The rulers' medians as a legend says them: "read 11.6, update 19.6, copy_nt 15.9 GB/s"."""
+        """The rulers' medians as a legend says them: "read R, update U, copy_nt C GB/s", 3 digits each."""
         return ", ".join(f"{name} {statistics.median(v):.3g}" for name, v in self.rulers.items()) + " GB/s"
 
     @property

@@ -38,8 +38,8 @@ def row(text, *starts):
 
 
 # Round by round (base, new): pq2_0's fastest is old_a in base (the slower old_b beside it) and new_x in new;
-# ptq1_0's only kernel gains 2x in round 1 and 1.2x in round 2; a spawn row faster than everything must not
-# count; new_only runs in the new build only. Round 3 has only a base run (interrupted).
+# ptq1_0's only kernel doubles its rate in round 1 and gains a fifth in round 2; a spawn row faster than
+# everything must not count; new_only runs in the new build only. Round 3 has only a base run (interrupted).
 runs = {
     ("base", 1): [case("old_a", "pq2_0", 50), case("old_b", "pq2_0", 40), case("tl", "ptq1_0", 10),
                   case("old_a", "pq2_0", 900, pool="spawn")],

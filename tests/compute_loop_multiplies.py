@@ -2,8 +2,8 @@
 """Each x86 compute-probe loop, as compiled, issues the multiplies it declares: the MACs per iteration that
 `ciot compute --list` gives over the MACs one of its multiply instructions does (vpmaddubsw and vpdpbusd:
 32 on ymm, 64 on zmm) must equal the multiplies objdump finds in ciot_compute_loop_NAME, whose loops are
-unrolled whole. A compiler that folds chains or steps started alike (it did: a first _b32 loop ran 2.3x its
-plain row's rate) leaves fewer, and the roof it times is too high. Checked for every loop this binary has,
+unrolled whole. A compiler that folds chains or steps started alike (clang can: a _b32 loop so
+folded times above its plain row's rate) leaves fewer, and the roof it times is too high. Checked for every loop this binary has,
 whether or not the CPU runs it. Ends with "N passed, M failed"."""
 import re
 import subprocess

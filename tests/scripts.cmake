@@ -14,6 +14,11 @@ if(CIOT_PYTHON3 AND NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_BUILD_TYPE STREQUAL "
   add_test(NAME test_scripts_help COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/scripts_help.py)
   set_tests_properties(test_scripts_help PROPERTIES TIMEOUT 120 LABELS any_cpu)
 endif()
+# Code comments carry no measured figure and no history (tests/no_figures_in_comments.py says what it catches).
+if(CIOT_PYTHON3 AND NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
+  add_test(NAME test_no_figures_in_comments COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/no_figures_in_comments.py)
+  set_tests_properties(test_no_figures_in_comments PROPERTIES TIMEOUT 60 LABELS any_cpu)
+endif()
 # scripts/x86-mix reads callgrind's counts right (a known kernel's multiplies per MAC). Skipped (77) where
 # valgrind's CPU has no AVX2; valgrind and ASan do not mix, so not in the Debug build.
 find_program(CIOT_VALGRIND valgrind)

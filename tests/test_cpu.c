@@ -103,9 +103,64 @@ static void check_baseline_named(const char *kernel, const char *baseline) {
 
 /* The ranking (kernels/x86/kernels.def, kernels/arm/kernels.def, the references in kernels/registry.c): every
  * kernel listed once with a rank, ranks unique within a source file and op, the references below every
- * vector kernel, and every provenance a reference's or a repository file that exists, then its figure. */
+ * vector kernel, and every provenance a reference's or a run folder's file or a section of a results/
+ * document that exists, then its figure. */
 static int same_group(const ciot_kernel *a, const ciot_kernel *b) {
     return a->layout->source == b->layout->source && a->op == b->op;
+}
+
+/* The anchor a Markdown heading's text gets: lower case, a space as '-', letters, digits, '-' and '_' kept,
+ * anything else dropped ("Base-3 decode" -> "base-3-decode"). */
+static void anchor_of(const char *text, char *out, size_t n) {
+    size_t o = 0;
+    for (const char *c = text; *c && *c != '\n' && o + 1 < n; c++) {
+        if (*c >= 'A' && *c <= 'Z') out[o++] = (char)(*c - 'A' + 'a');
+        else if ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_') out[o++] = *c;
+        else if (*c == ' ') out[o++] = '-';
+    }
+    out[o] = 0;
+}
+
+/* Whether the Markdown file at path has a heading (a line of '#'s and a space) whose anchor is anchor. */
+static int has_heading(const char *path, const char *anchor) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[1024], a[1024];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        size_t h = strspn(line, "#");
+        if (h == 0 || line[h] != ' ') continue;
+        anchor_of(line + h + 1, a, sizeof a);
+        found = !strcmp(a, anchor);
+    }
+    fclose(f);
+    return found;
+}
+
+/* NULL when provenance p names something that exists, else what is wrong. A provenance is "WHERE: figure";
+ * WHERE is results/FOLDER/FILE (or results/FOLDER/), FOLDER a run folder: a directory of results/ other than
+ * log/, the diaries nothing cites; or results/DOC.md#ANCHOR, a section of a document of results/. */
+static const char *provenance_fault(const char *p) {
+    const char *colon = strstr(p, ": ");
+    if (strncmp(p, "results/", 8) || !colon || !colon[2]) return "not \"results/...: figure\"";
+    char where[512], path[1024];
+    snprintf(where, sizeof where, "%.*s", (int)(colon - p), p);
+    if (!strncmp(where, "results/log/", 12)) return "cites the diaries under results/log/";
+    struct stat st;
+    char *hash = strchr(where, '#');
+    if (hash) {
+        *hash = 0;
+        snprintf(path, sizeof path, "%s/%s", CIOT_SOURCE_DIR, where);
+        if (strchr(where + 8, '/') || stat(path, &st) || !S_ISREG(st.st_mode)) return "no such document in results/";
+        return has_heading(path, hash + 1) ? NULL : "no heading of that anchor in the document";
+    }
+    const char *slash = strchr(where + 8, '/');
+    if (!slash) return "names no run folder (results/FOLDER/...)";
+    snprintf(path, sizeof path, "%s/%.*s", CIOT_SOURCE_DIR, (int)(slash - where), where);
+    if (stat(path, &st) || !S_ISDIR(st.st_mode)) return "no such run folder";
+    snprintf(path, sizeof path, "%s/%s", CIOT_SOURCE_DIR, where);
+    if (slash[1] && (stat(path, &st) || !S_ISREG(st.st_mode))) return "no such file in the run folder";
+    return NULL;
 }
 
 static void check_provenance(const ciot_kernel *k) {
@@ -114,16 +169,54 @@ static void check_provenance(const ciot_kernel *k) {
         CHECK(k->features == 0, "%s: a vector kernel with a reference's provenance", k->name);
         return;
     }
-    const char *colon = strchr(p, ':');
-    char path[512];
-    struct stat st;
-    int found = 0;
-    if (!strncmp(p, "results/", 8) && colon && colon[1] == ' ' && colon[2]) {
-        snprintf(path, sizeof path, "%s/%.*s", CIOT_SOURCE_DIR, (int)(colon - p), p);
-        found = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    const char *fault = provenance_fault(p);
+    CHECK(!fault, "%s: provenance '%s': %s", k->name, p, fault ? fault : "");
+}
+
+/* The other architecture's .def, read as text (its kernels are not in this build's registry): every line's
+ * provenance, the X(...) line's string. So each architecture's build checks both tables. */
+static void check_other_def(void) {
+#if defined(__x86_64__)
+    const char *def = CIOT_SOURCE_DIR "/kernels/arm/kernels.def";
+#else
+    const char *def = CIOT_SOURCE_DIR "/kernels/x86/kernels.def";
+#endif
+    FILE *f = fopen(def, "r");
+    CHECK(f != NULL, "%s cannot be read", def);
+    if (!f) return;
+    char line[2048];
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *x = strstr(line, "X(");
+        const char *q = x ? strchr(x, '"') : NULL;
+        const char *end = q ? strchr(q + 1, '"') : NULL;
+        if (!end) continue;
+        char p[1024];
+        snprintf(p, sizeof p, "%.*s", (int)(end - q - 1), q + 1);
+        const char *fault = provenance_fault(p);
+        CHECK(!fault, "%s: provenance '%s': %s", def, p, fault ? fault : "");
+        rows++;
     }
-    CHECK(found, "%s: provenance '%s' is neither a reference's nor \"results/FILE: figure\" naming a file of the "
-          "repository", k->name, p);
+    fclose(f);
+    CHECK(rows > 0, "%s: no X(name, rank, \"provenance\") line read", def);
+}
+
+/* The provenance check itself refuses what it must: a missing run folder, file, document or section, and the
+ * diaries. */
+static void check_provenance_refusals(void) {
+    static const char *const bad[] = {
+        "results/no-such-run-folder/summary.md: 1 GMAC/s",
+        "results/20261201-205938-vm-00480923a447/no-such-file.md: 1 GMAC/s",
+        "results/kernel-bounds.md#no-such-section: 1 GMAC/s",
+        "results/no-such-document.md#tl16: 1 GMAC/s",
+        "results/log/any.md: 1 GMAC/s",
+        "results/kernel-bounds.md: 1 GMAC/s",
+        "kernels/x86/kernels.def: 1 GMAC/s",
+        "results/kernel-bounds.md#tl16",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(provenance_fault(bad[i]) != NULL, "provenance '%s' accepted", bad[i]);
+    CHECK(!provenance_fault("results/kernel-bounds.md#base-3-decode: x"), "a section with '-' in its anchor refused");
 }
 
 static void check_ranking(void) {
@@ -262,6 +355,8 @@ int main(void) {
                 check_choice(NULL, ciot_layout_at(l)->source, (ciot_op)op, masks[mi], 2, 256);
             }
     check_ranking();
+    check_other_def();
+    check_provenance_refusals();
     check_isa_table();
     return check_summary();
 }

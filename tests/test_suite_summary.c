@@ -273,8 +273,8 @@ int main(void) {
     }
     side[1].ratio_min = 0.90, side[1].ratio_max = 1.0, side[2].ratio_min = 0.80, side[2].ratio_max = 0.90;
     snprintf(side[4].pool, sizeof side[4].pool, "spawn"); /* faster, but the spawn pool's */
-    side[9].threads = side[10].threads = 2;                /* a cell whose 2-bit gemv is not bus-bound (60%) */
-    side[11].threads = side[12].threads = 3;               /* one whose smaller file's is not (70%) */
+    side[9].threads = side[10].threads = 2;                /* a cell whose 2-bit gemv is not bus-bound (0.6) */
+    side[11].threads = side[12].threads = 3;               /* one whose smaller file's is not (0.7) */
     f = open_memstream(&text, &len);
     if (!f) return 1;
     ciot_suite_files_summary(f, NULL, side, 13);

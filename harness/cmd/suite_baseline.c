@@ -1,7 +1,7 @@
 /* Each kernel of a richer ISA against its baseline (suite_summary.h; ciot_kernel_baseline, registry.h: an
  * AVX-512 or AVX-VNNI kernel against the AVX2 kernel of the same layout and operation), per thread count over
- * the run's batches. The rows were timed minutes apart on a machine that drifts by more than a row's own
- * spread (the same code has read 0.83x of itself that way), so a cell below 1 is a lead to time the two again
+ * the run's batches. The rows were timed minutes apart on a machine that can drift by more than a row's own
+ * spread (results/kernel-bounds.md, "Probes and the ruler"), so a cell below 1 is a lead to time the two again
  * side by side, not a finding. */
 #include <string.h>
 #include "kernel.h"

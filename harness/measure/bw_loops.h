@@ -10,9 +10,8 @@
 
 enum { CIOT_BW_BLOCK = 256 }; /* bytes per loop iteration: 8 independent 32-byte loads of work */
 /* The address streams a read, update or copy_nt sample also runs with, beside one: a kernel that reads
- * several rows or planes side by side keeps more lines in flight than one sequential stream, and on a Zen 5
- * VM one stream read 19-23 GB/s where four read 23-31 (1 thread, 1 GiB; results/x86-kernels-notes.md, "An
- * AMD Zen 5, fifteenth session"): the ceiling is the faster plan. */
+ * several rows or planes side by side keeps more lines in flight than one sequential stream, which can read
+ * slower than the kernels (results/kernel-bounds.md, "Probes and the ruler"): the ceiling is the faster plan. */
 enum { CIOT_BW_STREAMS = 4 };
 
 /* The order every streamed loop takes its blocks in: the buffer's `bytes` as `streams` equal parts, block 0

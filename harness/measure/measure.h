@@ -35,8 +35,8 @@ ciot_status ciot_ruler_sample(const ciot_ruler *r, ciot_pool *p, double *gbs);
  * buffer, pages and shortest sample, with read's prefetch policy where the kind has one. Like with like in
  * working set too: a pass moves `traffic` bytes, what the kind's ops move in one token (an update reads and
  * writes back half that span; a copy reads the span's first half into its second), but spans at least the
- * cache reach (4 x LLC) and at most the buffer; 0: the whole buffer. On the Zen 3 VM a non-temporal copy
- * over 2 x 157 MB ran 19.5 GB/s (median of 6) where the same loop over 2 x 512 MB ran 17.6 (1 thread). */
+ * cache reach (4 x LLC) and at most the buffer; 0: the whole buffer. A copy over a larger span runs slower
+ * than over the ops' own (results/kernel-bounds.md, "Probes and the ruler"). */
 ciot_status ciot_ruler_sample_kind(const ciot_ruler *r, ciot_pool *p, ciot_bw_kind kind, size_t traffic,
                                    double *gbs);
 /* The buffer bytes ciot_ruler_sample_kind spans for that traffic. */

@@ -255,9 +255,9 @@ static double read_rate(ciot_pool *p, bw_job *j, size_t per_pass, double min_sec
 
 /* The rate under the policy: a read or update runs in every plan of {one stream, CIOT_BW_STREAMS streams} x
  * {the policy's prefetch distance, no software prefetch}, a copy_nt in both stream counts, and the fastest
- * run counts (its runs into *runs). So neither a prefetch that slows a pure stream (x86 prefetcht2: 28
- * against 32 GB/s at 1 thread) nor one sequential stream keeping fewer lines in flight than a kernel's rows
- * side by side (bw_loops.h) lowers the ceiling kernels are compared with. */
+ * run counts (its runs into *runs). So neither a prefetch that slows a pure stream (x86 prefetcht2) nor one
+ * sequential stream keeping fewer lines in flight than a kernel's rows side by side (bw_loops.h) lowers the
+ * ceiling kernels are compared with. */
 static double policy_rate(ciot_pool *p, const bw_job *j, size_t per_pass, double min_seconds, int *runs) {
     bw_job run = *j;
     double best = read_rate(p, &run, per_pass, min_seconds, runs);

@@ -22,8 +22,7 @@ static inline void ciot_deltanet_gates(const ciot_deltanet_args *a, int h) {
  * rows C apart); then a q or k head is L2-normalized (q also scaled by 1 / sqrt(head_dim)) with dot and
  * scale (x[i] * mul), a value head gets its gates. Inlined, and conv with it: taps is a constant where it is
  * Bonsai's 4, so the tap loops unroll and the unit's pointers stay in registers (with it read from the
- * arguments clang reloaded them every step: phase 0 of a Bonsai block took 7.8-8.9 us against 12.4-13.3 in
- * the AVX2 version, hot, 1 thread, Zen 5). */
+ * arguments clang reloaded them every step; results/kernel-bounds.md, "DeltaNet"). */
 typedef void ciot_deltanet_conv_fn(const float *qkv, float *state, const float *w, float *dst, size_t C, int n,
                                    int taps);
 typedef float ciot_deltanet_dot_fn(const float *x, const float *y, int n);

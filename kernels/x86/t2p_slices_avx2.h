@@ -177,9 +177,8 @@ static inline __attribute__((always_inline)) void ciot_t2p_slices_gemm_loop(cons
     }
 }
 
-/* The AVX2 T2P gemms take the slices from this batch on, the 8 x 4 tiles below it: from DRAM on a Zen 5 (AVX2
- * code) the slices ran 0.69-0.90x the tiles at batch 8, 0.86-1.02x at 16, 1.03-1.15x at 32 and 1.08-1.20x at 64
- * (results/x86-kernels-notes.md). */
+/* The AVX2 T2P gemms take the slices from this batch on, the 8 x 4 tiles below it, where the tiles are faster
+ * (results/kernel-bounds.md, "Gemm families"). */
 enum { CIOT_T2P_SLICES_MIN_BATCH_AVX2 = 32 };
 
 /* AVX2's: two activation rows per vpmaddubsw step, as the TL16 slices. */

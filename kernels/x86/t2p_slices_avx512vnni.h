@@ -12,9 +12,8 @@
 #include "t2p_slices_avx2.h"
 #include "tl16_dot_avx512vnni.h"
 
-/* The T2P VNNI gemms take the slices from this batch on, the 4 x 4 tiles below it: at batch 4 the tiles ran
- * 1.06-1.17x the slices in cache on a Zen 5, at 5 to 7 (which the tiles pad to 8) the slices 1.14-1.7x, and
- * from DRAM at 8, 16 and 64 rows 1.2-1.3x, 1.5x and 1.7-1.9x (results/x86-kernels-notes.md). */
+/* The T2P VNNI gemms take the slices from this batch on, the 4 x 4 tiles below it: at 5 to 7 rows the tiles
+ * pad to 8, and the slices are faster from there (results/kernel-bounds.md, "Gemm families"). */
 enum { CIOT_T2P_SLICES_MIN_BATCH_AVX512 = 5 };
 
 /* A T2P slice (t2p_slices_avx2.h) in tl16_dot_avx2.h's lane order: zmm half h of w[q][s] holds tiles 2h, 2h +

@@ -12,8 +12,7 @@
 #include "t2p_slices_avx2.h"
 #include "tile4x4_avx2.h"
 
-/* The slices from this batch on: from DRAM on a Zen 5 (AVX2 code) they ran 0.84-0.91x the 4 x 4 tiles at batch
- * 4, 1.4-1.5x at 5 (which the tiles pad to 8), 1.13-1.25x at 8 and 1.5x at 64 (results/x86-kernels-notes.md). */
+/* The slices from this batch on, where the 4 x 4 tiles pad to 8 rows (results/kernel-bounds.md, "T2X4"). */
 enum { CIOT_T2X4_SLICES_MIN_BATCH_AVX2 = 5 };
 
 /* Slot s of a T2X4 ymm as 4u (bits 2..3 of each byte; 16-bit shifts never carry into bits 2..3). */

@@ -140,7 +140,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_avx2(const ciot_
                                                                      const uint8_t *const *xb, int nc,
                                                                      __m256i (*isum)[4]) {
     __m256i acc[2][4];
-    /* unrolled: PTQ1_0 1.02-1.04x at batch 64 on a Zen 5, TQ1_0 level */
+    /* unrolled: faster for PTQ1_0, level for TQ1_0 (results/kernel-bounds.md, "TL16") */
     _Pragma("clang loop unroll(full)") for (int s = 0; s < 8; s++) {
         __m256i x[2];
         ciot_tl16_dot_bcast_avx2(xb, nc, s, x);
@@ -166,9 +166,8 @@ static inline void ciot_tl16_dot_store_avx2(const __m256 a[4], float *y) {
     }
 }
 
-/* The gemms take the decoded slices from this batch on, the lookups below it: on a Zen 5 (AVX2 code, 17408 x
- * 5120, 1 thread) the lookups ran 96-100 GMAC/s at every batch from 5 to 32, the slices 73 at batch 5, 87 at
- * 8, 98 at 12, 102 at 16, 113 at 32 and 116 at 64 (results/x86-kernels-notes.md). */
+/* The gemms take the decoded slices from this batch on, the lookups below it: the lookups' rate is flat in the
+ * batch, the slices' grows with it and passes them here (results/kernel-bounds.md, "TL16"). */
 enum { CIOT_TL16_DOT_MIN_BATCH = 16 };
 
 /* Activation rows per pass over a tile: their float state (eight slices x 512 bytes a row), 256 KiB, stays in
@@ -272,8 +271,8 @@ static inline void ciot_tl16_decode_block_avx2(const void *block, int v, ciot_tl
  * policy says), each decoded once for those rows, which block() takes rows at a time (each weight vector loaded
  * once for them; the rows left over in one call), in the float order `order`. L, order, rows (at most 8) and
  * block are constants where it is inlined. Slice after slice over all the tile's blocks (the state of one
- * slice, 32 KiB, in L1) biased the activations eight times a block and ran 1.02-1.25x slower at batch 16 and
- * 64 on a Zen 5 (results/x86-kernels-notes.md). */
+ * slice, 32 KiB, in L1) biased the activations eight times a block and ran slower (results/kernel-bounds.md,
+ * "TL16"). */
 static inline __attribute__((always_inline)) void ciot_slices_gemm_loop(const ciot_mm *mm, int first, int count,
                                                                         const ciot_slice_layout L, size_t x_row_bytes,
                                                                         const int order, const int rows,

@@ -9,7 +9,7 @@
 #include "tl16_dot_avx2.h"
 
 /* Below this many activation rows the AVX2 gemm's lookups (one decoding of the nibbles per 4 rows) are as fast
- * as decoding each slice for so few rows, or faster (results/x86-kernels-notes.md, Zen 5): the VNNI gemms run
+ * as decoding each slice for so few rows, or faster (results/kernel-bounds.md, "TL16"): the VNNI gemms run
  * them there. */
 enum { CIOT_TL16_DOT_MIN_BATCH_AVX512 = 5 };
 

@@ -8,10 +8,9 @@
 #include <immintrin.h>
 #include "tl16_dot_avx2.h"
 
-/* The gemms on slices with AVX-VNNI take them from these batches on, the other paths below (from DRAM on a Zen
- * 5, results/x86-kernels-notes.md). T2P's: its own VNNI tiles (t2p_gemm_avxvnni: 1.13x the slices at batch 8,
- * level at 16) or the AVX2 8 x 4 tile (t2p_tq2_gemm_avxvnni: 1.1x at 8, level at 12). TL16's: the AVX2 gemm's
- * lookups (1.04-1.09x the slices at 8, 0.90-0.94x at 12). */
+/* The gemms on slices with AVX-VNNI take them from these batches on, the other paths below, where those are
+ * as fast or faster (results/kernel-bounds.md, "Gemm families"). T2P's: its own VNNI tiles (t2p_gemm_avxvnni)
+ * or the AVX2 8 x 4 tile (t2p_tq2_gemm_avxvnni). TL16's: the AVX2 gemm's lookups. */
 enum { CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI = 16, CIOT_TL16_DOT_MIN_BATCH_AVXVNNI = 12 };
 
 /* isum[c][g] of sub-block q for nc (1 or 2) activation rows, as ciot_tl16_dot_avx2: each sum starts at -128 x

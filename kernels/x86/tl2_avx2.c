@@ -109,8 +109,8 @@ static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&metho
 CIOT_KERNEL(tl2_gemv_avx2, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
             .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
-/* The gemm slices from this batch on (tl2_slices_avx2.h, vpmaddubsw), the lookups below it: ...
- * (results/x86-kernels-notes.md). */
+/* The gemm slices from this batch on (tl2_slices_avx2.h, vpmaddubsw), the lookups below it, where those are
+ * faster (results/kernel-bounds.md, "Gemm families"). */
 enum { CIOT_TL2_SLICES_MIN_BATCH_AVX2 = 8 };
 
 /* The gemm: below CIOT_TL2_SLICES_MIN_BATCH_AVX2 rows the same method per activation row (ciot_lut_gemm),

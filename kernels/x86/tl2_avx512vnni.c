@@ -110,7 +110,7 @@ CIOT_KERNEL(tl2_gemv_avx512vnni, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act 
             .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX512VNNI);
 
 /* The gemm slices from this batch on (tl2_slices_avx2.h, vpdpbusd on zmm), the gemv's dot products per row
- * below it: ... (results/x86-kernels-notes.md). */
+ * below it, where those are faster (results/kernel-bounds.md, "Gemm families"). */
 enum { CIOT_TL2_SLICES_MIN_BATCH_AVX512 = 8 };
 
 /* The gemm: below CIOT_TL2_SLICES_MIN_BATCH_AVX512 rows the same method per activation row (ciot_lut_gemm),

@@ -74,9 +74,8 @@ CIOT_KERNEL(tl3_gemv_avx512vbmi, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act 
             .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv,
             .mac = CIOT_MAC_LOOKUP);
 
-/* From this batch on the gemm decodes: on a Zen 5 (17408 x 5120, from DRAM, 3 alternated rounds) 1.1-1.27x
- * the lookups at batch 16 on 1 thread and level on 2, 1.16-1.5x at 64; at 8 level or behind
- * (results/x86-kernels-notes.md). */
+/* From this batch on the gemm decodes, where the decoded quarters pass the lookups (results/kernel-bounds.md,
+ * "TL3"). */
 enum { CIOT_TL3_DOT_MIN_BATCH = 16 };
 
 /* The gemm: below CIOT_TL3_DOT_MIN_BATCH activation rows the same lookups per row (ciot_lut_gemm); from it each

@@ -88,9 +88,9 @@ static inline void ciot_tl3_decode_avx512vbmi(const block_tl3 *b, int u, ciot_tl
 enum { CIOT_TL3_DOT_ROWS = 4 };
 
 /* Activation rows per pass over a tile: their float state (1 KiB a row and quarter), 256 KiB, stays in L2;
- * a larger batch runs in passes, each decoding the tile again. On a Zen 5 at batch 64, 64 rows a pass ran
- * 1.01-1.15x 32 (two passes), and 16 slower still; one quarter at a time for every block, the state in L1,
- * read the block's lines scattered and ran below the lookups from DRAM. */
+ * a larger batch runs in passes, each decoding the tile again. Fewer rows a pass ran slower; one quarter at a
+ * time for every block, the state in L1, read the block's lines scattered and ran below the lookups from DRAM
+ * (results/kernel-bounds.md, "TL3"). */
 enum { CIOT_TL3_DOT_COLS = 64 };
 
 /* State of one activation row for one quarter. PTQ1_0: st[q][j], the float lanes of sub-block q. TQ1_0:

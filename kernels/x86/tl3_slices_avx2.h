@@ -35,9 +35,8 @@ static inline void ciot_tl3_decode_slice_avx2(const void *block, int v, ciot_tl1
     ciot_slice_scales_avx2(b->d + 32 * v, out);
 }
 
-/* The TL3 AVX2 gemms take the slices from this batch on: on a Zen 5 (17408 x 5120, 1 thread, 2 alternated
- * rounds) the slices ran 0.7-0.97x the per-4-rows decoding at batches 2-4 and 1.1-3.3x at 5, 6 and 8; at 64
- * 2.0-2.2x (tl3_gemm_avx2 114-135 GMAC/s against 53-60; results/x86-kernels-notes.md). */
+/* The TL3 AVX2 gemms take the slices from this batch on, the per-4-rows decoding below it, where that is
+ * faster (results/kernel-bounds.md, "TL3"). */
 enum { CIOT_TL3_SLICES_MIN_BATCH_AVX2 = 5 };
 
 _Static_assert(sizeof(block_tl3) % 8 == 0, "the loop prefetches a TL3 block in eighths");

@@ -75,8 +75,7 @@ CIOT_KERNEL(tl3_tq1_gemv_avx512vbmi, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl
             .compute = gemv, .mac = CIOT_MAC_LOOKUP);
 
 /* From this batch on the gemm decodes: TQ1_0's lookups are faster than PTQ1_0's (one float step per 256
- * weights), so on a Zen 5 (17408 x 5120, from DRAM) the decoded quarters ran behind them at batch 8 and 16,
- * level at 24 and 32 (0.82-1.1x), and 1.07-1.43x ahead at 64 (results/x86-kernels-notes.md). */
+ * weights), so the decoded quarters pass them only at a larger batch (results/kernel-bounds.md, "TL3"). */
 enum { CIOT_TL3_TQ1_DOT_MIN_BATCH = 64 };
 
 /* The gemm: below CIOT_TL3_TQ1_DOT_MIN_BATCH activation rows the same lookups per row (ciot_lut_gemm); from it each

@@ -69,8 +69,8 @@ uint64_t ciot_compute_loop_avx2_i16(uint64_t iters) {
     return sum;
 }
 
-/* 6 chains: on a Zen 5 (3 alternated rounds) 0.73-0.79x avx2_i16's rate against 0.67-0.70x with 8; with 10,
- * clang kept some sums on the stack (AVX2 has 16 ymm registers) */
+/* 6 chains: faster than 8, and with 10 clang kept some sums on the stack (AVX2 has 16 ymm registers;
+ * results/kernel-bounds.md, "Gemm families") */
 enum { CHAINS_B32 = 6 };
 const int ciot_compute_macs_avx2_i16_b32 = CHAINS_B32 * CIOT_B32_STEPS * 32;
 

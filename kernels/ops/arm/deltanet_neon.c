@@ -24,10 +24,8 @@ static inline void scale(float *x, int n, float mul) {
 }
 
 /* Rows r .. r + R - 1 of one head side by side, each in the reference's order (kernels/ops.md: why); they
- * also share the k and q loads. Not timed (no Arm hardware): the static cost model of one group at D = 128
- * gave cycles a row, one row against four, of 228 / 167 on a Cortex-A76, 168 / 129 on a Neoverse N1, 89 / 54
- * on a Neoverse V1 and 126 / 99 on a Neoverse N2 (results/x86-kernels-notes.md, "An AMD Zen 5, third
- * session"). */
+ * also share the k and q loads. Not timed (no Arm hardware): the static cost model gives fewer cycles a row
+ * for four rows than for one on every modelled core (results/kernel-bounds.md, "DeltaNet"). */
 #define ROWS 4
 static inline __attribute__((always_inline)) void rows(const ciot_deltanet_args *a, ciot_deltanet_scratch s, long r,
                                                         int R, long ahead) {

@@ -9,19 +9,15 @@
 #include "cpu.h"
 #include "fp16.h"
 
-/* The fetch plan. On two Intel Xeons the scores pass also fetched the chunk's V rows into L2 and the V pass
- * the first half of the next unit's K (weighted_rows), so the bus streamed during both passes (75-81% of the
- * paired read against 72-77% without the K fetch). On an AMD Zen 5 both fetches made attention slower
- * (ciot replay, 1 thread, 5 interleaved rounds: 53-59% of the paired read without them against 43-50% with;
- * 2 threads, 3 rounds: 50-57 against 43-51), so on AMD only K is fetched ahead in the scores pass and V in
- * the V pass, both in address order (below). Which lines are fetched changes no bit. */
+/* The fetch plan. On Intel the scores pass also fetches the chunk's V rows into L2 and the V pass the first
+ * half of the next unit's K (weighted_rows), so the bus streams during both passes; on AMD both fetches made
+ * attention slower, so only K is fetched ahead in the scores pass and V in the V pass, both in address order
+ * (below; results/kernel-bounds.md, "Attention"). Which lines are fetched changes no bit. */
 static int fetch_both_passes(void) { return !ciot_cpu_is_amd(); }
 
-/* On AMD the fetches run in ascending address order, a fixed distance ahead of the bytes being read; a fetch
- * per row, strided by a row (the Intel plan's order), left Zen 5's own prefetcher behind: a stream of four
- * rows read side by side at 3 multiply-adds a byte ran 25-28 GB/s from DRAM fetched row by row and 30-36
- * fetched in order (a 1 GiB synthetic, 34-40 GB/s read). Measured on the op (results/x86-kernels-notes.md,
- * "An AMD Zen 5, thirteenth session"). */
+/* On AMD the fetches run in ascending address order, a fixed distance ahead of the bytes being read: a fetch
+ * per row, strided by a row (the Intel plan's order), left Zen 5's own prefetcher behind
+ * (results/kernel-bounds.md, "Attention"). */
 #define K_AHEAD_BYTES 8192 /* scores: 16 K rows at head dim 256 */
 #define V_AHEAD_BYTES 8192 /* weighted_v: past the next V block's start, so about a block and a half ahead */
 
@@ -141,11 +137,10 @@ static inline __attribute__((always_inline)) void scores(const ciot_attention_ar
  * 16 when it is an odd multiple of 16) into the accumulators lo (and hi), in order of position. With fk 1
  * (Intel) each row also fetches the same dims of the next block's row into L1, the line this strip reads
  * there, and every second row fetches the same line of the next unit's K row p / 2 into L2 (Kn: the batch's
- * next_k): the scores pass takes about 70% of a unit's time and this pass the rest, so fetching the first
- * half of the next K here evens the bus's load over the two; a short next chunk gets lines fetched past its
- * end, never read (a prefetch does not fault). Measured on an Intel Xeon (bench_token_ops, 3 rounds, % of the
- * paired read): 75.3-81.2 against 71.5-76.5 without it, 70.7-73.6 fetching all of the next K here, 75.4-79.2
- * a quarter.
+ * next_k): the scores pass takes most of a unit's time and this pass the rest, so fetching the first half
+ * of the next K here evens the bus's load over the two (better than none, all or a quarter of it on Intel:
+ * results/kernel-bounds.md, "Attention"); a short next chunk gets lines fetched past its end, never read (a
+ * prefetch does not fault).
  * fk 0 (AMD, fetch_both_passes) leaves the next K to the scores pass and fetches V in address order. */
 static inline __attribute__((always_inline)) void weighted_rows(const uint16_t *V, const uint16_t *Kn, int D, int d,
                                                                 int p0, int p1, const float (*e)[CIOT_ATTN_CHUNK],

@@ -1,10 +1,8 @@
 /* The streaming copy the AVX2 state copy and the copy_nt probe (harness/measure/x86/bw_avx2.c) share, so the
  * ruler runs the op's own loop. A step is one 64-byte line: its two loads, then its two non-temporal stores
- * (on an Intel Xeon, 1 thread, 1 GiB each side: 25.6-26.6 GB/s against 19.7-20.4 for eight loads then eight
- * stores per 256 bytes, and 1.15x a 128-byte step in the state copy). The bytes go as `streams` equal parts
- * copied side by side, four lines of each in turn: on a Zen 5 VM (1 thread, 157 MB each side, best of 3,
- * six alternated rounds) four parts copied 35-43 GB/s where one, line after line, copied 27-29
- * (results/x86-kernels-notes.md, "An AMD Zen 5, fifteenth session"). The caller gives a 64-byte aligned dst
+ * (faster than eight loads then eight stores, or a 128-byte step). The bytes go as `streams` equal parts
+ * copied side by side, four lines of each in turn, which copies faster than one part line after line
+ * (results/kernel-bounds.md, "State copy"). The caller gives a 64-byte aligned dst
  * and a multiple of 64 bytes, and fences (_mm_sfence) when done. */
 #ifndef CIOT_COPY_NT_AVX2_H
 #define CIOT_COPY_NT_AVX2_H

@@ -1,18 +1,12 @@
 /* deltanet, AVX2: the reference's order (kernels/ops.md), eight channels or state columns at a time. Phase 1
  * reads each state row from memory once: S k, then the update and S q on the row while it is in L1, four rows
- * of a head side by side (rows(): why). From cache (bench_token_ops deltanet-hot, one 3 MiB block, Zen 5,
- * 1 thread, 3 interleaved rounds) four rows ran 69-73 GB/s of read + write against 52-54 one at a time.
+ * of a head side by side (rows(): why), which runs faster than one row at a time.
  * Software prefetch (on unless a->prefetch is 0): each group fetches rows ahead into L1, so its S k (the
- * chain the update waits on) loads from L1. How far ahead was measured per vendor, one row at a time:
- * - Intel Xeon (bench_token_ops, 3 interleaved rounds, % of the paired update probe): the row after next ran
- *   85.4-86.9 at 1 thread and 81.9-83.0 at 2; with the policy's fetch 8 KiB ahead into L2 beside it
- *   76.5-77.8 and 78.6-79.5; the policy's fetch alone 72.4-75.8 and 74.7-78.9; 8 rows ahead 82.9-84.0 and
- *   82.9-83.2. With groups of four, Intel fetches the next group (not re-measured: no Intel machine since).
- * - AMD Zen 5 (ciot replay, 1 thread, 5 interleaved rounds): 8 rows ahead (4 KiB) 70.9-87.1% against the
- *   row after next's 60.6-71.3; at 2 threads (3 rounds) 56.9-63.4 against 58.8-62.4, the same. On Zen 3 the
- *   policy's 8 KiB ahead had beaten no fetch (17.4 GB/s of read + write against 14.0), so AMD keeps a far
- *   fetch rather than none. With groups of four (AVX-512 F, bench_token_ops, 2 rounds) 4, 8, 16 and 32 rows
- *   ahead measured the same within the machine's noise, so 8 stays. */
+ * chain the update waits on) loads from L1. How far ahead depends on the vendor (results/kernel-bounds.md,
+ * "DeltaNet", has the figures):
+ * - Intel: the next group (the row after next beat 8 rows ahead and the policy's L2 fetch, one row at a time).
+ * - AMD: 8 rows ahead (4 KiB), which beat the row after next; a far fetch beat none, and 4 to 32 rows ahead
+ *   measured the same with groups of four. */
 #include "ops_avx2.h"
 #include "cpu.h"
 #include "ops_impl.h"

@@ -1,9 +1,8 @@
 /* deltanet, AVX-512 F: phase 1 (the state rows) in zmm; phase 0 (the conv, norms and gates) is AVX2's. A zmm
  * register holds the 16 canonical lanes of a dot product in order, so S k and S q are one accumulator each and
  * the row takes half the AVX2 version's multiply-adds, loads and stores: more rows are in flight while the
- * bus streams. From cache (bench_token_ops deltanet-hot, Zen 5, 1 thread, 3 interleaved rounds) 90-95 GB/s
- * of read + write against 52-54 one row at a time. The fetch ahead is AVX2's (x86/deltanet_avx2.c gives the
- * distances and why). */
+ * bus streams (results/kernel-bounds.md, "DeltaNet"). The fetch ahead is AVX2's (x86/deltanet_avx2.c gives
+ * the distances and why). */
 #if !defined(__AVX512F__) || !defined(__FMA__)
 #error "deltanet_avx512f.c needs -mavx512f -mfma (cmake/isa.cmake gives them to *_avx512f.c)"
 #endif
