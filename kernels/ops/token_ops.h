@@ -5,8 +5,9 @@
  *
  * A caller fills the sizes and pointers, checks them once (ciot_<kind>_check), allocates
  * ciot_<kind>_scratch_bytes of 64-byte aligned scratch where the kind has it, then runs phases
- * 0 .. ciot_<kind>_phases - 1 with ops->KIND(args, phase, part, parts). Inputs are never written unless the
- * args say in place; an output may not overlap an input unless the args say so. */
+ * 0 .. ciot_<kind>_phases - 1 with ciot_token_run(&ciot_kind_KIND, ops, args, phase, part, parts)
+ * (token_kind.h). Inputs are never written unless the args say in place; an output may not overlap an input
+ * unless the args say so. */
 #ifndef CIOT_TOKEN_OPS_H
 #define CIOT_TOKEN_OPS_H
 
