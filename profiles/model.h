@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include "kernel.h"
 #include "status.h"
+#include "token_kind.h"
 
 enum { CIOT_OP_NAME_MAX = 64, CIOT_MODEL_ERR_MAX = 1200 };
 
@@ -24,13 +25,10 @@ typedef struct {
 
 struct ciot_gguf;
 
-/* The kinds of a whole token's ops (profiles/README.md, "Whole-token lists"): the matvecs above, and
- * the ops between them, each with the sizes its line gives (ciot_step_keys names them per kind). */
-typedef enum {
-    CIOT_STEP_MATVEC, CIOT_STEP_EMBED, CIOT_STEP_RMSNORM, CIOT_STEP_DELTANET, CIOT_STEP_ATTENTION, CIOT_STEP_ROPE,
-    CIOT_STEP_GLU, CIOT_STEP_ADD, CIOT_STEP_STATE_COPY, CIOT_STEP_ARGMAX, CIOT_STEP_KINDS
-} ciot_step_kind;
-enum { CIOT_STEP_PARAMS = 4, CIOT_TOKEN_NOTE_MAX = 256 };
+/* The kinds of a whole token's ops (profiles/README.md, "Whole-token lists"): the matvecs above, and the ops
+ * between them, one per row of kernels/ops/token_kinds.def, each with the sizes its line gives (the kind's
+ * descriptor names its keys: token_kind.h). */
+enum { CIOT_TOKEN_NOTE_MAX = 256 };
 
 typedef struct {
     char name[CIOT_OP_NAME_MAX];
@@ -40,11 +38,9 @@ typedef struct {
     int line;
 } ciot_token_step;
 
-/* The word naming a kind in an op list ("matvec" for the matvecs), and its keys ("rows n", ...). */
-const char *ciot_step_kind_name(ciot_step_kind k);
+/* A kind's keys as its op-list line writes them ("rows=N n=N", ...; "" for the matvecs). The kind's word:
+ * ciot_step_kind_name, ciot_step_kind_of (token_kind.h). */
 const char *ciot_step_keys(ciot_step_kind k);
-/* The kind a word names, -1 for none. */
-int ciot_step_kind_of(const char *word);
 
 typedef struct {
     char name[128];         /* the file's stem, e.g. "bonsai-2-27b" */

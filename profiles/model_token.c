@@ -9,44 +9,21 @@
 
 enum { MAX_SIZE = 1 << 30 };
 
-static const struct {
-    const char *name;
-    const char *keys[CIOT_STEP_PARAMS];
-} kinds[CIOT_STEP_KINDS] = {
-    [CIOT_STEP_MATVEC] = {"matvec", {NULL}},
-    [CIOT_STEP_EMBED] = {"embed", {"rows", "n", "type"}},
-    [CIOT_STEP_RMSNORM] = {"rmsnorm", {"rows", "n"}},
-    [CIOT_STEP_DELTANET] = {"deltanet", {"k_heads", "v_heads", "head_dim", "conv"}},
-    [CIOT_STEP_ATTENTION] = {"attention", {"q_heads", "kv_heads", "head_dim"}},
-    [CIOT_STEP_ROPE] = {"rope", {"q_heads", "k_heads", "head_dim", "rot"}},
-    [CIOT_STEP_GLU] = {"glu", {"n"}},
-    [CIOT_STEP_ADD] = {"add", {"n"}},
-    [CIOT_STEP_STATE_COPY] = {"state_copy", {"copies"}},
-    [CIOT_STEP_ARGMAX] = {"argmax", {"n"}},
-};
-
-const char *ciot_step_kind_name(ciot_step_kind k) { return (unsigned)k < CIOT_STEP_KINDS ? kinds[k].name : "unknown"; }
-
 const char *ciot_step_keys(ciot_step_kind k) {
     static char text[CIOT_STEP_KINDS][96];
-    if ((unsigned)k >= CIOT_STEP_KINDS) return "";
-    if (!text[k][0] && kinds[k].keys[0])
-        for (int i = 0; i < CIOT_STEP_PARAMS && kinds[k].keys[i]; i++) {
+    const ciot_token_kind *d = ciot_token_kind_of(k);
+    if (!d) return "";
+    if (!text[k][0])
+        for (int i = 0; i < CIOT_STEP_PARAMS && d->keys[i]; i++) {
             const size_t n = strlen(text[k]);
-            snprintf(text[k] + n, sizeof text[k] - n, "%s%s=N", i ? " " : "", kinds[k].keys[i]);
+            snprintf(text[k] + n, sizeof text[k] - n, "%s%s=N", i ? " " : "", d->keys[i]);
         }
     return text[k];
 }
 
-int ciot_step_kind_of(const char *word) {
-    for (int k = 0; k < CIOT_STEP_KINDS; k++)
-        if (!strcmp(word, kinds[k].name)) return k;
-    return -1;
-}
-
 /* A whole number from 1 to 2^30, or for embed's type one of its names. */
-static int parse_value(ciot_step_kind k, int key, const char *s, int *out) {
-    if (k == CIOT_STEP_EMBED && !strcmp(kinds[k].keys[key], "type")) {
+static int parse_value(const ciot_token_kind *d, int key, const char *s, int *out) {
+    if (key == d->type_key) {
         for (int t = 0; ciot_embed_type_name((ciot_embed_type)t); t++)
             if (!strcmp(s, ciot_embed_type_name((ciot_embed_type)t))) return *out = t, 1;
         return 0;
@@ -64,42 +41,36 @@ ciot_status ciot_token_parse(char **w, int nw, const char *file, int line, ciot_
                              size_t errlen) {
     memset(st, 0, sizeof *st);
     const int k = ciot_step_kind_of(w[1]);
-    if (k <= CIOT_STEP_MATVEC) return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: '%s' is no op kind", file, line, w[1]);
+    const ciot_token_kind *d = ciot_token_kind_of((ciot_step_kind)(k < 0 ? CIOT_STEP_MATVEC : k));
+    if (!d) return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: '%s' is no op kind", file, line, w[1]);
     snprintf(st->name, sizeof st->name, "%s", w[0]);
     st->kind = (ciot_step_kind)k, st->op = -1, st->line = line;
     int seen[CIOT_STEP_PARAMS] = {0};
     for (int i = 2; i < nw; i++) {
         const char *eq = strchr(w[i], '=');
         int key = -1;
-        for (int j = 0; eq && j < CIOT_STEP_PARAMS && kinds[k].keys[j]; j++)
-            if (strlen(kinds[k].keys[j]) == (size_t)(eq - w[i]) && !strncmp(w[i], kinds[k].keys[j], (size_t)(eq - w[i])))
+        for (int j = 0; eq && j < CIOT_STEP_PARAMS && d->keys[j]; j++)
+            if (strlen(d->keys[j]) == (size_t)(eq - w[i]) && !strncmp(w[i], d->keys[j], (size_t)(eq - w[i])))
                 key = j;
         if (key < 0)
             return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: %s: '%s' is not one of its keys (%s %s)", file, line,
-                              w[0], w[i], kinds[k].name, ciot_step_keys((ciot_step_kind)k));
+                              w[0], w[i], d->name, ciot_step_keys((ciot_step_kind)k));
         if (seen[key]++)
             return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: %s: %s is given twice", file, line, w[0],
-                              kinds[k].keys[key]);
-        if (!parse_value((ciot_step_kind)k, key, eq + 1, &st->p[key]))
+                              d->keys[key]);
+        if (!parse_value(d, key, eq + 1, &st->p[key]))
             return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: %s: %s '%s' is not %s", file, line, w[0],
-                              kinds[k].keys[key], eq + 1,
-                              k == CIOT_STEP_EMBED && key == 2 ? "an embedding type (f32, f16, bf16, q8_0, pq2_0, ptq1_0, tq1_0, tq2_0)"
+                              d->keys[key], eq + 1,
+                              key == d->type_key ? "an embedding type (f32, f16, bf16, q8_0, pq2_0, ptq1_0, tq1_0, tq2_0)"
                                                                : "a whole number from 1 to 1073741824");
     }
-    for (int j = 0; j < CIOT_STEP_PARAMS && kinds[k].keys[j]; j++)
+    for (int j = 0; j < CIOT_STEP_PARAMS && d->keys[j]; j++)
         if (!seen[j])
             return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: %s: %s needs %s= (%s %s)", file, line, w[0],
-                              kinds[k].name, kinds[k].keys[j], kinds[k].name, ciot_step_keys((ciot_step_kind)k));
+                              d->name, d->keys[j], d->name, ciot_step_keys((ciot_step_kind)k));
     /* shapes the op cannot take: checked here so a replay never allocates them */
-    const int *p = st->p;
-    if (k == CIOT_STEP_DELTANET && p[1] % p[0])
-        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: %s: v_heads %d is not a multiple of k_heads %d", file, line,
-                          w[0], p[1], p[0]);
-    if (k == CIOT_STEP_ATTENTION && p[0] % p[1])
-        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: %s: q_heads %d is not a multiple of kv_heads %d", file,
-                          line, w[0], p[0], p[1]);
-    if (k == CIOT_STEP_ROPE && (p[3] > p[2] || p[3] % 2))
-        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: %s: rot %d is not an even number up to head_dim %d", file,
-                          line, w[0], p[3], p[2]);
+    char why[256];
+    if (d->check_sizes && d->check_sizes(st->p, why, sizeof why) != CIOT_OK)
+        return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: %s: %s", file, line, w[0], why);
     return CIOT_OK;
 }

@@ -2,9 +2,11 @@
 #include "replay_ruler.h"
 
 ciot_bw_kind ciot_step_ruler(ciot_step_kind k, int copy_streams) {
-    switch (k) {
-    case CIOT_STEP_DELTANET: return CIOT_BW_UPDATE;
-    case CIOT_STEP_STATE_COPY: return copy_streams ? CIOT_BW_COPY_NT : CIOT_BW_COPY;
+    const ciot_token_kind *d = ciot_token_kind_of(k);
+    if (!d) return CIOT_BW_READ;
+    switch (d->mix) {
+    case CIOT_MIX_UPDATE: return CIOT_BW_UPDATE;
+    case CIOT_MIX_COPY: return copy_streams ? CIOT_BW_COPY_NT : CIOT_BW_COPY;
     default: return CIOT_BW_READ;
     }
 }

@@ -13,22 +13,20 @@
 #include "bigbuf.h"
 #include "fp16.h"
 #include "split.h"
+#include "token_kind.h"
 
-enum { EMBED_ROWS = 1 };               /* the embedding row a token reads (one row, not the table) */
 static const double ROPE_THETA = 1e7;  /* Qwen3-Next's base; values do not change the timing */
-static const float EPS = 1e-6f;
-
 
 typedef struct {
-    ciot_step_kind kind;
+    const ciot_token_kind *k;       /* NULL: a matvec */
     ciot_token_args a;
-    int sub_phases;         /* a state copy: phases of one copy (it runs `copies` of them) */
-    int copies;
-    size_t state_at, state_bytes;   /* DeltaNet: its place in the state region */
-    size_t kv_at, kv_bytes;         /* attention: its place in the KV region */
-    size_t param_at, param_bytes;   /* norm weights, conv weights and gates, embedding rows */
+    ciot_token_need need;
+    int sub_phases;                 /* a state copy: phases of one copy (it runs need.copies of them) */
+    size_t state_at, state_bytes;   /* its place in the state region */
+    size_t kv_at, kv_bytes;         /* its place in the KV region */
+    size_t param_at, param_bytes;   /* its weights in the params */
     size_t scratch;
-    int rope_table;                 /* rope: index of its table's rot among the tables */
+    int rope_table;                 /* index of its table's rot among the tables */
 } slot;
 
 struct ciot_token_exec {
@@ -54,88 +52,8 @@ static size_t a64(size_t x) { return x > SIZE_MAX - 63 ? SIZE_MAX : (x + 63) & ~
 static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
 static size_t mul_sat(size_t a, size_t b) { return a && b > SIZE_MAX / a ? SIZE_MAX : a * b; }
 
-/* A non-NULL address for the checks of the plan, which look at sizes and never read through it. */
-static _Alignas(64) float probe_cell[16], probe_other[16];
-
-/* The args of step s at its sizes, with every pointer at probe_cell (the plan checks them so), and the
- * activation floats it needs. Attention is sized at the largest context, where its scratch is largest. */
-static void sizes_of(const ciot_token_step *s, int capacity, slot *z, size_t *act) {
-    float *const P = probe_cell;
-    const int *p = s->p;
-    memset(z, 0, sizeof *z);
-    z->kind = s->kind;
-    z->copies = 1;
-    switch (s->kind) {
-    case CIOT_STEP_EMBED:
-        z->a.embed = (ciot_embed_args){P, P, p[1], (ciot_embed_type)p[2]};
-        *act = (size_t)p[1];
-        break;
-    case CIOT_STEP_RMSNORM:
-        z->a.rmsnorm = (ciot_rmsnorm_args){P, P, P, p[0], p[1], 0, EPS};
-        *act = mul_sat((size_t)p[0], (size_t)p[1]);
-        break;
-    case CIOT_STEP_DELTANET: {
-        z->a.deltanet = (ciot_deltanet_args){P, P, P, P, P, P, P, P, P, P, p[0], p[1], p[2], p[3], EPS, 0};
-        const size_t ch = mul_sat((size_t)(2 * (long long)p[0] + p[1]), (size_t)p[2]);
-        *act = ch;
-        break;
-    }
-    case CIOT_STEP_ATTENTION:
-        z->a.attention = (ciot_attention_args){P, P, P, P, (uint16_t *)P, (uint16_t *)P, P, P, p[0], p[1], p[2],
-                                               2 * p[2], capacity - 1, capacity, 1.0f / sqrtf((float)p[2])};
-        *act = mul_sat((size_t)p[0], 2 * (size_t)p[2]);
-        break;
-    case CIOT_STEP_ROPE:
-        z->a.rope = (ciot_rope_args){P, P, p[0], p[1], 2 * p[2], p[2], p[2], p[3], P};
-        *act = mul_sat((size_t)p[0], 2 * (size_t)p[2]);
-        break;
-    case CIOT_STEP_GLU:
-    case CIOT_STEP_ADD:
-        z->a.glu = (ciot_glu_args){P, P, P, p[0], s->kind == CIOT_STEP_ADD ? CIOT_GLU_ADD : CIOT_GLU_SILU};
-        *act = (size_t)p[0];
-        break;
-    case CIOT_STEP_STATE_COPY:
-        z->a.state_copy = (ciot_state_copy_args){P, probe_other, 64};
-        z->copies = p[0];
-        *act = 0;
-        break;
-    case CIOT_STEP_ARGMAX:
-        z->a.argmax = (ciot_argmax_args){P, p[0], (int *)P, P, P};
-        *act = (size_t)p[0];
-        break;
-    default:
-        *act = 0;
-    }
-}
-
-/* The op kind a step runs (an add is a glu); -1 for a matvec step, which has no op args. */
-static int token_kind_of(ciot_step_kind k) {
-    switch (k) {
-    case CIOT_STEP_EMBED: return CIOT_TOK_EMBED;
-    case CIOT_STEP_RMSNORM: return CIOT_TOK_RMSNORM;
-    case CIOT_STEP_DELTANET: return CIOT_TOK_DELTANET;
-    case CIOT_STEP_ATTENTION: return CIOT_TOK_ATTENTION;
-    case CIOT_STEP_ROPE: return CIOT_TOK_ROPE;
-    case CIOT_STEP_GLU:
-    case CIOT_STEP_ADD: return CIOT_TOK_GLU;
-    case CIOT_STEP_STATE_COPY: return CIOT_TOK_STATE_COPY;
-    case CIOT_STEP_ARGMAX: return CIOT_TOK_ARGMAX;
-    default: return -1;
-    }
-}
-
 static ciot_status check_slot(const slot *z, char *why, size_t len) {
-    int k = token_kind_of(z->kind);
-    return k < 0 ? CIOT_OK : ciot_token_check((ciot_token_kind)k, &z->a, why, len);
-}
-
-static size_t scratch_of(const slot *z) {
-    switch (z->kind) {
-    case CIOT_STEP_DELTANET: return ciot_deltanet_scratch_bytes(&z->a.deltanet);
-    case CIOT_STEP_ATTENTION: return ciot_attention_scratch_bytes(&z->a.attention);
-    case CIOT_STEP_ARGMAX: return ciot_argmax_scratch_bytes(&z->a.argmax);
-    default: return 0;
-    }
+    return z->k ? z->k->check(&z->a, why, len) : CIOT_OK;
 }
 
 typedef struct {
@@ -145,6 +63,19 @@ typedef struct {
     size_t table_at[8];
 } plan;
 
+/* A rope table of rot dims for capacity positions: its index among the plan's tables, -1 past 8 of them. */
+static int table_of(plan *pl, int rot, int capacity) {
+    int t = 0;
+    while (t < pl->n_tables && pl->table_rot[t] != rot) t++;
+    if (t < pl->n_tables) return t;
+    if (t == 8) return -1;
+    pl->table_rot[t] = rot;
+    pl->table_at[t] = pl->tables;
+    pl->tables = add_sat(pl->tables, a64(mul_sat((size_t)capacity, (size_t)rot * sizeof(float))));
+    pl->n_tables++;
+    return t;
+}
+
 /* Places every step's memory; slots may be NULL (the estimate). */
 static ciot_status make_plan(const ciot_model *m, int max_context, slot *slots, plan *pl, char *why, size_t len) {
     memset(pl, 0, sizeof *pl);
@@ -152,60 +83,39 @@ static ciot_status make_plan(const ciot_model *m, int max_context, slot *slots, 
     int copies = 0;
     for (int i = 0; i < m->n_token; i++) {
         const ciot_token_step *s = &m->token[i];
-        if (s->kind == CIOT_STEP_MATVEC) continue;
-        slot z;
-        size_t act;
-        sizes_of(s, capacity, &z, &act);
+        const ciot_token_kind *k = ciot_token_kind_of(s->kind);
+        if (!k) continue;
+        slot z = {.k = k};
+        k->size(s->p, capacity, &z.a, &z.need);
         char w[512];
         if (check_slot(&z, w, sizeof w) != CIOT_OK)
             return ciot_error(CIOT_E_ARG, why, len, "%s:%d: %s: %s", m->path, s->line, s->name, w);
-        if (act > pl->act_floats) pl->act_floats = act;
-        z.scratch = a64(scratch_of(&z));
+        if (z.need.act_floats > pl->act_floats) pl->act_floats = z.need.act_floats;
+        z.scratch = a64(k->scratch(&z.a));
         if (z.scratch > pl->scratch) pl->scratch = z.scratch;
-        const int *p = s->p;
-        switch (s->kind) {
-        case CIOT_STEP_EMBED:
-            z.param_bytes = a64(mul_sat(ciot_embed_row_bytes((ciot_embed_type)p[2], p[1]), EMBED_ROWS));
-            break;
-        case CIOT_STEP_RMSNORM: z.param_bytes = a64((size_t)p[1] * sizeof(float)); break;
-        case CIOT_STEP_DELTANET: {
-            const size_t ch = (size_t)(2 * (long long)p[0] + p[1]) * (size_t)p[2];
-            z.param_bytes = a64(add_sat(mul_sat(mul_sat(ch, (size_t)p[3]), 4), 2 * (size_t)p[1] * 4));
-            z.state_bytes = a64(add_sat(mul_sat(mul_sat(mul_sat((size_t)p[1], (size_t)p[2]), (size_t)p[2]), 4),
-                                        mul_sat(mul_sat(ch, (size_t)(p[3] - 1)), 4)));
-            z.state_at = pl->mem.state;
-            pl->mem.state = add_sat(pl->mem.state, z.state_bytes);
-            break;
-        }
-        case CIOT_STEP_ATTENTION:
-            z.kv_bytes = a64(mul_sat(mul_sat(mul_sat((size_t)p[1], (size_t)capacity), (size_t)p[2]), 2 * 2));
-            z.kv_at = pl->mem.kv;
-            pl->mem.kv = add_sat(pl->mem.kv, z.kv_bytes);
-            break;
-        case CIOT_STEP_ROPE: {
-            int t = 0;
-            while (t < pl->n_tables && pl->table_rot[t] != p[3]) t++;
-            if (t == pl->n_tables) {
-                if (t == 8) return ciot_error(CIOT_E_ARG, why, len, "%s:%d: more than 8 rotated widths", m->path, s->line);
-                pl->table_rot[t] = p[3];
-                pl->table_at[t] = pl->tables;
-                pl->tables = add_sat(pl->tables, a64(mul_sat((size_t)capacity, (size_t)p[3] * sizeof(float))));
-                pl->n_tables++;
-            }
-            z.rope_table = t;
-            break;
-        }
-        case CIOT_STEP_STATE_COPY: copies = p[0] > copies ? p[0] : copies; break;
-        default: break;
-        }
+        z.param_bytes = z.need.param_bytes ? a64(z.need.param_bytes) : 0;
+        z.state_bytes = z.need.state_bytes ? a64(z.need.state_bytes) : 0;
+        z.state_at = pl->mem.state;
+        pl->mem.state = add_sat(pl->mem.state, z.state_bytes);
+        z.kv_bytes = z.need.kv_bytes ? a64(z.need.kv_bytes) : 0;
+        z.kv_at = pl->mem.kv;
+        pl->mem.kv = add_sat(pl->mem.kv, z.kv_bytes);
+        if (z.need.table_rot > 0 && (z.rope_table = table_of(pl, z.need.table_rot, capacity)) < 0)
+            return ciot_error(CIOT_E_ARG, why, len, "%s:%d: more than 8 rotated widths", m->path, s->line);
+        if (z.need.copies > copies) copies = z.need.copies;
         z.param_at = pl->params;
         pl->params = add_sat(pl->params, z.param_bytes);
         if (slots) slots[i] = z;
     }
-    for (int i = 0; i < m->n_token; i++)
-        if (m->token[i].kind == CIOT_STEP_STATE_COPY && !pl->mem.state)
+    for (int i = 0; i < m->n_token; i++) {
+        const ciot_token_kind *k = ciot_token_kind_of(m->token[i].kind);
+        ciot_token_args a;
+        ciot_token_need need = {0};
+        if (k) k->size(m->token[i].p, capacity, &a, &need);
+        if (need.copies && !pl->mem.state)
             return ciot_error(CIOT_E_ARG, why, len, "%s:%d: %s: a state copy, but no deltanet op holds a state",
                               m->path, m->token[i].line, m->token[i].name);
+    }
     pl->mem.snapshot = mul_sat(pl->mem.state, (size_t)copies);
     pl->mem.other = add_sat(add_sat(pl->params, pl->tables), mul_sat(a64(mul_sat(pl->act_floats, sizeof(float))), 3));
     pl->mem.other = add_sat(pl->mem.other, pl->scratch);
@@ -302,60 +212,21 @@ ciot_status ciot_token_exec_create(const ciot_model *m, int max_context, const c
     e->n_tables = pl.n_tables;
     memcpy(e->table_rot, pl.table_rot, sizeof e->table_rot);
     memcpy(e->table_at, pl.table_at, sizeof e->table_at);
-    float *A = e->act[0], *B = e->act[1], *C = e->act[2];
     for (int i = 0; i < m->n_token; i++) {
         slot *z = &slots[i];
-        const int *p = m->token[i].p;
+        if (!z->k) continue;
         unsigned char *par = params + z->param_at;
-        switch (z->kind) {
-        case CIOT_STEP_EMBED: {
-            /* an f16 / bf16 / quantized row of drawn bytes: keep its scales finite like the fill's floats */
-            z->a.embed.row = par;
-            z->a.embed.out = C;
-            if (z->a.embed.type != CIOT_EMBED_F32) fill_task(&(fill_job){par, z->param_bytes, 1}, 0, 1);
-            break;
-        }
-        case CIOT_STEP_RMSNORM:
-            z->a.rmsnorm.x = A, z->a.rmsnorm.w = (const float *)par, z->a.rmsnorm.y = C;
-            break;
-        case CIOT_STEP_DELTANET: {
-            ciot_deltanet_args *d = &z->a.deltanet;
-            const size_t ch = (size_t)(2 * p[0] + p[1]) * (size_t)p[2];
-            float *w = (float *)par, *state = (float *)(e->state + z->state_at);
-            d->qkv = A, d->out = C, d->alpha = B, d->beta_in = B + p[1];
-            d->conv_w = w, d->a_log = w + ch * (size_t)p[3], d->dt_bias = d->a_log + p[1];
-            d->state = state, d->conv_state = state + (size_t)p[1] * p[2] * p[2];
-            d->scratch = e->scratch;
-            break;
-        }
-        case CIOT_STEP_ATTENTION: {
-            ciot_attention_args *a = &z->a.attention;
-            uint16_t *kc = (uint16_t *)(e->kv + z->kv_at);
-            a->q = A, a->gate = A + p[2], a->k = B, a->v = B + (size_t)p[1] * p[2], a->out = C;
-            a->k_cache = kc, a->v_cache = kc + (size_t)p[1] * (size_t)(max_context + 1) * p[2];
-            a->scratch = e->scratch;
-            a->L = max_context;
-            break;
-        }
-        case CIOT_STEP_ROPE:
-            z->a.rope.q = A, z->a.rope.k = B;
-            z->a.rope.table = (const float *)(tables + pl.table_at[z->rope_table]);
-            break;
-        case CIOT_STEP_GLU:
-        case CIOT_STEP_ADD:
-            z->a.glu.gate = A, z->a.glu.up = B, z->a.glu.y = C;
-            break;
-        case CIOT_STEP_STATE_COPY:
-            z->a.state_copy = (ciot_state_copy_args){e->state, e->snapshot, e->state_bytes};
-            break;
-        case CIOT_STEP_ARGMAX:
-            z->a.argmax = (ciot_argmax_args){A, p[0], &e->argmax_index, &e->argmax_value, e->scratch};
-            break;
-        default: break;
-        }
-        if (z->kind == CIOT_STEP_STATE_COPY) z->sub_phases = ciot_state_copy_phases(&z->a.state_copy);
+        if (z->need.param_fp16) fill_task(&(fill_job){par, z->param_bytes, 1}, 0, 1);
+        const ciot_token_mem mem = {
+            .a = e->act[0], .b = e->act[1], .c = e->act[2], .params = par,
+            .state = (float *)(e->state + z->state_at), .kv = (uint16_t *)(e->kv + z->kv_at), .scratch = e->scratch,
+            .table = (const float *)(tables + pl.table_at[z->rope_table]), .states = e->state,
+            .snapshot = e->snapshot, .states_bytes = e->state_bytes, .capacity = max_context + 1,
+            .index = &e->argmax_index, .value = &e->argmax_value};
+        z->k->bind(&z->a, m->token[i].p, &mem);
+        if (z->need.copies) z->sub_phases = z->k->phases(&z->a);
         char w[512];
-        if (z->kind != CIOT_STEP_MATVEC && (st = check_slot(z, w, sizeof w)) != CIOT_OK) {
+        if ((st = check_slot(z, w, sizeof w)) != CIOT_OK) {
             ciot_error(st, why, why_len, "%s:%d: %s: %s", m->path, m->token[i].line, m->token[i].name, w);
             ciot_token_exec_destroy(e);
             return st;
@@ -379,7 +250,11 @@ void ciot_token_exec_destroy(ciot_token_exec *e) {
 
 void ciot_token_exec_set_prefetch(ciot_token_exec *e, size_t bytes) {
     for (int i = 0; i < e->m->n_token; i++)
-        if (e->slots[i].kind == CIOT_STEP_DELTANET) e->slots[i].a.deltanet.prefetch = bytes;
+        if (e->slots[i].k && e->slots[i].k->set_prefetch) e->slots[i].k->set_prefetch(&e->slots[i].a, bytes);
+}
+
+static const float *table_of_slot(const ciot_token_exec *e, const slot *z) {
+    return (const float *)((const unsigned char *)e->tables + e->table_at[z->rope_table]);
 }
 
 void ciot_token_exec_set_context(ciot_token_exec *e, int L) {
@@ -387,77 +262,39 @@ void ciot_token_exec_set_context(ciot_token_exec *e, int L) {
     e->L = L;
     for (int i = 0; i < e->m->n_token; i++) {
         slot *z = &e->slots[i];
-        if (z->kind == CIOT_STEP_ATTENTION) z->a.attention.L = L;
-        if (z->kind == CIOT_STEP_ROPE)
-            z->a.rope.table = (const float *)((const unsigned char *)e->tables + e->table_at[z->rope_table]) +
-                              (size_t)L * (size_t)(z->a.rope.rot_dims / 2) * 2;
+        if (z->k && z->k->at_context) z->k->at_context(&z->a, L, table_of_slot(e, z));
     }
 }
 
 int ciot_token_exec_phases(const ciot_token_exec *e, int i) {
     const slot *z = &e->slots[i];
-    switch (z->kind) {
-    case CIOT_STEP_EMBED: return ciot_embed_phases(&z->a.embed);
-    case CIOT_STEP_RMSNORM: return ciot_rmsnorm_phases(&z->a.rmsnorm);
-    case CIOT_STEP_DELTANET: return ciot_deltanet_phases(&z->a.deltanet);
-    case CIOT_STEP_ATTENTION: return ciot_attention_phases(&z->a.attention);
-    case CIOT_STEP_ROPE: return ciot_rope_phases(&z->a.rope);
-    case CIOT_STEP_GLU:
-    case CIOT_STEP_ADD: return ciot_glu_phases(&z->a.glu);
-    case CIOT_STEP_STATE_COPY: return z->copies * z->sub_phases;
-    case CIOT_STEP_ARGMAX: return ciot_argmax_phases(&z->a.argmax);
-    default: return 0;
-    }
+    if (!z->k) return 0;
+    return z->need.copies ? z->need.copies * z->sub_phases : z->k->phases(&z->a);
 }
 
 void ciot_token_exec_run(const ciot_token_exec *e, int i, int phase, int part, int parts) {
     const slot *z = &e->slots[i];
-    const ciot_token_ops *o = e->ops;
-    switch (z->kind) {
-    case CIOT_STEP_EMBED: o->embed(&z->a.embed, phase, part, parts); break;
-    case CIOT_STEP_RMSNORM: o->rmsnorm(&z->a.rmsnorm, phase, part, parts); break;
-    case CIOT_STEP_DELTANET: o->deltanet(&z->a.deltanet, phase, part, parts); break;
-    case CIOT_STEP_ATTENTION: o->attention(&z->a.attention, phase, part, parts); break;
-    case CIOT_STEP_ROPE: o->rope(&z->a.rope, phase, part, parts); break;
-    case CIOT_STEP_GLU:
-    case CIOT_STEP_ADD: o->glu(&z->a.glu, phase, part, parts); break;
-    case CIOT_STEP_STATE_COPY: {
-        /* copy c of `copies` into its own slot of the snapshot */
-        ciot_state_copy_args a = z->a.state_copy;
-        const int c = phase / z->sub_phases;
-        a.dst = (unsigned char *)a.dst + (size_t)c * a.bytes;
-        o->state_copy(&a, phase % z->sub_phases, part, parts);
-        break;
+    if (!z->k) return;
+    if (!z->need.copies) {
+        ciot_token_run(z->k, e->ops, &z->a, phase, part, parts);
+        return;
     }
-    case CIOT_STEP_ARGMAX: o->argmax(&z->a.argmax, phase, part, parts); break;
-    default: break;
-    }
+    ciot_token_args a = z->a;
+    z->k->copy_at(&a, phase / z->sub_phases);
+    ciot_token_run(z->k, e->ops, &a, phase % z->sub_phases, part, parts);
 }
 
 void ciot_token_exec_traffic(const ciot_token_exec *e, int i, int L, ciot_op_traffic *t) {
     const slot *z = &e->slots[i];
     memset(t, 0, sizeof *t);
-    switch (z->kind) {
-    case CIOT_STEP_EMBED: ciot_embed_traffic(&z->a.embed, t); break;
-    case CIOT_STEP_RMSNORM: ciot_rmsnorm_traffic(&z->a.rmsnorm, t); break;
-    case CIOT_STEP_DELTANET: ciot_deltanet_traffic(&z->a.deltanet, t); break;
-    case CIOT_STEP_ATTENTION: {
-        ciot_attention_args a = z->a.attention;
-        a.L = L;
-        ciot_attention_traffic(&a, t);
-        break;
-    }
-    case CIOT_STEP_ROPE: ciot_rope_traffic(&z->a.rope, t); break;
-    case CIOT_STEP_GLU:
-    case CIOT_STEP_ADD: ciot_glu_traffic(&z->a.glu, t); break;
-    case CIOT_STEP_STATE_COPY: {
-        ciot_state_copy_traffic(&z->a.state_copy, t);
-        t->state_read *= (size_t)z->copies, t->state_written *= (size_t)z->copies;
-        t->act_read *= (size_t)z->copies, t->act_written *= (size_t)z->copies;
-        break;
-    }
-    case CIOT_STEP_ARGMAX: ciot_argmax_traffic(&z->a.argmax, t); break;
-    default: break;
+    if (!z->k) return;
+    ciot_token_args a = z->a;
+    if (z->k->at_context) z->k->at_context(&a, L, table_of_slot(e, z));
+    z->k->traffic(&a, t);
+    if (z->need.copies) {
+        const size_t c = (size_t)z->need.copies;
+        t->weights *= c, t->state_read *= c, t->state_written *= c, t->kv_read *= c, t->kv_written *= c;
+        t->act_read *= c, t->act_written *= c;
     }
 }
 

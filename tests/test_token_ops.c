@@ -12,6 +12,7 @@
 #include "kernel.h"
 #include "ops_impl.h"
 #include "ops_math.h"
+#include "token_kind.h"
 #include "splitmix64.h"
 #include "token_ops.h"
 
@@ -71,7 +72,7 @@ static void test_math(void) {
 
 /* Runs every phase of the reference, one part. */
 #define RUN_REF(kind, a)                                                                  \
-    for (int ph = 0; ph < ciot_##kind##_phases(a); ph++) ciot_token_ops_ref.kind(a, ph, 0, 1)
+    for (int ph = 0; ph < ciot_##kind##_phases(a); ph++) ciot_token_run(&ciot_kind_##kind, &ciot_token_ops_ref, a, ph, 0, 1)
 
 static void test_rmsnorm(void) {
     int rows = 3, n = 5120;
@@ -297,8 +298,9 @@ static void test_checks(void) {
 static void test_versions(void) {
     CHECK(ciot_token_ops_count() >= 1 && ciot_token_ops_at(0) == &ciot_token_ops_ref, "the reference comes first");
     CHECK(ciot_token_ops_find("ref") == &ciot_token_ops_ref && !ciot_token_ops_find("nope"), "find by name");
-    for (int k = 0; k < CIOT_TOK_KINDS; k++) CHECK(ciot_token_kind_name(k) != NULL, "kind %d has a name", k);
-    CHECK(ciot_token_kind_name(CIOT_TOK_KINDS) == NULL, "no name past the kinds");
+    for (int k = 1; k < CIOT_STEP_KINDS; k++)
+        CHECK(ciot_token_kind_of(k) && ciot_step_kind_of(ciot_step_kind_name(k)) == k, "kind %d has a name naming it", k);
+    CHECK(!ciot_token_kind_of(CIOT_STEP_MATVEC) && !ciot_token_kind_of(CIOT_STEP_KINDS), "no descriptor for a matvec or past the kinds");
     test_mask_cpu("none");
     CHECK(ciot_token_ops_best() == &ciot_token_ops_ref, "CIOT_CPU=none chooses the reference");
     test_unmask_cpu();
@@ -320,8 +322,11 @@ static void test_versions(void) {
     CHECK((best->features & cpu) == best->features, "the best version runs on this CPU");
     for (int i = 0; i < ciot_token_ops_count(); i++) {
         const ciot_token_ops *v = ciot_token_ops_at(i);
-        CHECK(v->rmsnorm && v->deltanet && v->attention && v->rope && v->glu && v->state_copy && v->embed && v->argmax,
-              "version %s has every kind", v->name);
+        CHECK(v->id >= 0 && v->id < CIOT_OPV_COUNT && (i == 0) == (v->id == CIOT_OPV_REF), "version %s's id %d",
+              v->name, v->id);
+        for (int k = 1; k < CIOT_STEP_KINDS; k++)
+            CHECK(ciot_token_kind_of(k)->run[CIOT_OPV_REF], "version %s runs kind %s (its own loop or the reference's)",
+                  v->name, ciot_step_kind_name(k));
         if ((v->features & cpu) == v->features) CHECK(best == v || i < ciot_token_ops_count() - 1, "best is the last runnable");
     }
 }

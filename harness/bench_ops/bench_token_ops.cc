@@ -36,7 +36,7 @@ extern "C" {
 #include "probe_bw.h"
 #include "replay_ruler.h"
 #include "splitmix64.h"
-#include "token_ops.h"
+#include "token_kind.h"
 #include "topo.h"
 }
 
@@ -44,19 +44,14 @@ namespace {
 
 struct Phase {
     const ciot_token_ops *v;
-    ciot_token_kind kind;
+    const ciot_token_kind *kind;
     const void *args;
     int phase;
 };
 
 void run_phase(void *arg, int t, int n) {
     const Phase *p = static_cast<const Phase *>(arg);
-    switch (p->kind) {
-    case CIOT_TOK_DELTANET: p->v->deltanet(static_cast<const ciot_deltanet_args *>(p->args), p->phase, t, n); break;
-    case CIOT_TOK_ATTENTION: p->v->attention(static_cast<const ciot_attention_args *>(p->args), p->phase, t, n); break;
-    case CIOT_TOK_STATE_COPY: p->v->state_copy(static_cast<const ciot_state_copy_args *>(p->args), p->phase, t, n); break;
-    default: break;
-    }
+    ciot_token_run(p->kind, p->v, p->args, p->phase, t, n);
 }
 
 struct Pool {
@@ -92,21 +87,22 @@ size_t cold_bytes() { return std::max<size_t>(4 * ciot_topo_llc_bytes(nullptr), 
 
 // One instance per block; calls go round them.
 struct Instances {
-    ciot_token_kind kind;
+    ciot_step_kind kind;
     std::vector<ciot_deltanet_args> dn;
     std::vector<ciot_attention_args> at;
     std::vector<ciot_state_copy_args> sc;
     std::vector<std::pair<void *, size_t>> bufs;
-    size_t count() const { return kind == CIOT_TOK_DELTANET ? dn.size() : kind == CIOT_TOK_ATTENTION ? at.size() : sc.size(); }
+    size_t count() const { return kind == CIOT_STEP_DELTANET ? dn.size() : kind == CIOT_STEP_ATTENTION ? at.size() : sc.size(); }
     const void *args(size_t i) const {
-        return kind == CIOT_TOK_DELTANET ? (const void *)&dn[i] : kind == CIOT_TOK_ATTENTION ? (const void *)&at[i] : (const void *)&sc[i];
+        return kind == CIOT_STEP_DELTANET ? (const void *)&dn[i] : kind == CIOT_STEP_ATTENTION ? (const void *)&at[i] : (const void *)&sc[i];
     }
+    // the kind's bytes moved and phases, from its descriptor
     size_t bytes(size_t i) const {
-        return kind == CIOT_TOK_DELTANET ? ciot_deltanet_bytes(&dn[i]) : kind == CIOT_TOK_ATTENTION ? ciot_attention_bytes(&at[i]) : ciot_state_copy_bytes(&sc[i]);
+        ciot_op_traffic t;
+        ciot_token_kind_of(kind)->traffic(args(i), &t);
+        return ciot_op_traffic_total(&t);
     }
-    int phases(size_t i) const {
-        return kind == CIOT_TOK_DELTANET ? ciot_deltanet_phases(&dn[i]) : kind == CIOT_TOK_ATTENTION ? ciot_attention_phases(&at[i]) : 1;
-    }
+    int phases(size_t i) const { return ciot_token_kind_of(kind)->phases(args(i)); }
     void *alloc(size_t b) {
         void *p = big(b);
         if (!p) { std::fprintf(stderr, "bench_token_ops: cannot allocate %zu bytes\n", b); std::exit(1); }
@@ -118,7 +114,7 @@ struct Instances {
 
 // Bonsai 2 27B's DeltaNet block: 16 key heads, 48 value heads, head dim 128, conv 4.
 void make_deltanet(Instances &in, bool hot) {
-    in.kind = CIOT_TOK_DELTANET;
+    in.kind = CIOT_STEP_DELTANET;
     ciot_deltanet_args a{};
     a.k_heads = 16, a.v_heads = 48, a.head_dim = 128, a.conv = 4, a.eps = 1e-6f, a.prefetch = CIOT_PREFETCH_DEFAULT;
     size_t ch = (2 * 16 + 48) * 128, state = 48 * 128 * 128;
@@ -145,7 +141,7 @@ void make_deltanet(Instances &in, bool hot) {
 
 // Bonsai's attention block at L positions: 24 query heads, 4 KV heads, head dim 256.
 void make_attention(Instances &in, int L, bool hot) {
-    in.kind = CIOT_TOK_ATTENTION;
+    in.kind = CIOT_STEP_ATTENTION;
     ciot_attention_args a{};
     a.q_heads = 24, a.kv_heads = 4, a.head_dim = 256, a.q_stride = 512, a.L = L, a.capacity = L + 1;
     a.scale = 1.0f / 16.0f;
@@ -167,13 +163,13 @@ void make_attention(Instances &in, int L, bool hot) {
 
 // The state snapshot of one DeltaNet block (3 MiB) per call, over 48 blocks' sources and destinations.
 void make_state_copy(Instances &in) {
-    in.kind = CIOT_TOK_STATE_COPY;
+    in.kind = CIOT_STEP_STATE_COPY;
     size_t bytes = size_t(3) << 20, blocks = std::max<size_t>(48, cold_bytes() / bytes + 1);
     char *src = (char *)in.alloc(bytes * blocks), *dst = (char *)in.alloc(bytes * blocks);
     for (size_t b = 0; b < blocks; b++) in.sc.push_back({src + b * bytes, dst + b * bytes, bytes});
 }
 
-void bench(benchmark::State &st, ciot_token_kind kind, int L, bool hot, const char *version, int threads) {
+void bench(benchmark::State &st, ciot_step_kind kind, int L, bool hot, const char *version, int threads) {
     const ciot_token_ops *v = ciot_token_ops_find(version);
     if (!v || (v->features & ciot_cpu_features()) != v->features) {
         st.SkipWithError("this CPU cannot run the version");
@@ -190,16 +186,14 @@ void bench(benchmark::State &st, ciot_token_kind kind, int L, bool hot, const ch
     if (held_key != std::make_tuple((int)kind, L, hot)) {
         held.reset(new Instances);
         held_key = {(int)kind, L, hot};
-        if (kind == CIOT_TOK_DELTANET) make_deltanet(*held, hot);
-        else if (kind == CIOT_TOK_ATTENTION) make_attention(*held, L, hot);
+        if (kind == CIOT_STEP_DELTANET) make_deltanet(*held, hot);
+        else if (kind == CIOT_STEP_ATTENTION) make_attention(*held, L, hot);
         else make_state_copy(*held);
     }
     Instances &in = *held;
     // the replay's ruler of this kind, over what one round of the calls moves (measure.h: within 4 x LLC and
     // the probe buffer)
-    const ciot_step_kind step = kind == CIOT_TOK_DELTANET ? CIOT_STEP_DELTANET
-                                : kind == CIOT_TOK_STATE_COPY ? CIOT_STEP_STATE_COPY : CIOT_STEP_ATTENTION;
-    const ciot_bw_kind ruler = ciot_step_ruler(step, v->copy_streams);
+    const ciot_bw_kind ruler = ciot_step_ruler(kind, v->copy_streams);
     size_t round = 0;
     for (size_t b = 0; b < in.count(); b++) round += in.bytes(b);
     ciot_ruler r{};
@@ -218,7 +212,7 @@ void bench(benchmark::State &st, ciot_token_kind kind, int L, bool hot, const ch
         size_t b = i++ % in.count();
         uint64_t t0 = ciot_now_ns();
         for (int ph = 0; ph < in.phases(b); ph++) {
-            Phase p = {v, kind, in.args(b), ph};
+            Phase p = {v, ciot_token_kind_of(kind), in.args(b), ph};
             ciot_pool_run(pool, run_phase, &p);
         }
         uint64_t dt = ciot_now_ns() - t0;
@@ -241,16 +235,16 @@ void bench(benchmark::State &st, ciot_token_kind kind, int L, bool hot, const ch
 int main(int argc, char **argv) {
     struct Kind {
         const char *name;
-        ciot_token_kind kind;
+        ciot_step_kind kind;
         int L;
         bool hot;
-    } kinds[] = {{"deltanet", CIOT_TOK_DELTANET, 0, false},
-                 {"deltanet-hot", CIOT_TOK_DELTANET, 0, true},
-                 {"attention-hot/L=255", CIOT_TOK_ATTENTION, 255, true},
-                 {"attention-hot/L=1023", CIOT_TOK_ATTENTION, 1023, true},
-                 {"attention/L=4096", CIOT_TOK_ATTENTION, 4096, false},
-                 {"attention/L=32768", CIOT_TOK_ATTENTION, 32768, false},
-                 {"state_copy", CIOT_TOK_STATE_COPY, 0, false}};
+    } kinds[] = {{"deltanet", CIOT_STEP_DELTANET, 0, false},
+                 {"deltanet-hot", CIOT_STEP_DELTANET, 0, true},
+                 {"attention-hot/L=255", CIOT_STEP_ATTENTION, 255, true},
+                 {"attention-hot/L=1023", CIOT_STEP_ATTENTION, 1023, true},
+                 {"attention/L=4096", CIOT_STEP_ATTENTION, 4096, false},
+                 {"attention/L=32768", CIOT_STEP_ATTENTION, 32768, false},
+                 {"state_copy", CIOT_STEP_STATE_COPY, 0, false}};
     for (const Kind &k : kinds)
         for (int vi = 0; vi < ciot_token_ops_count(); vi++)
             for (int threads = 1; threads <= 2; threads++) {

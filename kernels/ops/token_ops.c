@@ -1,62 +1,44 @@
-/* The versions of the token ops and the choice among them. */
+/* The versions of the token ops, the choice among them, and the kinds' table (token_kinds.def). */
 #include <string.h>
 #include "cpu.h"
 #include "kernel.h"
-#include "ops_impl.h"
+#include "splitmix64.h"
+#include "token_kind.h"
 
-static const char *const kind_names[CIOT_TOK_KINDS] = {
-    "rmsnorm", "deltanet", "attention", "rope", "glu", "state_copy", "embed", "argmax",
-};
-const char *ciot_token_kind_name(ciot_token_kind k) {
-    return (int)k >= 0 && k < CIOT_TOK_KINDS ? kind_names[k] : NULL;
+#define CIOT_KIND_ROW(ID, name) [CIOT_STEP_##ID] = &ciot_kind_##name,
+static const ciot_token_kind *const kinds[CIOT_STEP_KINDS] = {CIOT_TOKEN_KINDS(CIOT_KIND_ROW)};
+#undef CIOT_KIND_ROW
+
+const ciot_token_kind *ciot_token_kind_of(ciot_step_kind k) {
+    return (unsigned)k < CIOT_STEP_KINDS ? kinds[k] : NULL;
+}
+const char *ciot_step_kind_name(ciot_step_kind k) {
+    if (k == CIOT_STEP_MATVEC) return "matvec";
+    return (unsigned)k < CIOT_STEP_KINDS ? kinds[k]->name : "unknown";
+}
+int ciot_step_kind_of(const char *word) {
+    if (!strcmp(word, "matvec")) return CIOT_STEP_MATVEC;
+    for (int k = 1; k < CIOT_STEP_KINDS; k++)
+        if (!strcmp(word, kinds[k]->name)) return k;
+    return -1;
 }
 
-ciot_status ciot_token_check(ciot_token_kind k, const ciot_token_args *a, char *why, size_t len) {
-    switch (k) {
-    case CIOT_TOK_RMSNORM: return ciot_rmsnorm_check(&a->rmsnorm, why, len);
-    case CIOT_TOK_DELTANET: return ciot_deltanet_check(&a->deltanet, why, len);
-    case CIOT_TOK_ATTENTION: return ciot_attention_check(&a->attention, why, len);
-    case CIOT_TOK_ROPE: return ciot_rope_check(&a->rope, why, len);
-    case CIOT_TOK_GLU: return ciot_glu_check(&a->glu, why, len);
-    case CIOT_TOK_STATE_COPY: return ciot_state_copy_check(&a->state_copy, why, len);
-    case CIOT_TOK_EMBED: return ciot_embed_check(&a->embed, why, len);
-    case CIOT_TOK_ARGMAX: return ciot_argmax_check(&a->argmax, why, len);
-    default: return CIOT_E_ARG;
-    }
-}
+const ciot_token_ops ciot_token_ops_ref = {.name = "ref", .id = CIOT_OPV_REF, .features = 0};
 
-#define CIOT_OPS_TABLE(isa)                                                                             \
-    .rmsnorm = ciot_rmsnorm_##isa, .deltanet = ciot_deltanet_##isa, .attention = ciot_attention_##isa, \
-    .rope = ciot_rope_##isa, .glu = ciot_glu_##isa, .state_copy = ciot_state_copy_##isa,               \
-    .embed = ciot_embed_##isa, .argmax = ciot_argmax_##isa
-
-const ciot_token_ops ciot_token_ops_ref = {.name = "ref", .features = 0, CIOT_OPS_TABLE(ref)};
-
-/* The versions' own loops; rope and embed (a few KiB per token) run the reference's everywhere, and so does
- * NEON's state_copy (libc's memcpy: a non-temporal copy's gain cannot be measured without ARM hardware). */
+/* The versions' own loops are in the kinds' descriptors; rope and embed (a few KiB per token) run the
+ * reference's everywhere, and so does NEON's state_copy (libc's memcpy: a non-temporal copy's gain cannot be
+ * measured without ARM hardware). */
 #if defined(__x86_64__) || defined(_M_X64)
 static const ciot_token_ops ops_avx2 = {
-    .name = "avx2", .features = CIOT_F_AVX2 | CIOT_F_FMA, .copy_streams = 1,
-    .rmsnorm = ciot_rmsnorm_avx2, .deltanet = ciot_deltanet_avx2, .attention = ciot_attention_avx2,
-    .rope = ciot_rope_ref, .glu = ciot_glu_avx2, .state_copy = ciot_state_copy_avx2,
-    .embed = ciot_embed_ref, .argmax = ciot_argmax_avx2,
-};
+    .name = "avx2", .id = CIOT_OPV_AVX2, .features = CIOT_F_AVX2 | CIOT_F_FMA, .copy_streams = 1};
 /* AVX2's but for attention and DeltaNet's state pass: a zmm register holds the 16 canonical lanes of their
  * dot products, which halves their multiply-adds (kernels/ops.md). */
 static const ciot_token_ops ops_avx512f = {
-    .name = "avx512f", .features = CIOT_F_AVX2 | CIOT_F_FMA | CIOT_F_AVX512F, .copy_streams = 1,
-    .rmsnorm = ciot_rmsnorm_avx2, .deltanet = ciot_deltanet_avx512f, .attention = ciot_attention_avx512f,
-    .rope = ciot_rope_ref, .glu = ciot_glu_avx2, .state_copy = ciot_state_copy_avx2,
-    .embed = ciot_embed_ref, .argmax = ciot_argmax_avx2,
-};
+    .name = "avx512f", .id = CIOT_OPV_AVX512F, .features = CIOT_F_AVX2 | CIOT_F_FMA | CIOT_F_AVX512F,
+    .copy_streams = 1};
 #define ARCH_VERSIONS , &ops_avx2, &ops_avx512f
 #elif defined(__aarch64__)
-static const ciot_token_ops ops_neon = {
-    .name = "neon", .features = CIOT_F_NEON,
-    .rmsnorm = ciot_rmsnorm_neon, .deltanet = ciot_deltanet_neon, .attention = ciot_attention_neon,
-    .rope = ciot_rope_ref, .glu = ciot_glu_neon, .state_copy = ciot_state_copy_ref,
-    .embed = ciot_embed_ref, .argmax = ciot_argmax_neon,
-};
+static const ciot_token_ops ops_neon = {.name = "neon", .id = CIOT_OPV_NEON, .features = CIOT_F_NEON};
 #define ARCH_VERSIONS , &ops_neon
 #else
 #define ARCH_VERSIONS
@@ -78,4 +60,30 @@ const ciot_token_ops *ciot_token_ops_best(void) {
     for (int i = 1; i < N_VERSIONS; i++)
         if ((versions[i]->features & cpu) == versions[i]->features) best = versions[i];
     return best;
+}
+
+/* ---- the oracle's draws, shared by the kinds' cases ---- */
+
+const char *ciot_val_pattern_name(ciot_val_pattern p) {
+    static const char *const names[CIOT_VAL_COUNT] = {"random", "wide", "zero", "tiny", "large"};
+    return (unsigned)p < CIOT_VAL_COUNT ? names[p] : "unknown";
+}
+
+float ciot_op_draw_uniform(uint64_t *s, float lo, float hi) {
+    return lo + (hi - lo) * (float)((ciot_splitmix64(s) >> 40) * (1.0 / 16777216.0));
+}
+
+void ciot_op_draw_values(float *x, size_t n, uint64_t *s, ciot_val_pattern p, float lo, float hi) {
+    for (size_t i = 0; i < n; i++) {
+        float v = ciot_op_draw_uniform(s, lo, hi);
+        switch (p) {
+        case CIOT_VAL_RANDOM: break;
+        case CIOT_VAL_WIDE: v = v * 120.0f; break;    /* past the exp approximation's clamps */
+        case CIOT_VAL_ZERO: v = (i & 1) ? 0.0f : -0.0f; break;
+        case CIOT_VAL_TINY: v = v * 1e-20f; break;    /* squares in the subnormals */
+        case CIOT_VAL_LARGE: v = v * 3e18f; break;    /* squares near and past FLT_MAX */
+        default: break;
+        }
+        x[i] = v;
+    }
 }

@@ -5,29 +5,15 @@
  *
  * A caller fills the sizes and pointers, checks them once (ciot_<kind>_check), allocates
  * ciot_<kind>_scratch_bytes of 64-byte aligned scratch where the kind has it, then runs phases
- * 0 .. ciot_<kind>_phases - 1 with ops->KIND(args, phase, part, parts). Inputs are never written unless the
- * args say in place; an output may not overlap an input unless the args say so. */
+ * 0 .. ciot_<kind>_phases - 1 with ciot_token_run(&ciot_kind_KIND, ops, args, phase, part, parts)
+ * (token_kind.h). Inputs are never written unless the args say in place; an output may not overlap an input
+ * unless the args say so. */
 #ifndef CIOT_TOKEN_OPS_H
 #define CIOT_TOKEN_OPS_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "status.h"
-
-/* The kinds, in the order ciot_token_kind_name lists them. */
-typedef enum {
-    CIOT_TOK_RMSNORM,
-    CIOT_TOK_DELTANET,
-    CIOT_TOK_ATTENTION,
-    CIOT_TOK_ROPE,
-    CIOT_TOK_GLU,
-    CIOT_TOK_STATE_COPY,
-    CIOT_TOK_EMBED,
-    CIOT_TOK_ARGMAX,
-    CIOT_TOK_KINDS
-} ciot_token_kind;
-/* "rmsnorm", "deltanet", "attention", "rope", "glu", "state_copy", "embed", "argmax"; NULL out of range. */
-const char *ciot_token_kind_name(ciot_token_kind k);
 
 /* Bytes an op reads and writes in memory, by what they are (the replay's report columns). Scratch is not
  * counted: it is the op's own and stays in cache. */
@@ -189,36 +175,14 @@ CIOT_TOKEN_KIND_FNS(embed)
 CIOT_TOKEN_KIND_FNS(argmax)
 #undef CIOT_TOKEN_KIND_FNS
 
-/* The args of any kind, as the oracle and the replay hold them beside the kind they are for. */
-typedef union {
-    ciot_rmsnorm_args rmsnorm;
-    ciot_deltanet_args deltanet;
-    ciot_attention_args attention;
-    ciot_rope_args rope;
-    ciot_glu_args glu;
-    ciot_state_copy_args state_copy;
-    ciot_embed_args embed;
-    ciot_argmax_args argmax;
-} ciot_token_args;
-
-/* ciot_<kind>_check of a's member for kind k; CIOT_E_ARG for a kind that is none of them. */
-ciot_status ciot_token_check(ciot_token_kind k, const ciot_token_args *a, char *why, size_t len);
-
-/* One version of every kind: phase `phase` of the op, the part-th of parts. A version that has no loop of
- * its own for a kind points at the reference's. */
+/* A version of the token ops: the ISA its loops need. Each kind's descriptor (token_kind.h) holds its loop
+ * in every version, or none where the version runs the reference's. */
 typedef struct ciot_token_ops {
-    const char *name;   /* "ref", "avx2", "neon" */
+    const char *name;   /* "ref", "avx2", "avx512f", "neon" */
+    int id;             /* its ciot_opv (token_kind.h): the index of its loop in a kind's run[] */
     unsigned features;  /* CIOT_F_* bits it needs (kernel.h) */
     int copy_streams;   /* 1: its state_copy stores non-temporally (no write-allocate); 0: plain stores or
                          * libc's memcpy. The replay pairs the copy with the probe of the same stores. */
-    void (*rmsnorm)(const ciot_rmsnorm_args *a, int phase, int part, int parts);
-    void (*deltanet)(const ciot_deltanet_args *a, int phase, int part, int parts);
-    void (*attention)(const ciot_attention_args *a, int phase, int part, int parts);
-    void (*rope)(const ciot_rope_args *a, int phase, int part, int parts);
-    void (*glu)(const ciot_glu_args *a, int phase, int part, int parts);
-    void (*state_copy)(const ciot_state_copy_args *a, int phase, int part, int parts);
-    void (*embed)(const ciot_embed_args *a, int phase, int part, int parts);
-    void (*argmax)(const ciot_argmax_args *a, int phase, int part, int parts);
 } ciot_token_ops;
 
 extern const ciot_token_ops ciot_token_ops_ref;
