@@ -672,6 +672,7 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
         r.bound = s.bound, r.bound_mixed = s.bound_mixed;
         r.roof_min = s.roof_ratio.min, r.roof_median = s.roof_ratio.median, r.roof_max = s.roof_ratio.max;
         r.above_compute_roof = s.above_compute_roof;
+        r.low_outlier = s.low_outlier;
     }
     return rc;
 }

@@ -56,7 +56,7 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
     fprintf(f, "\n### Every case\n\n| kernel | threads | pool | batch | Gweights/s median (min - max) | GB/s | paired probe GB/s | MAC/B | "
                "paired compute GMAC/s | roof | %% of roof median (min - max) | x stock |\n");
     fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    int above = 0, cache = 0, compute = 0, mixed = 0;
+    int above = 0, cache = 0, compute = 0, mixed = 0, outlier = 0;
     for (int i = 0; i < n; i++) {
         const ciot_bench_row *r = &rows[i], *s = stock_for(rows, n, r);
         char speed[32] = "-", flags[64] = "", comp[64], roof[48], pct[48];
@@ -64,6 +64,7 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
         if (r->ratio_above_1) strcat(flags, " **[1]**"), above = 1;
         if (r->above_compute_roof) strcat(flags, " **[3]**"), compute = 1;
         if (r->cache_resident) strcat(flags, " **[2]**"), cache = 1;
+        if (r->low_outlier) strcat(flags, " **[4]**"), outlier = 1;
         mixed |= r->bound_mixed;
         roof_cells(r, comp, sizeof comp, roof, sizeof roof, pct, sizeof pct);
         fprintf(f, "| %s | %d | %s | %d | %.1f (%.1f - %.1f) | %.2f | %.2f | %.1f | %s | %s | %s%s | %s |\n", r->kernel,
@@ -86,6 +87,7 @@ void ciot_suite_summary(FILE *f, const ciot_bench_row *rows, int n, const ciot_c
     if (cache) fprintf(f, "\n[2] %s.\n", CIOT_CACHE_FLAG);
     if (compute) fprintf(f, "\n[3] a compute-bound repetition above 100%% of its compute sample: %s. A finding, not a result.\n",
                          CIOT_COMPUTE_FLAG);
+    if (outlier) fprintf(f, "\n[4] %s. That repetition's ratio is a finding, not a result.\n", CIOT_OUTLIER_FLAG);
 }
 
 /* The batch-4 row of the same kernel, threads and pool. */
