@@ -1,6 +1,8 @@
 /* The kernel table: the portable references, then the .def's ISA kernels, each with its rank within its source
  * format and op and the provenance of that rank (registry.h). Adding a kernel: its file plus one line in the
  * .def (here for a reference). */
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include "registry.h"
 
@@ -118,3 +120,106 @@ const ciot_kernel *ciot_kernel_best_shape(ciot_format f, ciot_op op, unsigned cp
 
 int ciot_layout_count(void) { return (int)(sizeof layouts / sizeof layouts[0]); }
 const ciot_layout *ciot_layout_at(int i) { return i >= 0 && i < ciot_layout_count() ? layouts[i] : NULL; }
+
+/* Optimal string alignment over the first 64 characters; substring: column 0 is free, so a match may start
+ * anywhere in name, and the best cell of the last row lets it end anywhere. */
+int ciot_name_distance(const char *word, const char *name, int substring) {
+    enum { MAX = 64 };
+    int d[MAX + 1][MAX + 1];
+    const int n = (int)strnlen(name, MAX), m = (int)strnlen(word, MAX);
+    for (int j = 0; j <= n; j++) d[0][j] = substring ? 0 : j;
+    for (int i = 1; i <= m; i++) {
+        d[i][0] = i;
+        for (int j = 1; j <= n; j++) {
+            int v = d[i - 1][j - 1] + (word[i - 1] != name[j - 1]);
+            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && word[i - 1] == name[j - 2] && word[i - 2] == name[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;   /* two letters swapped: one slip */
+            d[i][j] = v;
+        }
+    }
+    int best = d[m][n];
+    for (int j = 0; substring && j < n; j++)
+        if (d[m][j] < best) best = d[m][j];
+    return best;
+}
+
+int ciot_name_near(const char *word, const char *name, int substring) {
+    size_t same = 0;
+    while (!substring && word[same] && word[same] == name[same]) same++;
+    const int rest = (int)((strlen(word) - same) / 3), d = ciot_name_distance(word, name, substring);
+    return d <= (rest > 1 ? rest : 1) ? d : -1;
+}
+
+const char *ciot_kernel_suggest(const char *word, int substring, char *buf, size_t len) {
+    enum { SHOWN = 4 };
+    int best = -1, found = 0;
+    for (int i = 0; i < ciot_kernel_count(); i++) {
+        const int d = ciot_name_near(word, table[i].kernel->name, substring);
+        if (d >= 0 && (best < 0 || d < best)) best = d;
+    }
+    buf[0] = 0;
+    size_t at = 0;
+    for (int i = 0; best >= 0 && i < ciot_kernel_count(); i++) {
+        if (ciot_name_near(word, table[i].kernel->name, substring) != best) continue;
+        if (found++ < SHOWN && at < len)
+            at += (size_t)snprintf(buf + at, len - at, "%s%s", found > 1 ? ", " : "", table[i].kernel->name);
+    }
+    if (found > SHOWN && at < len) snprintf(buf + at, len - at, " and %d more", found - SHOWN);
+    return buf;
+}
+
+/* Groups names by the multiple they need: the rows of one message part. */
+typedef struct {
+    int multiple, n;
+    char names[16][24];
+} need_group;
+
+static void need(need_group *gs, int *ng, int max, int multiple, const char *name, int upper) {
+    char up[24];
+    size_t n = 0;
+    for (; name[n] && n + 1 < sizeof up; n++) up[n] = (char)(upper ? toupper((unsigned char)name[n]) : name[n]);
+    up[n] = 0;
+    name = up;
+    need_group *g = NULL;
+    for (int i = 0; i < *ng && !g; i++)
+        if (gs[i].multiple == multiple) g = &gs[i];
+    if (!g && *ng < max) g = &gs[(*ng)++], g->multiple = multiple, g->n = 0;
+    if (!g) return;
+    for (int i = 0; i < g->n; i++)
+        if (!strcmp(g->names[i], name)) return;
+    if (g->n < (int)(sizeof g->names / sizeof g->names[0])) snprintf(g->names[g->n++], sizeof g->names[0], "%s", name);
+}
+
+/* Appends to buf at *at, never past len. */
+static void put(char *buf, size_t len, size_t *at, const char *a, const char *b) {
+    if (*at < len) *at += (size_t)snprintf(buf + *at, len - *at, "%s%s", a, b);
+}
+
+/* "[lead]A, B and C need WHAT a multiple of 256, D of 128" appended to buf. */
+static void say_needs(char *buf, size_t len, size_t *at, const char *lead, const char *leads, const need_group *gs,
+                      int ng, const char *what) {
+    char num[48];
+    for (int i = 0; i < ng; i++) {
+        put(buf, len, at, i ? ", " : gs[0].n > 1 ? leads : lead, "");
+        for (int j = 0; j < gs[i].n; j++) put(buf, len, at, j == 0 ? "" : j + 1 < gs[i].n ? ", " : " and ", gs[i].names[j]);
+        if (i) snprintf(num, sizeof num, " of %d", gs[i].multiple);
+        else snprintf(num, sizeof num, " %s %s a multiple of %d", gs[0].n > 1 ? "need" : "needs", what, gs[0].multiple);
+        put(buf, len, at, num, "");
+    }
+}
+
+int ciot_shape_refusal(const ciot_layout *const *ls, int n, int rows, int K, char *buf, size_t len) {
+    need_group ks[8], rs[8];
+    int nk = 0, nr = 0;
+    for (int i = 0; i < n; i++) {
+        if (K % ls[i]->k_multiple) need(ks, &nk, 8, ls[i]->k_multiple, ciot_format_name(ls[i]->source), 1);
+        if (rows % ls[i]->tile_rows) need(rs, &nr, 8, ls[i]->tile_rows, ls[i]->name, 0);
+    }
+    size_t at = 0;
+    buf[0] = 0;
+    say_needs(buf, len, &at, "", "", ks, nk, "K");
+    say_needs(buf, len, &at, nk ? "; layout " : "layout ", nk ? "; layouts " : "layouts ", rs, nr, "rows");
+    return nk + nr > 0;
+}

@@ -2,6 +2,7 @@
 #ifndef CIOT_REGISTRY_H
 #define CIOT_REGISTRY_H
 
+#include <stddef.h>
 #include "kernel.h"
 
 int ciot_kernel_count(void);
@@ -31,6 +32,23 @@ const ciot_kernel *ciot_kernel_best_shape(ciot_format f, ciot_op op, unsigned cp
  * dotprod one, for an SVE kernel NEON's where there is one. A kernel slower than its baseline should not be
  * chosen over it. NULL for a reference and for a kernel with none. */
 const ciot_kernel *ciot_kernel_baseline(const ciot_kernel *k);
+
+/* Edit distance (insertions, deletions, substitutions, two neighbours swapped) from word to name; with
+ * substring set, to the part of name closest to word (a --kernels word matches any part of a name). The
+ * first 64 characters of each count. */
+int ciot_name_distance(const char *word, const char *name, int substring);
+/* That distance when name reads as a misspelling of word, else -1: at most a third of what follows their
+ * common beginning, at least 1 ("--benchmark_fliter" is near "--benchmark_filter", "--benchmark_bogus" near
+ * nothing). */
+int ciot_name_near(const char *word, const char *name, int substring);
+/* The registered kernel names nearest word (ciot_name_near), at most 4 of them ("a, b, c, d and 3 more"), in
+ * buf; "" when none is near. Returns buf. */
+const char *ciot_kernel_suggest(const char *word, int substring, char *buf, size_t len);
+/* Why rows x K does not fit every layout of ls[0 .. n-1], in the terms of the rule that refuses: K by the
+ * source format (its activation blocks), rows by the layout (its tiles), multiples of 1 left out:
+ * "PQ2_0 and TQ2_0 need K a multiple of 256, PTQ1_0 of 128; layout tl2 needs rows a multiple of 256".
+ * Returns 0 with buf "" when every layout takes the shape. */
+int ciot_shape_refusal(const ciot_layout *const *ls, int n, int rows, int K, char *buf, size_t len);
 
 int ciot_layout_count(void);
 const ciot_layout *ciot_layout_at(int i);

@@ -157,9 +157,25 @@ class Context:
 
 
 class ProbeRow:
-    def __init__(self, name, threads, stats, note, cache_resident):
+    def __init__(self, name, threads, stats, note, cache_resident, low_outlier=False):
         self.name, self.threads, self.stats, self.note = name, threads, stats, note
-        self.cache_resident = cache_resident
+        self.cache_resident, self.low_outlier = cache_resident, low_outlier
+
+
+# harness/measure/stats.h: a probe sample below this fraction of its median is flagged low_outlier
+LOW_OUTLIER = 0.5
+
+
+def low_outlier_agrees(flag, value, median, half_unit):
+    """A written low_outlier flag against the written (rounded) sample and median: a sample that rounds to
+    the limit may carry either."""
+    limit = LOW_OUTLIER * median
+    return flag == (value < limit) or abs(value - limit) <= 1.5 * half_unit + 1e-12
+
+
+def optional_flag(d, key, path, where):
+    """A flag newer files write and older ones lack: None when absent, else a bool."""
+    return get(d, key, "bool", path, where) if key in d else None
 
 
 def _probe(path, probe, name_key, unit):
@@ -179,7 +195,13 @@ def _probe(path, probe, name_key, unit):
         st = stats(r, [f"{s}_{unit}" for s in STAT_NAMES], path, where)
         note_key = "traffic" if probe == "bw" else "instruction"
         note = r.get(note_key, "") if isinstance(r.get(note_key), str) else ""
-        rows.append(ProbeRow(get(r, name_key, "str", path, where), count(r, "threads", path, where), st, note, cache))
+        low = optional_flag(r, "low_outlier", path, where)
+        if low is not None and not low_outlier_agrees(low, st["min"], st["median"], 0.0005):
+            _fail(path, f"{where}: \"low_outlier\" is {json.dumps(low)} but min_{unit} {st['min']:g} is "
+                        f"{'' if st['min'] < LOW_OUTLIER * st['median'] else 'not '}below half median_{unit} "
+                        f"{st['median']:g}")
+        rows.append(ProbeRow(get(r, name_key, "str", path, where), count(r, "threads", path, where), st, note, cache,
+                             bool(low)))
     return rows
 
 
@@ -333,6 +355,7 @@ class BenchCase:
         for i, r in enumerate(self.reps):
             r.roof(self, path, f"{where}, repetitions[{i}]")
         self.above_compute_roof = any(r.above_compute_roof for r in self.reps)
+        self.low_outlier = self._check_outliers(path, where)
         summary = get(d, "summary", "dict", path, where)
         self._check_summary(summary, path, f"{where}, summary")
         if schema >= 3:
@@ -405,6 +428,30 @@ class BenchCase:
         """'bw', 'compute', or why there is none ('lookup: no multiplies', ...), as a legend says it."""
         return self.bound or f"none ({self.no_compute_roof})"
 
+    def _check_outliers(self, path, where):
+        """Each repetition's low_outlier (absent in files written before the rule): its read sample, or its
+        compute sample, below half the case's median of that kind (harness/cmd/bench_report.cc). True when
+        some repetition carries it."""
+        probe = statistics.median(self.values("probe_gbs"))
+        comp = [r.compute_gmacs for r in self.reps if getattr(r, "compute_gmacs", None) is not None]
+        comp_median = statistics.median(comp) if comp else None
+        h = HALF_UNIT["probe_gbs"]
+        for i, r in enumerate(self.reps):
+            place = f"{where}, repetitions[{i}]"
+            r.low_outlier = optional_flag(r._d, "low_outlier", path, place)
+            if r.low_outlier is None:
+                continue
+            samples = [(r.probe_gbs, probe, "probe_gbs")]
+            if getattr(r, "compute_gmacs", None) is not None:
+                samples.append((r.compute_gmacs, comp_median, "compute_gmacs"))
+            low = [k for v, m, k in samples if v < LOW_OUTLIER * m]
+            near = any(abs(v - LOW_OUTLIER * m) <= 1.5 * h + 1e-12 for v, m, _ in samples)
+            if r.low_outlier != bool(low) and not near:
+                _fail(path, f"{place}: \"low_outlier\" is {json.dumps(r.low_outlier)} but "
+                            + (f"its {low[0]} is below half the case's median" if low else
+                               "no sample of it is below half the case's median"))
+        return any(r.low_outlier for r in self.reps)
+
     def _check_summary(self, s, path, where):
         """The summary is what the tables print: it must say what the repetitions say, flags included."""
         for k in REP_FIELDS:
@@ -418,9 +465,14 @@ class BenchCase:
         if get(s, "ratio_above_1", "bool", path, where) != self.ratio_above_1:
             _fail(path, f"{where}, \"ratio_above_1\" is {json.dumps(s['ratio_above_1'])}, but "
                         f"{'a' if self.ratio_above_1 else 'no'} repetition has it")
+        written_low = optional_flag(s, "low_outlier", path, where)
+        if written_low is not None and written_low != self.low_outlier:
+            _fail(path, f"{where}, \"low_outlier\" is {json.dumps(written_low)}, but "
+                        f"{'a' if self.low_outlier else 'no'} repetition has it")
         flags = [check(f, "str", path, f"{where}.flags[{i}]") for i, f in enumerate(get(s, "flags", "list", path, where))]
-        if sorted(flags) != sorted(self.flags):
-            _fail(path, f"{where}, \"flags\" is {_show(flags)}, expected {_show(self.flags)} (from the repetitions "
+        want = self.flags + (["low_outlier"] if self.low_outlier else [])
+        if sorted(flags) != sorted(want):
+            _fail(path, f"{where}, \"flags\" is {_show(flags)}, expected {_show(want)} (from the repetitions "
                         f"and \"cache_resident\")")
 
     @property

@@ -1,6 +1,7 @@
 /* The op-list parser: one op per line "name rows K [flags]", '#' starts a comment; flags lm_head and
  * fuse=GROUP. Every error names the file and the line. */
 #include "model.h"
+#include "registry.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -298,11 +299,12 @@ ciot_status ciot_model_check(const ciot_model *m, int n_ops, const ciot_layout *
     for (int i = 0; i < n_ops && i < m->n_ops; i++) {
         const ciot_model_op *op = &m->ops[i];
         const ciot_layout *ol = ciot_op_layout(op, l);
-        if (ciot_layout_check(ol, op->rows, op->K) != CIOT_OK)
-            return ciot_error(CIOT_E_SHAPE, err, errlen,
-                              "%s:%d: %s is %dx%d, a shape the %s layout cannot take (rows must be a multiple of %d, "
-                              "K of %d)",
-                              m->path, op->line, op->name, op->rows, op->K, ol->name, ol->tile_rows, ol->k_multiple);
+        char why[256];
+        if (ciot_layout_check(ol, op->rows, op->K) != CIOT_OK) {
+            if (!ciot_shape_refusal(&ol, 1, op->rows, op->K, why, sizeof why)) snprintf(why, sizeof why, "both must be positive");
+            return ciot_error(CIOT_E_SHAPE, err, errlen, "%s:%d: %s is %dx%d: %s", m->path, op->line, op->name, op->rows,
+                              op->K, why);
+        }
     }
     return CIOT_OK;
 }

@@ -153,6 +153,17 @@ static void test_cli(void) {
         check_int(what, CIOT_E_ARG, ciot_parse_size(bad_sizes[i], &s));
     }
     int v[16], n = 0;
+    /* the low-outlier rule (stats.h): strictly below half the median; no median, no outlier */
+    check_int("outlier 4.9 of 426.8", 1, ciot_low_outlier(4.9, 426.8));
+    check_int("outlier at exactly half", 0, ciot_low_outlier(0.5, 1.0));
+    check_int("outlier just below half", 1, ciot_low_outlier(0.4999, 1.0));
+    check_int("outlier without samples", 0, ciot_low_outlier(0, 0));
+    /* count only (vals NULL): the length of a list too long to store, ranges summed, no cap */
+    check_int("count 1-300", CIOT_OK, ciot_parse_int_list("1-300", 1, 1024, NULL, 0, &n));
+    check_int("count 1-300 is 300", 300, n);
+    check_int("count 1-300,5,7-8", CIOT_OK, ciot_parse_int_list("1-300,5,7-8", 1, 1024, NULL, 0, &n));
+    check_int("count 1-300,5,7-8 is 303", 303, n);
+    check_int("count refuses what the list refuses", CIOT_E_ARG, ciot_parse_int_list("0,1", 1, 1024, NULL, 0, &n));
     check_int("list 1,2", CIOT_OK, ciot_parse_int_list("1,2", 1, 64, v, 16, &n));
     check_int("list 1,2 count", 2, n);
     check_int("list 1-3,8", CIOT_OK, ciot_parse_int_list("1-3,8", 1, 64, v, 16, &n));

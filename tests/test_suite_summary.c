@@ -11,6 +11,7 @@
 #include "check.h"
 #include "registry.h"
 #include "roof.h"
+#include "stats.h"
 #include "suite_pick.h"
 #include "suite_summary.h"
 
@@ -186,6 +187,7 @@ int main(void) {
     snprintf(rows[4].family, sizeof rows[4].family, "avx2_i16");
     rows[4].compute_min = rows[4].compute_median = rows[4].compute_max = 50.0;
     rows[4].above_compute_roof = 1;
+    rows[2].low_outlier = 1;
 
     ciot_context ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -205,8 +207,10 @@ int main(void) {
           "compute-bound gemm: MAC/B, the paired compute roof, its ratio to it: %s", l);
     CHECK(strstr(l, "1% (1 - 1%)") == NULL, "compute-bound gemm: not its 1%% of the read ceiling: %s", l);
     line_of(text, "tl2_gemm_avx2", 64, l, sizeof l);
-    CHECK(strstr(l, "| none (lookup: no multiplies) | - | - |") != NULL && strstr(l, "2% (2 - 2%)") == NULL,
-          "lookup gemm: no compute roof, no ratio: %s", l);
+    CHECK(strstr(l, "| none (lookup: no multiplies) | - | - **[4]** |") != NULL && strstr(l, "2% (2 - 2%)") == NULL,
+          "lookup gemm: no compute roof, no ratio; its low probe sample flagged [4]: %s", l);
+    CHECK(strstr(text, "\n[4] ") != NULL && strstr(text, CIOT_OUTLIER_FLAG) != NULL, "the [4] footnote says why");
+    CHECK(strstr(line_of(text, "t2p_gemv_avx2", 1, l, sizeof l), "[4]") == NULL, "no outlier flag on a row without one");
     line_of(text, "t2p_gemm_ref", 4, l, sizeof l);
     CHECK(strstr(l, "| none (scalar reference) | - | - |") != NULL && strstr(l, "3% (3 - 3%)") == NULL,
           "scalar gemm: no compute roof, no ratio: %s", l);

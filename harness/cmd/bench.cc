@@ -242,6 +242,7 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
         {"--threads", CIOT_OPT_INT_LIST, &threads, 1, 1024, nullptr, "LIST", "thread counts, e.g. 1,2 or 1-4 (default 1 .. cores)", nullptr},
         {"--kernels", CIOT_OPT_LIST, &kernels, 0, 0, nullptr, "LIST",
          "kernels whose name contains one of these comma-separated words (default: every\navailable one)", nullptr},
+        {"--kernel", CIOT_OPT_LIST, &kernels, 0, 0, nullptr, "LIST", "the same as --kernels", nullptr},
         {"--refs", CIOT_OPT_CHOICE, &refs, 0, 0, "none|gemv|all", "none|gemv|all",
          "scalar references to include when --kernels is not given (default gemv)", nullptr},
         {"--reps", CIOT_OPT_INT, &o.reps, 1, 1000, nullptr, "N", "repetitions, each paired with a probe sample (default 5)", nullptr},
@@ -336,6 +337,48 @@ bool wanted(const ciot_kernel *k, unsigned cpu) {
     return !(o.kernels.empty() && is_ref(k) && (o.refs == 0 || (o.refs == 1 && k->op == CIOT_OP_GEMM)));
 }
 
+// Every --kernels word names some kernel of this build, and some selected kernel runs on this CPU; false
+// after one line naming the word and its nearest kernel names, or what the CPU lacks.
+bool kernel_words_ok(unsigned cpu) {
+    const Options &o = g->opt;
+    const ciot_kernel *unrunnable = nullptr;
+    bool runs = o.kernels.empty();
+    for (auto &w : o.kernels) {
+        bool named = false;
+        for (int i = 0; i < ciot_kernel_count(); i++) {
+            const ciot_kernel *k = ciot_kernel_at(i);
+            if (!strstr(k->name, w.c_str())) continue;
+            named = true;
+            if (!ciot_kernel_missing(k, cpu)) runs = true;
+            else if (!unrunnable) unrunnable = k;
+        }
+        if (named) continue;
+        char near[512];
+        ciot_kernel_suggest(w.c_str(), 1, near, sizeof near);
+        ciot_say("bench", "--kernels '%s' is in no kernel's name (%s%s%sciot kernels lists them)", w.c_str(),
+                 *near ? "nearest: " : "", near, *near ? "; " : "");
+        return false;
+    }
+    if (runs) return true;
+    char need[128];
+    ciot_say("bench", "--kernels names no kernel this CPU runs (%s needs %s, which this CPU lacks; ciot kernels)",
+             unrunnable->name, ciot_feature_list(ciot_kernel_missing(unrunnable, cpu), need, sizeof need));
+    return false;
+}
+
+// One line: the shape option and the rule of the layouts that refuse it (registry.h); returns the exit code.
+int shape_refused(const std::vector<const ciot_kernel *> &ks, int gemm) {
+    const ciot_shape s = gemm ? g->opt.gemm : g->opt.gemv;
+    std::vector<const ciot_layout *> ls;
+    for (const ciot_kernel *k : ks) ls.push_back(k->layout);
+    char why[512], who[96];
+    ciot_shape_refusal(ls.data(), int(ls.size()), s.rows, s.K, why, sizeof why);
+    if (ks.size() == 1) snprintf(who, sizeof who, "%s", ks[0]->name);
+    else snprintf(who, sizeof who, "%zu selected %s kernels", ks.size(), gemm ? "gemm" : "gemv");
+    ciot_say("bench", "%s %dx%d does not fit %s: %s", gemm ? "--gemm-shape" : "--shape", s.rows, s.K, who, why);
+    return 2;
+}
+
 // --gguf: every 2-D ternary tensor matching --tensors, packed once per layout that takes it (the bytes a
 // runtime would have after loading), and its cases. Returns -1 when fine, else the exit code.
 int make_gguf_cases(const regex_t *re) {
@@ -397,22 +440,20 @@ int make_cases(const std::string &filter) {
     }
     const regex_t *fre = filter.empty() ? nullptr : &re;
     const unsigned cpu = ciot_cpu_features();
-    int rc = -1;
-    if (!o.gguf.empty()) {
+    int rc = kernel_words_ok(cpu) ? -1 : 2;
+    if (rc < 0 && !o.gguf.empty()) {
         rc = make_gguf_cases(fre);
-    } else {
-        for (int i = 0; i < ciot_kernel_count() && rc < 0; i++) {
+    } else if (rc < 0) {
+        std::vector<const ciot_kernel *> refused[2];   // per op: the selected kernels whose layout refuses the shape
+        for (int i = 0; i < ciot_kernel_count(); i++) {
             const ciot_kernel *k = ciot_kernel_at(i);
             if (!wanted(k, cpu)) continue;
             const ciot_shape s = k->op == CIOT_OP_GEMM ? o.gemm : o.gemv;
-            if (ciot_layout_check(k->layout, s.rows, s.K) != CIOT_OK) {
-                fprintf(stderr, "ciot bench: %s cannot take %dx%d (rows must be a multiple of %d, K of %d)\n", k->name,
-                        s.rows, s.K, k->layout->tile_rows, k->layout->k_multiple);
-                rc = 2;
-            } else {
-                add_cases(k, s.rows, s.K, "", nullptr, fre);
-            }
+            if (ciot_layout_check(k->layout, s.rows, s.K) != CIOT_OK) refused[k->op == CIOT_OP_GEMM].push_back(k);
+            else add_cases(k, s.rows, s.K, "", nullptr, fre);
         }
+        for (int gemm = 0; gemm < 2 && rc < 0; gemm++)
+            if (!refused[gemm].empty()) rc = shape_refused(refused[gemm], gemm);
     }
     for (int ti = 0; ti < o.threads.n && rc < 0; ti++)
         for (int pk = 0; pk < (o.spawn ? 2 : 1); pk++) {
@@ -700,6 +741,7 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
         r.bound = s.bound, r.bound_mixed = s.bound_mixed;
         r.roof_min = s.roof_ratio.min, r.roof_median = s.roof_ratio.median, r.roof_max = s.roof_ratio.max;
         r.above_compute_roof = s.above_compute_roof;
+        r.low_outlier = s.low_outlier;
     }
     return rc;
 }

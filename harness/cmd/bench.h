@@ -29,6 +29,7 @@ typedef struct {
     int bound_mixed;                            /* repetitions differ in which roof bounds them */
     double roof_min, roof_median, roof_max;     /* per-repetition kernel GMAC/s / bound; 0 when none */
     int above_compute_roof;                     /* a compute-bound repetition above its compute sample: flagged */
+    int low_outlier;                            /* a paired probe sample below half the case's median: flagged */
 } ciot_bench_row;
 
 /* Runs `ciot bench` with argv; when rows is not NULL, fills up to max rows of summary (count in *n). */

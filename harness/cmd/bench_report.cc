@@ -36,8 +36,13 @@ Summary summarize(const Case &c) {
               : !c.has_family         ? CIOT_ROOF_NONE
               : s.compute.median < s.bw_roof.median ? CIOT_ROOF_COMPUTE
                                                      : CIOT_ROOF_BW;
-    for (const Rep &r : c.reps) s.bound_mixed |= r.roof.kind != s.bound;
+    for (const Rep &r : c.reps) s.bound_mixed |= r.roof.kind != s.bound, s.low_outlier |= rep_low_outlier(r, s);
     return s;
+}
+
+bool rep_low_outlier(const Rep &r, const Summary &s) {
+    return ciot_low_outlier(r.probe_gbs, s.probe.median) ||
+           (r.compute_gmacs > 0 && ciot_low_outlier(r.compute_gmacs, s.compute.median));
 }
 
 void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, const ciot_ruler &ruler,
@@ -57,7 +62,7 @@ void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, co
     for (const Case &c : cases) w = std::max(w, int(c.name.size()));
     fprintf(f, "%-*s %-24s %8s %-23s %7s %-29s %-8s %-18s %s\n", w, "case", "Gweights/s", "GB/s", "probe GB/s", "MAC/B",
             "compute GMAC/s", "roof", "% of roof", "flags");
-    bool read_flag = false, compute_flag = false, mixed = false;
+    bool read_flag = false, compute_flag = false, mixed = false, outlier = false;
     for (const Case &c : cases) {
         if (c.reps.empty()) continue;
         const Summary s = summarize(c);
@@ -77,7 +82,9 @@ void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, co
         std::string flags = s.ratio_above_1 ? "RATIO>100%" : "";
         if (s.above_compute_roof) flags += flags.empty() ? "COMPUTE>100%" : " COMPUTE>100%";
         if (cache) flags += flags.empty() ? "CACHE" : " CACHE";
+        if (s.low_outlier) flags += flags.empty() ? "OUTLIER" : " OUTLIER";
         read_flag |= s.ratio_above_1, compute_flag |= s.above_compute_roof, mixed |= s.bound_mixed;
+        outlier |= s.low_outlier;
         fprintf(f, "%-*s %-24s %8.2f %-23s %7.1f %-29s %-8s %-18s %s\n", w, c.name.c_str(), gw, s.gbs.median, pr,
                 c.intensity, comp, roof, ra, flags.c_str());
     }
@@ -91,6 +98,7 @@ void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, co
     if (read_flag) fprintf(f, "RATIO>100%%: %s; the ratio is a finding, not a result.\n", CIOT_RATIO_FLAG);
     if (compute_flag) fprintf(f, "COMPUTE>100%%: %s; a finding, not a result.\n", CIOT_COMPUTE_FLAG);
     if (cache) fprintf(f, "CACHE: %s.\n", CIOT_CACHE_FLAG);
+    if (outlier) fprintf(f, "OUTLIER: %s; that repetition's ratio is a finding, not a result.\n", CIOT_OUTLIER_FLAG);
 }
 
 // Rates and ratios keep every digit (%.17g): a slow reference under an emulator or a small ratio keeps its
@@ -169,6 +177,7 @@ static void protocol(ciot_json *j, const Options &o, const ciot_ruler &ruler, co
     ciot_json_kv_string(j, "ratio_above_1", CIOT_RATIO_FLAG);
     ciot_json_kv_string(j, "above_compute_roof", CIOT_COMPUTE_FLAG);
     ciot_json_kv_string(j, "cache_resident", CIOT_CACHE_FLAG);
+    ciot_json_kv_string(j, "low_outlier", CIOT_OUTLIER_FLAG);
     ciot_json_end_object(j);
     ciot_json_end_object(j);
 }
@@ -222,6 +231,7 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
         nullable_number(j, "bound_gmacs", bound, r.roof.bound_gmacs);
         nullable_number(j, "ratio_to_bound", bound, r.roof.ratio);
         ciot_json_kv_bool(j, "above_compute_roof", r.roof.kind == CIOT_ROOF_COMPUTE && r.roof.ratio > 1);
+        ciot_json_kv_bool(j, "low_outlier", rep_low_outlier(r, s));
         ciot_json_end_object(j);
     }
     ciot_json_end_array(j);
@@ -240,11 +250,13 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
     ciot_json_kv_bool(j, "bound_mixed", s.bound_mixed);
     nullable_spread(j, "ratio_to_bound", s.bound != CIOT_ROOF_NONE, s.roof_ratio);
     ciot_json_kv_bool(j, "above_compute_roof", s.above_compute_roof);
+    ciot_json_kv_bool(j, "low_outlier", s.low_outlier);
     ciot_json_key(j, "flags");
     ciot_json_begin_array(j);
     if (s.ratio_above_1) ciot_json_string(j, "ratio_above_1");
     if (s.above_compute_roof) ciot_json_string(j, "above_compute_roof");
     if (cache) ciot_json_string(j, "cache_resident");
+    if (s.low_outlier) ciot_json_string(j, "low_outlier");
     ciot_json_end_array(j);
     ciot_json_end_object(j);
     ciot_json_end_object(j);

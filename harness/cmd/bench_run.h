@@ -81,8 +81,11 @@ struct Summary {
     ciot_roof_kind bound;               // the lower roof at the medians (none: no compute roof for a gemm)
     bool bound_mixed;                   // repetitions disagree on which roof bounds them (near the ridge)
     bool above_compute_roof;            // some compute-bound repetition above its compute sample: flagged
+    bool low_outlier;                   // some repetition's probe sample below half the case's median: flagged
 };
 Summary summarize(const Case &c);
+// Whether r's read sample, or its compute sample, is below half the case's median of its kind (stats.h).
+bool rep_low_outlier(const Rep &r, const Summary &s);
 
 inline const char *pool_name(ciot_pool_kind k) { return k == CIOT_POOL_PERSISTENT ? "persistent" : "spawn"; }
 

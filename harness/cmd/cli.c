@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,11 @@ ciot_status ciot_parse_int_list(const char *s, int lo, int hi, int *vals, int ca
         if (parse_prefix(p, lo, hi, &a, &p) != CIOT_OK) return CIOT_E_ARG;
         b = a;
         if (*p == '-' && (parse_prefix(p + 1, lo, hi, &b, &p) != CIOT_OK || b < a)) return CIOT_E_ARG;
-        for (long long v = a; v <= b; v++) {   /* long long: b may be INT_MAX */
+        if (!vals) { /* count only: no cap */
+            const long long total = (long long)*n + b - a + 1;
+            *n = total > INT_MAX ? INT_MAX : (int)total;
+        }
+        for (long long v = a; vals && v <= b; v++) {   /* long long: b may be INT_MAX */
             if (*n == cap) return CIOT_E_ARG;
             vals[(*n)++] = (int)v;
         }

@@ -10,7 +10,8 @@
 ciot_status ciot_parse_size(const char *s, size_t *out);
 /* A whole decimal number in [lo, hi]. */
 ciot_status ciot_parse_int(const char *s, int lo, int hi, int *out);
-/* Comma-separated numbers or ranges a-b, each in [lo, hi], at most cap values in the order given. */
+/* Comma-separated numbers or ranges a-b, each in [lo, hi], at most cap values in the order given. With vals
+ * NULL only *n is set (the number of values, no cap): how long a list that is too long is. */
 ciot_status ciot_parse_int_list(const char *s, int lo, int hi, int *vals, int cap, int *n);
 /* A finite decimal number ("0.5", "1e-3"); NaN, Inf, overflow, empty and trailing junk are errors. */
 ciot_status ciot_parse_double(const char *s, double *out);

@@ -130,6 +130,7 @@ static void write_json(ciot_json *j, const bw_opts *o, const ciot_bw_result *res
         ciot_json_kv_fixed(j, "min_gbs", r->min_gbs, 3);
         ciot_json_kv_fixed(j, "median_gbs", r->median_gbs, 3);
         ciot_json_kv_fixed(j, "max_gbs", r->max_gbs, 3);
+        ciot_json_kv_bool(j, "low_outlier", ciot_low_outlier(r->min_gbs, r->median_gbs));
         ciot_json_kv_bool(j, "pinned", infos[i].pinned);
         ciot_json_kv_string(j, "pinning", ciot_pinning_note(!o->no_pin, infos[i].pinned, r->threads, note, sizeof note));
         ciot_json_kv_string(j, "priority", infos[i].priority);
@@ -196,10 +197,15 @@ static void print_table(const bw_opts *o, const ciot_bw_result *res, const ciot_
            o->prefetch ? "on (" CIOT_PREFETCH_TEXT ")" : "off", n_res ? infos[0].priority : "-", o->reps);
     printf("%-7s %7s %9s %11s %9s  %-45s %s\n", "kernel", "threads", "min GB/s", "median GB/s", "max GB/s", "traffic",
            "pinning");
-    for (int i = 0; i < n_res; i++)
-        printf("%-7s %7d %9.2f %11.2f %9.2f  %-45s %s\n", ciot_bw_kind_name(res[i].kind), res[i].threads,
+    int outliers = 0;
+    for (int i = 0; i < n_res; i++) {
+        const int low = ciot_low_outlier(res[i].min_gbs, res[i].median_gbs);
+        outliers += low;
+        printf("%-7s %7d %9.2f %11.2f %9.2f  %-45s %s%s\n", ciot_bw_kind_name(res[i].kind), res[i].threads,
                res[i].min_gbs, res[i].median_gbs, res[i].max_gbs, res[i].traffic,
-               ciot_pinning_note(!o->no_pin, infos[i].pinned, res[i].threads, note, sizeof note));
+               ciot_pinning_note(!o->no_pin, infos[i].pinned, res[i].threads, note, sizeof note), low ? "  OUTLIER" : "");
+    }
+    if (outliers) printf("OUTLIER: the min is %s; the median stands.\n", CIOT_OUTLIER_FLAG);
 }
 
 int ciot_cmd_bw(int argc, char **argv) {

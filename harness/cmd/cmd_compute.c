@@ -11,6 +11,7 @@
 #include "opts.h"
 #include "pool.h"
 #include "probe_compute.h"
+#include "stats.h"
 #include "sweep.h"
 #include "topo.h"
 
@@ -107,6 +108,7 @@ static void write_json(ciot_json *j, const compute_opts *o, const ciot_compute_r
         ciot_json_kv_fixed(j, "min_gops", 2 * r->min_gmacs, 3);
         ciot_json_kv_fixed(j, "median_gops", 2 * r->median_gmacs, 3);
         ciot_json_kv_fixed(j, "max_gops", 2 * r->max_gmacs, 3);
+        ciot_json_kv_bool(j, "low_outlier", ciot_low_outlier(r->min_gmacs, r->median_gmacs));
         ciot_json_kv_bool(j, "pinned", infos[i].pinned);
         char note[128];
         ciot_json_kv_string(j, "pinning", ciot_pinning_note(!o->no_pin, infos[i].pinned, r->threads, note, sizeof note));
@@ -147,11 +149,16 @@ static void print_table(const compute_opts *o, const ciot_compute_result *res, c
            n_res ? infos[0].priority : "-", o->reps);
     printf("%-11s %7s %11s %13s %11s %12s %17s  %-12s %s\n", "family", "threads", "min GMAC/s", "median GMAC/s",
            "max GMAC/s", "median GOPS", "GMAC/s per thread", "instruction", "pinning");
-    for (int i = 0; i < n_res; i++)
-        printf("%-11s %7d %11.1f %13.1f %11.1f %12.1f %17.1f  %-12s %s\n", ciot_compute_family_name(res[i].family),
+    int outliers = 0;
+    for (int i = 0; i < n_res; i++) {
+        const int low = ciot_low_outlier(res[i].min_gmacs, res[i].median_gmacs);
+        outliers += low;
+        printf("%-11s %7d %11.1f %13.1f %11.1f %12.1f %17.1f  %-12s %s%s\n", ciot_compute_family_name(res[i].family),
                res[i].threads, res[i].min_gmacs, res[i].median_gmacs, res[i].max_gmacs, 2 * res[i].median_gmacs,
                res[i].median_gmacs / res[i].threads, ciot_compute_instruction(res[i].family),
-               ciot_pinning_note(!o->no_pin, infos[i].pinned, res[i].threads, note, sizeof note));
+               ciot_pinning_note(!o->no_pin, infos[i].pinned, res[i].threads, note, sizeof note), low ? "  OUTLIER" : "");
+    }
+    if (outliers) printf("OUTLIER: the min is %s; the median stands.\n", CIOT_OUTLIER_FLAG);
 }
 
 /* --list: what each family's loop declares it does per iteration, whether or not this CPU runs it (the

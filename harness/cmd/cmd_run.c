@@ -57,9 +57,10 @@ static int gguf_weights(const ciot_kernel *k, const ciot_gguf *g, const char *pa
 
 /* Whether the kernel takes rows x K and the batch (a message when not). */
 static int shape_ok(const ciot_kernel *k, int rows, int K, int batch) {
+    char why[256];
     if (ciot_layout_check(k->layout, rows, K) != CIOT_OK) {
-        fprintf(stderr, "ciot run: kernel %s cannot take %d x %d: rows must be a multiple of %d and K of %d\n", k->name,
-                rows, K, k->layout->tile_rows, k->layout->k_multiple);
+        if (!ciot_shape_refusal(&k->layout, 1, rows, K, why, sizeof why)) snprintf(why, sizeof why, "both must be positive");
+        ciot_say("run", "kernel %s cannot take %d x %d: %s", k->name, rows, K, why);
         return 0;
     }
     if ((size_t)batch * rows > ((size_t)1 << 31)) {
@@ -160,7 +161,10 @@ int ciot_cmd_run(int argc, char **argv) {
     const ciot_kernel *k = ciot_kernel_find(name);
     char msg[CIOT_WHY_MAX], why[CIOT_WHY_MAX];
     if (!k) {
-        snprintf(msg, sizeof msg, "unknown kernel '%s' (ciot kernels lists them)", name);
+        char near[512];
+        ciot_kernel_suggest(name, 0, near, sizeof near);
+        snprintf(msg, sizeof msg, "unknown kernel '%s' (%s%s%sciot kernels lists them)", name, *near ? "nearest: " : "",
+                 near, *near ? "; " : "");
         return fail(msg, 2);
     }
     const unsigned missing = ciot_kernel_missing(k, ciot_cpu_features());

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli.h"
 #include "output.h"
+#include "registry.h"
 
 /* "ciot CMD: message[ (ciot CMD --help)]" on stderr, control characters escaped (ciot_verror). */
 static void say(const char *command, int help, const char *fmt, va_list ap) {
@@ -33,6 +34,20 @@ static const ciot_opt *find(const ciot_cmdline *c, const char *name, size_t len)
     for (int i = 0; i < c->n_opts; i++)
         if (strlen(c->opts[i].name) == len && !strncmp(c->opts[i].name, name, len)) return &c->opts[i];
     return NULL;
+}
+
+/* "unknown option '--kernal' (did you mean --kernel?)": the nearest option, if near enough (ciot_name_near). */
+static int unknown(const ciot_cmdline *c, const char *a, size_t len) {
+    char word[65];
+    snprintf(word, sizeof word, "%.*s", (int)(len < 64 ? len : 64), a);
+    const ciot_opt *best = NULL;
+    int best_d = -1;
+    for (int i = 0; i < c->n_opts; i++) {
+        const int d = ciot_name_near(word, c->opts[i].name, 0);
+        if (d >= 0 && (best_d < 0 || d < best_d)) best_d = d, best = &c->opts[i];
+    }
+    if (!best) return ciot_opts_fail(c, "unknown option '%.*s'", (int)len, a);
+    return ciot_opts_fail(c, "unknown option '%.*s' (did you mean %s?)", (int)len, a, best->name);
 }
 
 int ciot_choice_index(const char *choices, const char *v) {
@@ -73,10 +88,12 @@ static int store(const ciot_cmdline *c, const ciot_opt *o, const char *v) {
         return -1;
     case CIOT_OPT_INT_LIST: {
         ciot_int_list *l = o->dst;
-        if (ciot_parse_int_list(v, ibound(o->lo), ibound(o->hi), l->v, CIOT_INT_LIST_MAX, &l->n) != CIOT_OK)
-            return ciot_opts_fail(c, "%s '%s' is not a list of numbers from %s (e.g. 1,2 or 1-4; at most %d)",
-                                  o->name, v, range, CIOT_INT_LIST_MAX);
-        return -1;
+        int count;
+        if (ciot_parse_int_list(v, ibound(o->lo), ibound(o->hi), l->v, CIOT_INT_LIST_MAX, &l->n) == CIOT_OK) return -1;
+        /* one rule a message: the list's length only when every number is fine */
+        if (ciot_parse_int_list(v, ibound(o->lo), ibound(o->hi), NULL, 0, &count) == CIOT_OK)
+            return ciot_opts_fail(c, "%s '%s' lists %d numbers; at most %d are taken", o->name, v, count, CIOT_INT_LIST_MAX);
+        return ciot_opts_fail(c, "%s '%s' is not a list of numbers each from %s (e.g. 1,2 or 1-4)", o->name, v, range);
     }
     case CIOT_OPT_SIZE: {
         size_t bytes;
@@ -136,7 +153,7 @@ int ciot_opts_parse(const ciot_cmdline *c, int argc, char **argv, char **rest, i
         }
         const char *eq = strchr(a, '=');
         const ciot_opt *o = find(c, a, eq ? (size_t)(eq - a) : strlen(a));
-        if (!o) return ciot_opts_fail(c, "unknown option '%.*s'", eq ? (int)(eq - a) : (int)strlen(a), a);
+        if (!o) return unknown(c, a, eq ? (size_t)(eq - a) : strlen(a));
         const char *v = NULL;
         if (o->kind == CIOT_OPT_FLAG) {
             if (eq) return ciot_opts_fail(c, "%s takes no value", o->name);

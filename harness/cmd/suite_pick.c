@@ -60,8 +60,8 @@ void ciot_suite_json_roof(ciot_json *j, const ciot_bench_row *r) {
 }
 
 const char *ciot_suite_flag_marks(const ciot_bench_row *r, char *buf, size_t len) {
-    snprintf(buf, len, "%s%s%s", r->ratio_above_1 ? " **[1]**" : "", r->above_compute_roof ? " **[3]**" : "",
-             r->cache_resident ? " **[2]**" : "");
+    snprintf(buf, len, "%s%s%s%s", r->ratio_above_1 ? " **[1]**" : "", r->above_compute_roof ? " **[3]**" : "",
+             r->cache_resident ? " **[2]**" : "", r->low_outlier ? " **[4]**" : "");
     return buf;
 }
 

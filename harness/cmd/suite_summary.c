@@ -57,13 +57,13 @@ static void every_case(FILE *f, const ciot_bench_row *rows, int n) {
     fprintf(f, "\n### Every case\n\n| kernel | threads | pool | batch | Gweights/s median (min - max) | GB/s | paired probe GB/s | MAC/B | "
                "paired compute GMAC/s | roof | %% of roof median (min - max) | x stock |\n");
     fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    int above = 0, cache = 0, compute = 0, mixed = 0;
+    int above = 0, cache = 0, compute = 0, mixed = 0, outlier = 0;
     for (int i = 0; i < n; i++) {
         const ciot_bench_row *r = &rows[i], *s = stock_for(rows, n, r);
         char speed[32] = "-", flags[64] = "", comp[64], roof[48], pct[48];
         if (s && r->batch == 1) snprintf(speed, sizeof speed, "%.2f", r->gw_median / s->gw_median);
         ciot_suite_flag_marks(r, flags, sizeof flags);
-        above |= r->ratio_above_1, compute |= r->above_compute_roof, cache |= r->cache_resident;
+        above |= r->ratio_above_1, compute |= r->above_compute_roof, cache |= r->cache_resident, outlier |= r->low_outlier;
         mixed |= r->bound_mixed;
         roof_cells(r, comp, sizeof comp, roof, sizeof roof, pct, sizeof pct);
         fprintf(f, "| %s | %d | %s | %d | %.1f (%.1f - %.1f) | %.2f | %.2f | %.1f | %s | %s | %s%s | %s |\n", r->kernel,
@@ -86,6 +86,7 @@ static void every_case(FILE *f, const ciot_bench_row *rows, int n) {
     if (cache) fprintf(f, "\n[2] %s.\n", CIOT_CACHE_FLAG);
     if (compute) fprintf(f, "\n[3] a compute-bound repetition above 100%% of its compute sample: %s. A finding, not a result.\n",
                          CIOT_COMPUTE_FLAG);
+    if (outlier) fprintf(f, "\n[4] %s. That repetition's ratio is a finding, not a result.\n", CIOT_OUTLIER_FLAG);
 }
 
 

@@ -25,3 +25,5 @@ ciot_spread ciot_spread_of(const double *v, int n) {
 }
 
 double ciot_median(double *v, int n) { return ciot_spread_sort(v, n).median; }
+
+int ciot_low_outlier(double v, double median) { return v < CIOT_LOW_OUTLIER_FRACTION * median; }

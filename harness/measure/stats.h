@@ -15,4 +15,11 @@ ciot_spread ciot_spread_of(const double *v, int n);
 /* The median of n values, sorting v in place; 0 when n is 0. */
 double ciot_median(double *v, int n);
 
+/* A probe sample below half the median of its kind (method.md, "Outliers"): a slow sample is a disturbed
+ * one, never the machine's rate, while the spread of an undisturbed probe stays within a few percent. */
+#define CIOT_LOW_OUTLIER_FRACTION 0.5
+#define CIOT_OUTLIER_FLAG "a probe sample below half its median: a disturbed sample (descheduled thread, foreign load)"
+/* Whether v is such a sample against median (a median of 0: no samples, none is). */
+int ciot_low_outlier(double v, double median);
+
 #endif
