@@ -77,6 +77,15 @@ static void model_name(const char *file, char *out, size_t len) {
     snprintf(out, len, "%.*s", (int)n, base);
 }
 
+/* ", nor an op kind (rmsnorm, deltanet, ...)": every kind of the table, so a new one is named too. */
+static void kind_words(char *buf, size_t len) {
+    size_t used = (size_t)snprintf(buf, len, ", nor an op kind (");
+    for (int k = CIOT_STEP_MATVEC + 1; k < CIOT_STEP_KINDS && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", k > CIOT_STEP_MATVEC + 1 ? ", " : "",
+                                 ciot_step_kind_name((ciot_step_kind)k));
+    if (used < len) snprintf(buf + used, len - used, ")");
+}
+
 /* Parses one line's words into op; returns CIOT_OK, or an error with the message in err. */
 static ciot_status parse_op(char **w, int nw, const char *file, int line, ciot_model_op *op, const char **group,
                             char *err, size_t errlen) {
@@ -90,13 +99,12 @@ static ciot_status parse_op(char **w, int nw, const char *file, int line, ciot_m
     snprintf(op->name, sizeof op->name, "%s", w[0]);
     op->line = line;
     op->fuse = -1;
-    if (!parse_dim(w[1], &op->rows))
+    if (!parse_dim(w[1], &op->rows)) {
+        char kinds[256] = "";
+        if ((w[1][0] | 32) >= 'a' && (w[1][0] | 32) <= 'z') kind_words(kinds, sizeof kinds);
         return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: rows '%s' of %s is not a whole number from 1 to %d%s", file,
-                          line, w[1], w[0], MAX_DIM,
-                          (w[1][0] | 32) >= 'a' && (w[1][0] | 32) <= 'z'
-                              ? ", nor an op kind (embed, rmsnorm, deltanet, attention, rope, glu, add, state_copy, "
-                                "argmax)"
-                              : "");
+                          line, w[1], w[0], MAX_DIM, kinds);
+    }
     if (!parse_dim(w[2], &op->K))
         return ciot_error(CIOT_E_ARG, err, errlen, "%s:%d: K '%s' of %s is not a whole number from 1 to %d", file, line,
                           w[2], w[0], MAX_DIM);
