@@ -35,17 +35,11 @@ typedef struct {
 } replay_opts;
 
 static int parse_dispatch(const char *v, replay_opts *o) {
+    const int all = !strcmp(v, "all");
     o->n_dispatch = 0;
-    if (!strcmp(v, "all")) {
-        for (int d = 0; d < CIOT_DISPATCH_N; d++) o->dispatch[o->n_dispatch++] = (ciot_dispatch)d;
-        return 1;
-    }
     for (int d = 0; d < CIOT_DISPATCH_N; d++)
-        if (!strcmp(v, ciot_dispatch_name((ciot_dispatch)d))) {
-            o->dispatch[o->n_dispatch++] = (ciot_dispatch)d;
-            return 1;
-        }
-    return 0;
+        if (all || !strcmp(v, ciot_dispatch_name((ciot_dispatch)d))) o->dispatch[o->n_dispatch++] = (ciot_dispatch)d;
+    return o->n_dispatch > 0;
 }
 
 static int parse_straggler(const char *v, replay_opts *o) {
@@ -143,27 +137,20 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
     return -1;
 }
 
-static int bad(const char *fmt, const char *arg) {
-    char q[CIOT_WHY_MAX];
-    fprintf(stderr, "ciot replay: ");
-    fprintf(stderr, fmt, ciot_quote(arg, q, sizeof q));
-    fprintf(stderr, " (ciot replay --help)\n");
-    return 2;
-}
-
 /* The kernel: named, or the best for t2p; a gemv kernel with batch > 1 gives way to its layout's gemm. */
 static int pick_kernel(const replay_opts *o, const ciot_kernel **out) {
     const unsigned cpu = ciot_cpu_features();
     const ciot_kernel *k = NULL;
     if (o->kernel) {
-        if (!(k = ciot_kernel_find(o->kernel))) return bad("unknown kernel '%s' (ciot kernels lists them)", o->kernel);
-        unsigned missing = ciot_kernel_missing(k, cpu);
-        if (missing) {
-            char need[128];
-            ciot_feature_list(missing, need, sizeof need);
-            fprintf(stderr, "ciot replay: kernel %s needs %s, which this CPU lacks (ciot kernels)\n", k->name, need);
-            return 2;
-        }
+        char q[CIOT_WHY_MAX];
+        if (!(k = ciot_kernel_find(o->kernel)))
+            return fprintf(stderr, "ciot replay: unknown kernel '%s' (ciot kernels lists them) (ciot replay --help)\n",
+                           ciot_quote(o->kernel, q, sizeof q)), 2;
+        const unsigned missing = ciot_kernel_missing(k, cpu);
+        char need[128];
+        if (missing)
+            return fprintf(stderr, "ciot replay: kernel %s needs %s, which this CPU lacks (ciot kernels)\n", k->name,
+                           ciot_feature_list(missing, need, sizeof need)), 2;
     } else {
         k = ciot_kernel_best(&ciot_layout_t2p, o->batch > 1 ? CIOT_OP_GEMM : CIOT_OP_GEMV, cpu);
     }
@@ -176,26 +163,8 @@ static int pick_kernel(const replay_opts *o, const ciot_kernel **out) {
         }
         k = g;
     }
-    if (!k) {
-        fprintf(stderr, "ciot replay: no kernel for the t2p layout runs on this CPU\n");
-        return 2;
-    }
+    if (!k) return fprintf(stderr, "ciot replay: no kernel for the t2p layout runs on this CPU\n"), 2;
     *out = k;
-    return -1;
-}
-
-/* Each op's kernel (op_kernels.h), unless --kernel names one for an op list: --kernel for the format it
- * reads, else the best this CPU runs for the op's format and shape (a gemm with --batch > 1). *first: the
- * first op's, the replay's default. Returns -1 when every op has one, else the exit code. */
-static int pick_op_kernels(const replay_opts *o, ciot_model *m, int n_ops, const ciot_kernel *named,
-                           const ciot_kernel **first) {
-    char why[CIOT_WHY_MAX];
-    const ciot_op op = o->batch > 1 ? CIOT_OP_GEMM : CIOT_OP_GEMV;
-    if (ciot_pick_op_kernels(m, n_ops, op, named, why, sizeof why) != CIOT_OK) {
-        ciot_say("replay", "%s", why);
-        return 2;
-    }
-    *first = m->ops[0].kernel;
     return -1;
 }
 
@@ -213,8 +182,13 @@ static int refuse(const replay_opts *o, ciot_model *m, int n_ops, int threads, s
         return 2;
     }
     if ((rc = pick_kernel(o, kernel)) >= 0) return rc;
-    if (!(o->kernel && !m->gguf) && (rc = pick_op_kernels(o, m, n_ops, o->kernel ? *kernel : NULL, kernel)) >= 0)
-        return rc;
+    /* each op's kernel as a runtime picks it (op_kernels.h), unless --kernel names one for an op list */
+    if (!(o->kernel && !m->gguf)) {
+        const ciot_op op = o->batch > 1 ? CIOT_OP_GEMM : CIOT_OP_GEMV;
+        if (ciot_pick_op_kernels(m, n_ops, op, o->kernel ? *kernel : NULL, err, sizeof err) != CIOT_OK)
+            return ciot_say("replay", "%s", err), 2;
+        *kernel = m->ops[0].kernel;
+    }
     const ciot_layout *l = (*kernel)->layout;
     if (ciot_model_check(m, n_ops, l, err, sizeof err) != CIOT_OK) {
         fprintf(stderr, "ciot replay: %s (kernel %s)\n", err, (*kernel)->name);
