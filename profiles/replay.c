@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "parallel.h"
 #include "replay_ruler.h"
 #include "rules.h"
-#include "parallel.h"
 #include "weights.h"
 
 struct ciot_replay {

@@ -1,8 +1,8 @@
-/* The replay's measurement protocol (profiles/README.md, "Method"): the pool, the whole token's ops, the
- * probe buffer and the engine set up together; a warm-up token, then the runs (every dispatch at every
- * context) interleaved per token, each token's round beside one sample of every ruler its steps need; the
- * overhead pairs of a timed and an untimed token; and their summaries as one report. Progress goes to a
- * log, one line per token, each line "ciot replay: ...". */
+/* The replay's measurement protocol (profiles/README.md, "Measurements and definitions"): the pool, the
+ * whole token's ops, the probe buffer and the engine set up together; a warm-up token, then the runs (every
+ * dispatch at every context) interleaved per token, each token's round beside one sample of every ruler its
+ * steps need; the overhead pairs of a timed and an untimed token; and their summaries as one report.
+ * Progress goes to a log, one line per token, each line "ciot replay: ...". */
 #ifndef CIOT_REPLAY_SESSION_H
 #define CIOT_REPLAY_SESSION_H
 
