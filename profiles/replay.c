@@ -333,7 +333,8 @@ static void add_spans(ciot_replay *r, ciot_pool *p, ciot_replay_record *rec, int
         rec->wait_ns[i] += job_end > sp[t].end_ns ? job_end - sp[t].end_ns : 0;
         rec->start_ns[i] += sp[t].start_ns > job_start ? sp[t].start_ns - job_start : 0;
     }
-    if (r->o.straggler >= 0) rec->injected_ns[(size_t)s * (size_t)r->threads + (size_t)r->o.straggler] += r->injected_ns;
+    if (r->o.straggler >= 0)
+        rec->injected_ns[(size_t)s * (size_t)r->threads + (size_t)r->o.straggler] += r->injected_ns;
     r->injected_ns = 0;
 }
 

@@ -29,8 +29,8 @@ ciot_status ciot_replay_plan_token(const ciot_model *m, const ciot_replay_ask *a
     if (st != CIOT_OK) return st;
     const size_t avail = ciot_mem_available(), total = ciot_token_memory_total(&p->token), probe = a->probe_bytes;
     if (avail && (total >= SIZE_MAX - probe || total + probe > ciot_mem_cap(avail)))
-        return ciot_error(CIOT_E_ARG, why, why_len, "--context %d needs %.2f GiB of KV cache and %.2f GiB of states and "
-                          "buffers, and the probe %.2f GiB, but %.2f GiB is available (MemAvailable)", most,
+        return ciot_error(CIOT_E_ARG, why, why_len, "--context %d needs %.2f GiB of KV cache and %.2f GiB of states "
+                          "and buffers, and the probe %.2f GiB, but %.2f GiB is available (MemAvailable)", most,
                           (double)p->token.kv / GIB, (double)(total - p->token.kv) / GIB, (double)probe / GIB,
                           (double)avail / GIB);
     p->whole = 1;
@@ -59,10 +59,12 @@ ciot_status ciot_replay_plan_memory(const ciot_model *m, int n_ops, const ciot_l
     if (avail && p->region_bytes > fit) {
         char token[96] = "";
         if (token_bytes)
-            snprintf(token, sizeof token, ", the whole token's states and KV caches %.2f GiB", (double)token_bytes / GIB);
+            snprintf(token, sizeof token, ", the whole token's states and KV caches %.2f GiB",
+                     (double)token_bytes / GIB);
         return ciot_error(CIOT_E_ARG, why, why_len, "%s of %s needs %.2f GiB of weights and the probe %.2f GiB%s, but "
-                          "%.2f GiB is available (MemAvailable)%s", mem == CIOT_MEMORY_FULL ? "the whole model" : "the ring",
-                          m->path, (double)p->region_bytes / GIB, (double)a->probe_bytes / GIB, token, (double)avail / GIB,
+                          "%.2f GiB is available (MemAvailable)%s",
+                          mem == CIOT_MEMORY_FULL ? "the whole model" : "the ring", m->path,
+                          (double)p->region_bytes / GIB, (double)a->probe_bytes / GIB, token, (double)avail / GIB,
                           mem == CIOT_MEMORY_FULL ? "; try --memory ring" : "");
     }
     p->memory = (ciot_memory)mem;

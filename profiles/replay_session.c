@@ -45,7 +45,8 @@ static void runs_of(ciot_replay_session *s) {
     const int whole = s->o.plan->whole;
     s->n_runs = 0;
     for (int c = 0; c < (whole ? s->o.n_context : 1); c++)
-        for (int i = 0; i < s->o.n_dispatch; i++) s->run[s->n_runs++] = (run_id){s->o.dispatch[i], whole ? s->o.context[c] : 0};
+        for (int i = 0; i < s->o.n_dispatch; i++)
+            s->run[s->n_runs++] = (run_id){s->o.dispatch[i], whole ? s->o.context[c] : 0};
 }
 
 /* The probes: read, and the ruler of every step that writes (none for the matvecs only), with the bytes
@@ -176,8 +177,9 @@ static ciot_status sample_rulers(const ciot_replay_session *s, int before, doubl
     for (int i = 0; i < CIOT_BW_N_KINDS && st == CIOT_OK; i++) {
         const int p = before ? CIOT_BW_N_KINDS - 1 - i : i;
         if (!s->ruler_gbs[p]) continue;
+        const ciot_bw_kind kind = (ciot_bw_kind)p;
         st = p == CIOT_BW_READ ? ciot_ruler_sample(&s->ruler, s->pool, &gbs[p])
-                               : ciot_ruler_sample_kind(&s->ruler, s->pool, (ciot_bw_kind)p, s->ruler_traffic[p], &gbs[p]);
+                               : ciot_ruler_sample_kind(&s->ruler, s->pool, kind, s->ruler_traffic[p], &gbs[p]);
         order[(*n)++] = p;
     }
     return st;

@@ -13,6 +13,7 @@
 
 enum { CIOT_REPLAY_MAX_CONTEXTS = 16 };
 
+/* What the session points to (the model, the plan, the lists) must outlive it. */
 typedef struct {
     ciot_replay_opts engine;        /* the engine's options; memory, ring_bytes, fill_pool and exec are set here */
     const ciot_replay_plan *plan;   /* the memory plan, and whether the whole token runs */
@@ -33,8 +34,8 @@ ciot_status ciot_replay_session_open(const ciot_replay_session_opts *o, FILE *lo
                                      char *why, size_t why_len);
 /* The warm-up token, the measured tokens and the overhead pairs; fails only when a probe sample fails. */
 ciot_status ciot_replay_session_run(ciot_replay_session *s, FILE *log);
-/* The summaries of the measured tokens into rep, valid until the session is closed (CIOT_E_NOMEM: out of
- * memory for them). cold: the plan's; model facts, options and every figure are the session's. */
+/* Once, after the run: the summaries of the measured tokens into rep, valid until the session is closed
+ * (CIOT_E_NOMEM: out of memory for them); every field is the session's (cold: its plan's). */
 ciot_status ciot_replay_session_report(ciot_replay_session *s, ciot_replay_report *rep);
 void ciot_replay_session_close(ciot_replay_session *s);
 
