@@ -5,14 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "parallel.h"
 #include "replay_ruler.h"
 #include "rules.h"
-#include "split.h"
 #include "weights.h"
-
-typedef struct {
-    _Alignas(64) uint64_t injected_ns;     /* written by the delayed thread during a job */
-} thread_slot;
 
 struct ciot_replay {
     ciot_replay_opts o;
@@ -29,9 +25,9 @@ struct ciot_replay {
     unsigned char *xq;                      /* shared quantized activations (chunks dispatch) */
     unsigned char **xq_own;                 /* one per thread (static and fused dispatch) */
     float *y;
-    thread_slot *slots;
     int real_ops;                           /* ops holding the model's real bytes */
     int timing;                             /* the pool's timing state as last set */
+    uint64_t injected_ns;                   /* the straggler's delay in the last job (written by it) */
 };
 
 const char *ciot_dispatch_name(ciot_dispatch d) {
@@ -222,9 +218,7 @@ static ciot_status alloc_activations(ciot_replay *r) {
     r->xq = aligned_alloc(64, xq);
     r->xq_own = calloc((size_t)r->threads, sizeof *r->xq_own);
     r->y = aligned_alloc(64, align64((size_t)r->o.batch * (size_t)r->max_rows * sizeof *r->y));
-    r->slots = aligned_alloc(64, (size_t)r->threads * sizeof *r->slots);
-    if (!r->xf || !r->xq || !r->xq_own || !r->y || !r->slots) return CIOT_E_NOMEM;
-    memset(r->slots, 0, (size_t)r->threads * sizeof *r->slots);
+    if (!r->xf || !r->xq || !r->xq_own || !r->y) return CIOT_E_NOMEM;
     for (int t = 0; t < r->threads; t++)
         if (!(r->xq_own[t] = aligned_alloc(64, xq))) return CIOT_E_NOMEM;
     /* Values do not change the timing; these stay in (-1, 1) so no block quantizes to all zeros. */
@@ -277,7 +271,6 @@ void ciot_replay_destroy(ciot_replay *r) {
         for (int t = 0; t < r->threads; t++) free(r->xq_own[t]);
     free(r->xq_own);
     free(r->y);
-    free(r->slots);
     free(r);
 }
 
@@ -316,78 +309,17 @@ void ciot_replay_record_free(ciot_replay_record *rec) {
 
 /* ---- one step on the pool ---- */
 
+/* static and fused: each thread quantizes the activations into its own buffer (cheap next to the
+ * weights it reads, and it needs no barrier) before it computes its one contiguous slice. */
 typedef struct {
     ciot_replay *r;
-    const ciot_kernel *k;       /* the step's kernel */
-    ciot_mm mm;                 /* x is set per dispatch: own copy or the shared one */
-    int tiles;
-    ciot_chunks chunks;
-} step_job;
+    const ciot_act_format *act;
+} own_acts;
 
-/* The straggler: busy-waits inside its work, as a thread preempted by the OS would lose the time. */
-static void maybe_delay(step_job *j, int t) {
-    const ciot_replay_opts *o = &j->r->o;
-    if (t != o->straggler || o->straggler_us <= 0) return;
-    const uint64_t start = ciot_now_ns(), until = start + (uint64_t)(o->straggler_us * 1e3);
-    uint64_t now;
-    while ((now = ciot_now_ns()) < until) {
-    }
-    j->r->slots[t].injected_ns = now - start;
-}
-
-/* Thread t's part of quantizing the step's activations into the shared buffer: K-blocks of one row,
- * or groups of activation rows for multi-row formats. */
-static void quantize_part(step_job *j, int t, int n) {
-    const ciot_act_format *a = j->k->act;
-    const int K = j->mm.K, batch = j->mm.batch;
-    int first, count;
-    if (a->group_rows == 1) {
-        /* rows are contiguous K-blocks, so blocks of all rows form one run */
-        ciot_split_static(batch * (K / a->block_values), t, n, &first, &count);
-        if (count)
-            a->quantize(j->r->xf + (size_t)first * a->block_values, j->r->xq + (size_t)first * a->block_bytes, 1,
-                        count * a->block_values);
-        return;
-    }
-    ciot_split_static((batch + a->group_rows - 1) / a->group_rows, t, n, &first, &count);
-    for (int g = first; g < first + count; g++) {
-        const int rows = batch - g * a->group_rows < a->group_rows ? batch - g * a->group_rows : a->group_rows;
-        a->quantize(j->r->xf + (size_t)g * a->group_rows * K,
-                    j->r->xq + (size_t)g * (K / a->block_values) * a->block_bytes, rows, K);
-    }
-}
-
-/* static and fused: each thread quantizes the activations into its own buffer (cheap next to the
- * weights it reads, and it needs no barrier), then computes its one contiguous slice. */
-static void static_task(void *arg, int t, int n) {
-    step_job *j = arg;
-    ciot_mm mm = j->mm;
-    mm.x = j->r->xq_own[t];
-    j->k->act->quantize(j->r->xf, j->r->xq_own[t], mm.batch, mm.K);
-    int first, count;
-    ciot_split_static(j->tiles, t, n, &first, &count);
-    maybe_delay(j, t);
-    if (count) j->k->compute(&mm, first, count);
-}
-
-/* chunks, first job (the runtime's first barrier): the threads quantize the activations together into
- * one shared buffer and thread 0 resets the chunk counter; nobody may start a dot product until both
- * are complete, which is what the barrier at the end of this job is for. */
-static void prepare_task(void *arg, int t, int n) {
-    step_job *j = arg;
-    quantize_part(j, t, n);
-    if (t == 0) ciot_chunks_init(&j->chunks, j->tiles, j->r->o.chunk);
-}
-
-/* chunks, second job: row chunks from the atomic counter; the straggler is delayed holding a chunk. */
-static void chunks_task(void *arg, int t, int n) {
-    step_job *j = arg;
-    int first, count, delayed = 0;
-    while (ciot_chunks_next(&j->chunks, &first, &count)) {
-        if (!delayed) maybe_delay(j, t), delayed = 1;
-        j->k->compute(&j->mm, first, count);
-    }
-    if (!delayed) maybe_delay(j, t);
+static void quantize_own(void *arg, int t, ciot_mm *mm) {
+    const own_acts *a = arg;
+    mm->x = a->r->xq_own[t];
+    a->act->quantize(a->r->xf, a->r->xq_own[t], mm->batch, mm->K);
 }
 
 /* Adds the last job's spans to the step's per-thread record. */
@@ -400,9 +332,10 @@ static void add_spans(ciot_replay *r, ciot_pool *p, ciot_replay_record *rec, int
         rec->busy_ns[i] += sp[t].end_ns - sp[t].start_ns;
         rec->wait_ns[i] += job_end > sp[t].end_ns ? job_end - sp[t].end_ns : 0;
         rec->start_ns[i] += sp[t].start_ns > job_start ? sp[t].start_ns - job_start : 0;
-        rec->injected_ns[i] += r->slots[t].injected_ns;
-        r->slots[t].injected_ns = 0;
     }
+    if (r->o.straggler >= 0)
+        rec->injected_ns[(size_t)s * (size_t)r->threads + (size_t)r->o.straggler] += r->injected_ns;
+    r->injected_ns = 0;
 }
 
 /* The step's weights: groups take consecutive places in the region, wrapping to its start, so every
@@ -462,7 +395,7 @@ uint64_t ciot_replay_token(ciot_replay *r, ciot_pool *p, ciot_dispatch d, ciot_r
         memset(rec->wait_ns, 0, cells * sizeof *rec->wait_ns);
         memset(rec->start_ns, 0, cells * sizeof *rec->start_ns);
         memset(rec->injected_ns, 0, cells * sizeof *rec->injected_ns);
-        for (int t = 0; t < r->threads; t++) r->slots[t].injected_ns = 0;
+        r->injected_ns = 0;
     }
     int group = -1;
     const unsigned char *base = NULL;
@@ -474,15 +407,19 @@ uint64_t ciot_replay_token(ciot_replay *r, ciot_pool *p, ciot_dispatch d, ciot_r
             continue;
         }
         if (st->group != group) base = group_base(r, group = st->group);
-        step_job j = {r, st->kernel, {base + st->offset, r->xq, r->y, st->rows, st->K, r->o.batch, st->rows, r->o.prefetch},
-                      st->rows / st->kernel->layout->tile_rows, {0}};
+        const ciot_kernel *k = st->kernel;
+        const ciot_mm mm = {base + st->offset, r->xq, r->y, st->rows, st->K, r->o.batch, st->rows, r->o.prefetch};
+        own_acts own = {r, k->act};
+        ciot_parallel_hooks h = {NULL, &own, r->o.straggler, r->o.straggler_us, &r->injected_ns};
         const uint64_t s0 = timing ? ciot_now_ns() : 0;
         if (d == CIOT_DISPATCH_CHUNKS) {
-            ciot_pool_run(p, prepare_task, &j);
+            /* the runtime's first barrier: the shared activations complete before any dot product */
+            ciot_quantize_parallel(p, k->act, r->xf, r->xq, r->o.batch, st->K);
             if (timing) add_spans(r, p, rec, s);
-            ciot_pool_run(p, chunks_task, &j);
+            ciot_run_parallel(p, k, &mm, CIOT_SPLIT_CHUNKS, r->o.chunk, &h);
         } else {
-            ciot_pool_run(p, static_task, &j);
+            h.prologue = quantize_own;
+            ciot_run_parallel(p, k, &mm, CIOT_SPLIT_STATIC, 0, &h);
         }
         if (timing) {
             add_spans(r, p, rec, s);

@@ -133,7 +133,7 @@ double call(Case &c, ciot_pool *p) {
     ciot_mm mm = {ciot_weight_ring_next(&g->region, c.ring), c.x, c.y.data(), c.rows, c.K, c.batch, c.rows,
                   g->opt.prefetch};
     const uint64_t t0 = ciot_now_ns();
-    ciot_run_parallel(p, c.k, &mm, CIOT_SPLIT_STATIC, 0);
+    ciot_run_parallel(p, c.k, &mm, CIOT_SPLIT_STATIC, 0, NULL);
     return double(ciot_now_ns() - t0) * 1e-9;
 }
 
