@@ -518,9 +518,9 @@ def test_run(run_dir, label, tmp, expect=None, render=True):
             check(f"{label} {plot}: the title gives the timing overhead ({said!r})", said in svg)
         else:
             flagged = CHECKS[plot](run_dir, rows, expect)
-            # the scaling plot draws only its shown series (a run of many kernels: the leading ones), so only
-            # their flags are drawn and explained; the roofline marks every point, the grey ones too
-            drawn = [r for r in flagged if r.get("shown", True) is not False] if plot == "scaling" else flagged
+            # each plot draws only its shown rows (by default the leading series, the fastest kernel per layout),
+            # so only their flags are drawn and explained
+            drawn = [r for r in flagged if r.get("shown", True) is not False]
             check_flag_legend(f"{label} {plot}", svg, drawn, raw_flag_texts(run_dir))
         if plot in ("roofline", "scaling"):
             check_shown(run_dir, label, plot, flagged)
