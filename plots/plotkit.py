@@ -33,10 +33,16 @@ def at_least_one(text):
     return v
 
 
-def parse_args(prog, description, argv, at_least=1):
+ALL_KERNELS_HELP = ("layouts and roofline: every kernel, the scalar references and the spawn pool too "
+                    "(default: the fastest kernel of each layout on the persistent pool)")
+
+
+def parse_args(prog, description, argv, at_least=1, all_kernels=False):
     p = ArgumentParser(prog=prog, description=description)
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run folder(s) written by `ciot suite`")
     p.add_argument("--out", metavar="DIR", help="write the pictures here instead of into each run folder")
+    if all_kernels:
+        p.add_argument("--all-kernels", action="store_true", help=ALL_KERNELS_HELP)
     p.add_argument("--table", metavar="FILE", help="also write the plotted values as CSV or JSON (by extension)")
     args = p.parse_args(argv)
     if args.table and not args.table.endswith((".csv", ".json")):
@@ -79,17 +85,19 @@ def write_table(path, rows):
         w.writerows(rows)
 
 
-def run_main(prog, description, plot_run, argv=None):
-    """The body of a per-run script: plot_run(run, base) draws one run and returns its table rows."""
-    args = parse_args(prog, description, argv)
+def run_main(prog, description, plot_run, argv=None, all_kernels=False):
+    """The body of a per-run script: plot_run(run, base) draws one run and returns its table rows; with
+    all_kernels the script takes --all-kernels and plot_run gets all_kernels=True/False."""
+    args = parse_args(prog, description, argv, all_kernels=all_kernels)
     return guarded(prog, lambda: _plot_each(args, prog, plot_run))
 
 
 def _plot_each(args, prog, plot_run):
     runs = [Run(p) for p in args.runs]
     rows = []
+    extra = {"all_kernels": args.all_kernels} if hasattr(args, "all_kernels") else {}
     for run in runs:
-        run_rows = plot_run(run, output_base(run, prog, args.out))
+        run_rows = plot_run(run, output_base(run, prog, args.out), **extra)
         rows += [dict(run=run.name, **r) for r in run_rows]
     if args.table:
         write_table(args.table, rows)
@@ -138,8 +146,12 @@ def leading_series(run):
     baseline of 'x stock'."""
     cases = [c for c in run.bench.cases if c.pool == "persistent"]
     series = {(c.kernel, c.shape, c.batch) for c in cases}
-    if len(series) <= SERIES_SHOWN_ALL:
-        return None
+    return None if len(series) <= SERIES_SHOWN_ALL else leading_pick(run)
+
+
+def leading_pick(run):
+    """leading_series' pick, whatever the number of series: the series the roofline names by default."""
+    cases = [c for c in run.bench.cases if c.pool == "persistent"]
     top = max(c.threads for c in cases)
     batches = sorted({c.batch for c in cases if c.op == "gemm"})
     ends = {4 if 4 in batches else batches[0], batches[-1]} if batches else set()
@@ -152,6 +164,55 @@ def leading_series(run):
     shown = {(c.kernel, c.shape, c.batch) for c in best.values()}
     return shown | {(c.kernel, c.shape, c.batch) for c in cases
                     if c.layout == "pq2_0" and c.op == "gemv" and not c.kernel.endswith("_ref")}
+
+
+# Okabe-Ito hues, told apart by most colour-blind readers too: one per family of layouts (the layout's name
+# without its source suffix), the source file's own layout grey, so a colour means the same repack everywhere.
+FAMILY_COLORS = {"stock": "#8c8c8c", "t2p": "#0072B2", "t2x4": "#CC79A7", "tl2": "#009E73", "tl16": "#E69F00",
+                 "tl3": "#D55E00"}
+OTHER_COLOR = "#56B4E9"
+SOURCE_COLORS = {"pq2_0": "#0072B2", "ptq1_0": "#D55E00", "tq1_0": "#009E73", "tq2_0": "#CC79A7"}
+SOURCE_ORDER = ("pq2_0", "ptq1_0", "tq1_0", "tq2_0")
+
+
+def layout_family(layout, source):
+    """'stock' for the source file's own layout, else the layout's name without its source suffix (t2p_tq2 -> t2p)."""
+    if layout == source:
+        return "stock"
+    for suffix in ("_tq1", "_tq2"):
+        if layout.endswith(suffix):
+            return layout[:-len(suffix)]
+    return layout
+
+
+def family_color(layout, source):
+    return FAMILY_COLORS.get(layout_family(layout, source), OTHER_COLOR)
+
+
+def source_color(source):
+    return SOURCE_COLORS.get(source, OTHER_COLOR)
+
+
+def source_key(source):
+    """Sort key: the four source files in their usual order, any other after them."""
+    return (SOURCE_ORDER.index(source) if source in SOURCE_ORDER else len(SOURCE_ORDER), source)
+
+
+def is_reference(kernel):
+    return kernel.endswith("_ref")
+
+
+def fastest_per_layout(cases):
+    """Of the cases (one op), the fastest non-reference kernel per source file, layout, shape, batch, threads and
+    pool (median Gweights/s): the pick the layout chart and the roofline show by default."""
+    best = {}
+    for c in cases:
+        if is_reference(c.kernel):
+            continue
+        key = (c.source, c.layout, c.shape, c.batch, c.threads, c.pool)
+        if key not in best or c.median("gweights_s") > best[key].median("gweights_s"):
+            best[key] = c
+    return list(best.values())
 
 
 def shown_note(run, shown):
@@ -196,19 +257,29 @@ class LabelPlacer:
         for x, y in points:
             px, py = ax.transData.transform((x, y))
             taken.append(Bbox.from_bounds(px - 4, py - 4, 8, 8))
-        for artist in avoid:
-            taken += _obstacles(artist, self.renderer)
+        owners = [-1] * len(taken)   # which artist of `avoid` a box covers: a line's own name may touch it
+        for i, artist in enumerate(avoid):
+            boxes = _obstacles(artist, self.renderer)
+            taken += boxes
+            owners += [i] * len(boxes)
+        self.avoid = list(avoid)
         # every box taken as one array of (x0, y0, x1, y1): a candidate is checked against all at once
         self.taken = np.array([_ordered(b) for b in taken]).reshape(-1, 4)
+        self.owners = np.array(owners, dtype=int)
 
-    def free(self, box):
-        """Whether box overlaps no box taken (Bbox.overlaps' test, edges touching count as overlapping)."""
+    def free(self, box, ignore=None):
+        """Whether box overlaps no box taken (Bbox.overlaps' test, edges touching count as overlapping), but
+        those of the artist `ignore`."""
         x0, y0, x1, y1 = _ordered(box)
         t = self.taken
-        return not np.any((t[:, 0] <= x1) & (x0 <= t[:, 2]) & (t[:, 1] <= y1) & (y0 <= t[:, 3]))
+        hit = (t[:, 0] <= x1) & (x0 <= t[:, 2]) & (t[:, 1] <= y1) & (y0 <= t[:, 3])
+        if ignore is not None and ignore in self.avoid:
+            hit &= self.owners != self.avoid.index(ignore)
+        return not np.any(hit)
 
     def take(self, box):
         self.taken = np.vstack([self.taken, _ordered(box)])
+        self.owners = np.append(self.owners, -1)
 
     def add(self, x, y, text, color, fontsize=7, radii=(5, 12, 22, 34, 50, 70)):
         ax, inside = self.ax, self.inside
@@ -225,8 +296,30 @@ class LabelPlacer:
                     self.take(box)
                     return
                 ann.remove()
+        self._fallback(x, y, text, color, fontsize)
+
+    def add_on_line(self, line, xs, ys, text, color, slanted=False, fontsize=8.5):
+        """A line's name at the first of the spots (xs, ys) on it where it is free of everything but that line:
+        a flat line's above the spot, ending there; a slanted line's below-right of the spot, else above-left."""
+        ax = self.ax
+        sides = [((6, -4), "left", "top"), ((-6, 4), "right", "bottom")] if slanted else [((0, 3), "right", "bottom")]
+        for x, y in zip(xs, ys) if self.attempts < self.ATTEMPTS else ():
+            for offset, ha, va in sides:
+                self.attempts += 1
+                txt = ax.annotate(text, (x, y), xytext=offset, textcoords="offset points", ha=ha, va=va,
+                                  fontsize=fontsize, color=color)
+                box = txt.get_window_extent(self.renderer).padded(1)
+                inside = self.inside
+                if (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
+                        and self.free(box, ignore=line)):
+                    self.take(box)
+                    return
+                txt.remove()
+        self._fallback(xs[0], ys[0], text, color, fontsize)
+
+    def _fallback(self, x, y, text, color, fontsize):
         # nowhere free: put it at the first position anyway, rather than lose it
-        ann = ax.annotate(text, (x, y), xytext=(6, 2), textcoords="offset points", fontsize=fontsize, color=color)
+        ann = self.ax.annotate(text, (x, y), xytext=(6, 2), textcoords="offset points", fontsize=fontsize, color=color)
         self.take(Text.get_window_extent(ann, self.renderer))
 
 

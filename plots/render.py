@@ -12,7 +12,7 @@ import layouts
 import op_profile
 import roofline
 import scaling
-from plotkit import ArgumentParser, at_least_one, output_base
+from plotkit import ALL_KERNELS_HELP, ArgumentParser, at_least_one, output_base
 from runfolder import InputError, Run
 
 PROG = "render"
@@ -34,9 +34,11 @@ def main(argv=None):
     p.add_argument("runs", nargs="*", metavar="RUN_DIR", help="run folders written by `ciot suite`")
     p.add_argument("--latest", metavar="RESULTS_DIR", help="also render the newest run folder under RESULTS_DIR")
     p.add_argument("--out", metavar="DIR", help="write every picture here instead of into the run folders")
+    p.add_argument("--all-kernels", action="store_true", help=ALL_KERNELS_HELP)
     p.add_argument("--top", type=at_least_one, default=20, help="ops with a bar of their own in the profile (default 20)")
     args = p.parse_args(argv)
-    per_run = (("roofline", roofline.plot), ("layouts", layouts.plot), ("scaling", scaling.plot),
+    per_run = (("roofline", lambda run, base: roofline.plot(run, base, args.all_kernels)),
+               ("layouts", lambda run, base: layouts.plot(run, base, args.all_kernels)), ("scaling", scaling.plot),
                ("profile", lambda run, base: op_profile.plot(run, base, args.top)), ("context", context_plot))
     failures = {}   # message -> the plots it stopped (EVERY: all of a run folder's)
 

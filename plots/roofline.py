@@ -16,17 +16,13 @@ more series than labels can name (plotkit.leading_series) every point is drawn, 
 source file, op and batch, and the stock gemv, in colour and named; the others are small grey dots."""
 import statistics
 import sys
-import textwrap
 
 from mpl import plt
-from plotkit import (LabelPlacer, flag_handles, flag_marks, flags_present, fmt, leading_series, plain_log_ticks, report,
-                     run_colors, run_main, save, shown_note)
+from plotkit import (LabelPlacer, flag_handles, flag_marks, flags_present, fmt, leading_pick, plain_log_ticks, report,
+                     run_main, save, source_color)
 from runfolder import InputError
 
 PROG = "roofline"
-THREAD_STYLES = ["-", "--", ":", "-."]
-KERNELS_LISTED = 4   # a paired compute roof's legend entry names its kernels up to this many, then counts them
-LEGEND_WIDTH = 150   # characters of a legend line at fontsize 8 that the 11-inch figure holds
 MARKERS = {"gemv": "o", "gemm": "s"}
 
 
@@ -37,7 +33,7 @@ def points_of(run):
             continue
         gw, gbs = c.median("gweights_s"), c.median("kernel_gbs")
         roof = c.roof_stats()
-        out.append(dict(what="point", kernel=c.kernel, op=c.op, shape=c.shape, batch=c.batch, threads=c.threads,
+        out.append(dict(what="point", kernel=c.kernel, source=c.source, op=c.op, shape=c.shape, batch=c.batch, threads=c.threads,
                         pool=c.pool, gweights_s=gw, gb_s=gbs, ops_per_byte=2 * gw / gbs, gops=2 * gw,
                         ratio_median=c.median("ratio"), roof=c.roof_note,
                         roof_ratio_median=roof["median"] if roof else "", flags=",".join(c.flags)))
@@ -68,105 +64,135 @@ def roofs_of(run, threads):
     return out
 
 
-def plot(run, base):
+def plot(run, base, all_kernels=False):
     points = points_of(run)
     threads = sorted({p["threads"] for p in points})
     roofs = roofs_of(run, threads)
-    read = {r["threads"]: r["read_gb_s"] for r in roofs if r["what"] == "read_roof"}
-    samples = {r["threads"]: r["probe_samples"] for r in roofs if r["what"] == "read_roof"}
+    read = {r["threads"]: r for r in roofs if r["what"] == "read_roof"}
     comp = {r["threads"]: r for r in roofs if r["what"] == "compute_roof"}
-    paired = [r for r in roofs if r["what"] == "paired_compute_roof"]
-
-    # x range: every point and every ridge (where the roofs meet), with a margin of 2x each side
-    ridges = [comp[t]["compute_gops"] / read[t] for t in threads]
-    xs = [p["ops_per_byte"] for p in points] + ridges
-    x0, x1 = min(xs) / 4, max(xs) * 4
-    ys = [p["gops"] for p in points] + [read[t] * x0 for t in threads]
-    y0, y1 = min(ys) / 3, max([r["compute_gops"] for r in comp.values()] + [r["compute_gops"] for r in paired]
-                              + [p["gops"] for p in points]) * 3
-
-    fig, ax = plt.subplots(figsize=(11, 7.5))
-    roof_lines = []
-    colors = run_colors(run)
-    shown = leading_series(run)
+    shown = leading_pick(run)
     for p in points:
-        p["shown"] = shown is None or (p["kernel"], p["shape"], p["batch"]) in shown
+        p["shown"] = (p["kernel"], p["shape"], p["batch"]) in shown
     named = [p for p in points if p["shown"]]
-    for i, t in enumerate(threads):
-        style = THREAD_STYLES[i % len(THREAD_STYLES)]
-        ridge = comp[t]["compute_gops"] / read[t]
-        roof_x = [x0, ridge, x1]
-        roof_y = [read[t] * x0, comp[t]["compute_gops"], comp[t]["compute_gops"]]
-        roof_lines += ax.plot(roof_x, roof_y, style, color="0.25", lw=1.3,
-                label=f"{t} thread{'s' if t > 1 else ''} (T): paired read probe median {fmt(read[t])} GB/s "
-                      f"({samples[t]} samples); "
-                      f"{comp[t]['family']} ({comp[t]['instruction']}) {fmt(comp[t]['compute_gops'])} GOPS")
-    for r in paired:   # from its own ridge on: where the gemm cases of the family are compute-bound
-        style = THREAD_STYLES[threads.index(r["threads"]) % len(THREAD_STYLES)]
-        roof_lines += ax.plot([r["compute_gops"] / read[r["threads"]], x1], [r["compute_gops"]] * 2, style,
-                              color="purple", lw=0.9,
-                              label=f"{r['threads']}T: {r['family']}"
-                                    f"{' (' + r['instruction'] + ')' if r['instruction'] else ''} compute samples "
-                                    f"paired with the gemm cases of {judged(r['kernels'])}, "
-                                    f"median {fmt(r['compute_gops'])} GOPS ({r['samples']} samples)")
-    for p in points:
-        if not p["shown"]:   # drawn under the named ones, unlabelled
-            ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color="0.75", ms=3, mec="0.55", mew=0.3, zorder=1.5)
-    for p in named:
-        ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color=colors[p["kernel"]], ms=6, mec="black", mew=0.4)
-        flag_marks(ax, p["ops_per_byte"], p["gops"], [f for f in p["flags"].split(",") if f])
+    others = [p for p in points if not p["shown"]] if all_kernels else []
+    lines = roof_lines(run, named, read, comp, paired=[r for r in roofs if r["what"] == "paired_compute_roof"])
+
+    # x range: every point drawn and every ridge, with room left of the points for their labels
+    xs = [p["ops_per_byte"] for p in named + others] + [ln["ridge"] for ln in lines if ln["kind"] == "compute"]
+    x0, x1 = min(xs) / 6, max(xs) * 5
+    ys = [p["gops"] for p in named + others] + [ln["gops"] for ln in lines if ln["kind"] == "compute"]
+    y0, y1 = min(ys) / 4, max(ys) * 4
+
+    fig, ax = plt.subplots(figsize=(12, 8.5))
     ax.set_xscale("log")
     ax.set_yscale("log")
     plain_log_ticks(ax.xaxis, ax.yaxis)
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
-    ax.set_xlabel("operations per byte of weight traffic (2 ops per weight per activation row / bytes per weight)")
-    ax.set_ylabel("GOPS (int8 operations, 1e9 per second)")
-    ax.grid(True, which="both", lw=0.3, alpha=0.5)
-    # marker legend: shapes for gemv / gemm beside the roofs
-    for op in sorted({p["op"] for p in points}):
-        ax.plot([], [], MARKERS[op], color="white", mec="black", label=op + " (persistent pool, median)")
-    if shown is not None:
-        ax.plot([], [], "o", color="0.75", mec="0.55", ms=3, label="the other kernels' points, unlabelled")
-    handles, labels = ax.get_legend_handles_labels()
-    labels = [textwrap.fill(label, LEGEND_WIDTH, subsequent_indent="    ") for label in labels]
-    flags = flag_handles(flags_present(run, points))   # one line each: the flags' texts are short
-    handles, labels = handles + flags, labels + [h.get_label() for h in flags]
-    lines = sum(label.count("\n") + 1 for label in labels)
-    fig.legend(handles=handles, labels=labels, loc="lower center", fontsize=8, ncol=1, frameon=False)
-    ax.set_title(run.title("Roofline") + "\nread roofs: median of the paired probe samples of the persistent-pool "
-                 "cases (bench.json); compute roofs: compute.json" + ("" if shown is None else "\n" + shown_note(run, shown)),
-                 fontsize=10)
-    fig.tight_layout(rect=(0, 0.015 + 0.022 * lines, 1, 1))
-    label_points(ax, named, colors, roof_lines)
+    top = threads[-1]
+    drawn_lines = draw_roofs(ax, lines, top, x0, x1)
+    for p in others:   # under the named ones, unlabelled
+        ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color="0.78", ms=3.5, mec="0.55", mew=0.3, zorder=1.5)
+    for p in named:
+        color = source_color(p["source"])
+        full = p["threads"] == top
+        ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color=color if full else "white", mec=color,
+                ms=8 if full else 6, mew=1.4, zorder=3)
+        flag_marks(ax, p["ops_per_byte"], p["gops"], [f for f in p["flags"].split(",") if f])
+    ax.set_xlabel("operations per byte of weight traffic (2 per weight per activation row / bytes per weight)", fontsize=10)
+    ax.set_ylabel("GOPS (int8 operations, 1e9 per second)", fontsize=10)
+    ax.grid(True, which="major", lw=0.4, alpha=0.5)
+    leg = ax.legend(handles=legend_handles(run, named, others, top, threads), loc="lower right", fontsize=8.5,
+                    framealpha=0.95)
+    what = ("every kernel (grey: not the fastest)" if all_kernels else
+            "the fastest kernel per source file, op and batch, and the stock gemv; plots/render --all-kernels adds the rest")
+    ax.set_title(run.title("Roofline") + f"\n{what}\nlabel: source file, kernel, % of its own roof (median of the "
+                 "paired ratios) at the most threads; roofs: paired probe medians", fontsize=10.5)
+    fig.tight_layout()
+    placer = LabelPlacer(ax, [(p["ops_per_byte"], p["gops"]) for p in named + others], avoid=drawn_lines + [leg])
+    label_roofs(placer, lines, x0, x1)
+    label_points(placer, [p for p in named if p["threads"] == top])
     report(PROG, save(fig, base))
     return points + roofs
 
 
-def judged(kernels):
-    """The kernels a paired compute roof judges, for its legend entry: named when few, counted when many."""
-    names = kernels.split()
-    return " ".join(names) if len(names) <= KERNELS_LISTED else f"{len(names)} kernels (the table names them)"
+def roof_lines(run, named, read, comp, paired):
+    """The roofs to draw: per thread count the read roof, and the compute roofs of the multiply families the
+    named gemm points use (their paired samples), else compute.json's fastest family as the flat cap."""
+    out = []
+    families = {(p["threads"], c.compute_family) for p in named for c in run.bench.cases
+                if c.compute_family and (c.kernel, c.shape, c.batch, c.threads, c.pool) ==
+                (p["kernel"], p["shape"], p["batch"], p["threads"], "persistent")}
+    for t in sorted(read):
+        gbs = read[t]["read_gb_s"]
+        caps = [dict(kind="compute", threads=t, gops=r["compute_gops"], name=r["family"], ridge=r["compute_gops"] / gbs)
+                for r in paired if r["threads"] == t and (t, r["family"]) in families]
+        if not caps:
+            c = comp[t]
+            caps = [dict(kind="compute", threads=t, gops=c["compute_gops"], name=f"peak {c['family']}",
+                         ridge=c["compute_gops"] / gbs)]
+        out.append(dict(kind="read", threads=t, gb_s=gbs, cap=max(c["gops"] for c in caps)))
+        out += caps
+    return out
 
 
-def label_points(ax, points, colors, roof_lines):
-    """Each point gets its thread count right beside it; each kernel x shape x batch its name once, by its
-    fastest point: short labels find room where 20 full ones would not."""
-    placer = LabelPlacer(ax, [(p["ops_per_byte"], p["gops"]) for p in points], avoid=roof_lines)
-    for p in points:
-        placer.add(p["ops_per_byte"], p["gops"], f"{p['threads']}T", colors[p["kernel"]], fontsize=6.5, radii=(4, 9, 15))
-    groups = {}
-    for p in points:
-        key = (p["kernel"], p["shape"], p["batch"])
-        if key not in groups or p["gops"] > groups[key]["gops"]:
-            groups[key] = p
-    for (kernel, shape, batch), p in sorted(groups.items(), key=lambda kv: -kv[1]["gops"]):
-        name = f"{kernel} {shape}" + (f" batch {batch}" if p["op"] == "gemm" else "")
-        placer.add(p["ops_per_byte"], p["gops"], name, colors[kernel], fontsize=7.5, radii=(10, 20, 32, 46, 62, 80))
+def thread_word(t):
+    return f"{t} thread{'s' if t > 1 else ''}"
+
+
+def draw_roofs(ax, lines, top, x0, x1):
+    """Each roof as a line (solid at the most threads, dashed below); sets each roof's 'artist'."""
+    for ln in lines:
+        style = "-" if ln["threads"] == top else "--"
+        if ln["kind"] == "read":
+            end = ln["cap"] / ln["gb_s"]
+            ln["artist"], = ax.plot([x0, end], [ln["gb_s"] * x0, ln["cap"]], style, color="0.2", lw=1.5, zorder=2)
+        else:
+            ln["artist"], = ax.plot([ln["ridge"], x1], [ln["gops"]] * 2, style, color="purple", lw=1.3, zorder=2)
+    return [ln["artist"] for ln in lines]
+
+
+def label_roofs(placer, lines, x0, x1):
+    """Each roof's name on the plot, by the roof: a read roof's under it, left of the points; a compute roof's
+    above its right end."""
+    for ln in lines:
+        t = f"{ln['threads']}T"
+        if ln["kind"] == "read":
+            text, color = f"{t} read roof {fmt(ln['gb_s'])} GB/s", "0.15"
+            spots = [x0 * (ln["cap"] / ln["gb_s"] / x0) ** f for f in (0.03, 0.1, 0.2, 0.3, 0.45, 0.6)]
+            ys = [ln["gb_s"] * x for x in spots]
+        else:
+            text, color = f"{t} {ln['name']} {fmt(ln['gops'])} GOPS", "purple"
+            spots = [x1 / 1.08, x1 / 3, x1 / 9]
+            ys = [ln["gops"]] * len(spots)
+        placer.add_on_line(ln["artist"], spots, ys, text, color, slanted=ln["kind"] == "read")
+
+
+def label_points(placer, points):
+    """Each point at the most threads named by its source file, kernel (and batch) and its % of its roof."""
+    for p in sorted(points, key=lambda p: -p["gops"]):
+        pct = f"{fmt(100 * p['roof_ratio_median'])}%" if p["roof_ratio_median"] != "" else "no roof"
+        name = f"{p['source'].upper()} {p['kernel']}" + (f" b{p['batch']}" if p["op"] == "gemm" else "") + f"  {pct}"
+        placer.add(p["ops_per_byte"], p["gops"], name, source_color(p["source"]), fontsize=8.5,
+                   radii=(8, 16, 28, 42, 60, 80, 105))
+
+
+def legend_handles(run, named, others, top, threads):
+    from matplotlib.lines import Line2D
+    out = []
+    for op in sorted({p["op"] for p in named}):
+        out.append(Line2D([], [], ls="none", marker=MARKERS[op], mfc="0.3", mec="0.3", ms=7, label=op))
+    if len(threads) > 1:
+        fewer = ", ".join(map(str, threads[:-1]))
+        out.append(Line2D([], [], ls="none", marker="o", mfc="white", mec="0.3", mew=1.4, ms=6,
+                          label=f"hollow: {fewer} thread{'s' if fewer != '1' else ''} (dashed roofs)"))
+    if others:
+        out.append(Line2D([], [], ls="none", marker="o", color="0.78", mec="0.55", ms=4, label="the other kernels"))
+    return out + flag_handles(flags_present(run, named + others))
 
 
 def main(argv=None):
-    return run_main(PROG, __doc__.splitlines()[0], plot, argv)
+    return run_main(PROG, __doc__.splitlines()[0], plot, argv, all_kernels=True)
 
 
 if __name__ == "__main__":

@@ -237,6 +237,16 @@ def check_layouts(run_dir, rows, expect):
               and (close(r["speedup_vs_stock"], med / stock_med) if stock else r["speedup_vs_stock"] == ""))
         if not ok:
             bad.append(f"{r['kernel']} {r['threads']}T {r['pool']}")
+    best = {}
+    for c in cases:
+        if c["op"] == "gemv" and c["pool"] == "persistent" and not c["kernel"].endswith("_ref"):
+            k = (c.get("source", c["layout"]), c["layout"], shape_of(c), c["threads"])
+            if k not in best or raw_stats(c, "gweights_s")[1] > raw_stats(best[k], "gweights_s")[1]:
+                best[k] = c
+    want = {(c["kernel"], shape_of(c), c["threads"], "persistent") for c in best.values()}
+    got = {(r["kernel"], r["shape"], r["threads"], r["pool"]) for r in rows if r["shown"]}
+    check("layouts: draws the fastest non-reference kernel per source file, layout and threads on the persistent "
+          f"pool ({len(got)} bars)", got == want, sorted(got ^ want))
     n_gemv = sum(1 for c in cases if c["op"] == "gemv")
     check("layouts: a bar per gemv kernel x threads x pool", len(rows) == n_gemv, f"{len(rows)} bars, {n_gemv} cases")
     check("layouts: Gweights/s and paired ratio min/median/max, ceiling = median paired probe / bytes per weight, "
@@ -292,7 +302,7 @@ def check_shown(run_dir, label, plot, rows):
     cases = [c for c in raw_bench(run_dir) if c["pool"] == "persistent"]
     key = lambda c: (c["kernel"], shape_of(c), c["batch"])   # noqa: E731
     want = {key(c) for c in cases}
-    if len(want) > 24:
+    if len(want) > 24 or plot == "roofline":   # the roofline names the leading series whatever their number
         big_runs += plot == "scaling"
         top = max(c["threads"] for c in cases)
         batches = sorted({c["batch"] for c in cases if c["op"] == "gemm"})
@@ -304,7 +314,7 @@ def check_shown(run_dir, label, plot, rows):
         want = {key(max(g, key=lambda c: raw_stats(c, "gweights_s")[1])) for g in groups.values()}
         want |= {key(c) for c in cases if c["layout"] == "pq2_0" and c["op"] == "gemv" and not c["kernel"].endswith("_ref")}
     got = {(r["kernel"], r["shape"], r["batch"]) for r in rows if r.get("what", "point") in ("point", "kernel") and r["shown"]}
-    check(f"{label} {plot}: draws every series up to 24, else the fastest per source file, op and batch and the stock "
+    check(f"{label} {plot}: draws every series up to 24 (the roofline: never all), else the fastest per source file, op and batch and the stock "
           f"gemv ({len(got)} drawn)", got == want, sorted(got ^ want))
 
 
@@ -362,6 +372,118 @@ def check_profile(run_dir, rows, top, expect):
 CHECKS = {"roofline": check_roofline, "layouts": check_layouts, "scaling": check_scaling}
 
 
+# --- what a reader meets: the drawn figure itself ---
+
+MAX_LAYOUT_BARS = 6      # bars per panel of the layout chart: a source file's layouts (at most 4 today)
+MAX_ROOFLINE_SERIES = 16  # named series on the roofline (4 source files x gemv and 2 gemm batches, and the stock)
+MAX_LEGEND_SHARE = 0.15  # of the axes' area a legend may take
+
+
+def drawn_figure(module, run_dir, **kwargs):
+    """module.plot(run) drawn in this process, the figure kept instead of saved: (figure, table rows)."""
+    import importlib
+    from runfolder import Run
+    mod = importlib.import_module(module)
+    kept = []
+    saved = mod.save
+    mod.save = lambda fig, base: kept.append(fig) or [base + ".png", base + ".svg"]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            rows = mod.plot(Run(run_dir), os.path.join(tempfile.gettempdir(), "unused"), **kwargs)
+    finally:
+        mod.save = saved
+    return kept[0], rows
+
+
+def text_boxes(fig):
+    """(text, display box) of every Text the figure draws: visible, not empty, tick labels only of the ticks
+    inside the axis' view."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ticks = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo - 1e-9 * abs(lo) <= tick.get_loc() <= hi + 1e-9 * abs(hi):
+                    ticks |= {id(tick.label1), id(tick.label2)}
+    from matplotlib.text import Text
+    out = []
+    for t in fig.findobj(Text):
+        if not t.get_visible() or not t.get_text().strip() or id(t) in ticks or t.figure is None:
+            continue
+        out.append((t.get_text(), Text.get_window_extent(t, renderer)))   # an annotation's text, not its leader
+    return out
+
+
+def overlapping_texts(fig):
+    """Pairs of drawn texts whose boxes overlap (by more than a pixel each way)."""
+    boxes = text_boxes(fig)
+    out = []
+    for i, (a, ba) in enumerate(boxes):
+        for b, bb in boxes[i + 1:]:
+            if min(ba.x1, bb.x1) - max(ba.x0, bb.x0) > 1 and min(ba.y1, bb.y1) - max(ba.y0, bb.y0) > 1:
+                out.append(f"{a!r} / {b!r}")
+    return out
+
+
+def legend_share(fig):
+    """The legends' area over the axes' area."""
+    renderer = fig.canvas.get_renderer()
+    legends = fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+    area = lambda b: abs(b.width * b.height)   # noqa: E731
+    axes = sum(area(ax.get_window_extent(renderer)) for ax in fig.axes)
+    return sum(area(lg.get_window_extent(renderer)) for lg in legends) / axes
+
+
+def layout_bars_per_panel(fig):
+    """The most bars in one panel of the layout chart."""
+    from matplotlib.patches import Rectangle
+    return max(sum(1 for p in ax.patches if isinstance(p, Rectangle)) for ax in fig.axes)
+
+
+def check_readable(run_dir, label):
+    """The layout chart and the roofline as drawn: no two texts overlap, few series, a small legend."""
+    fig, rows = drawn_figure("layouts", run_dir)
+    check(f"{label} layouts: no two texts overlap", not overlapping_texts(fig), overlapping_texts(fig))
+    bars = layout_bars_per_panel(fig)
+    check(f"{label} layouts: at most {MAX_LAYOUT_BARS} bars per panel ({bars})", 0 < bars <= MAX_LAYOUT_BARS)
+    share = legend_share(fig)
+    check(f"{label} layouts: legend {100 * share:.1f}% of the axes' area (at most {100 * MAX_LEGEND_SHARE:.0f}%)",
+          share <= MAX_LEGEND_SHARE)
+    fig, rows = drawn_figure("roofline", run_dir)
+    check(f"{label} roofline: no two texts overlap", not overlapping_texts(fig), overlapping_texts(fig))
+    named = {(r["kernel"], r["shape"], r["batch"]) for r in rows if r["what"] == "point" and r["shown"]}
+    check(f"{label} roofline: at most {MAX_ROOFLINE_SERIES} series named ({len(named)})",
+          0 < len(named) <= MAX_ROOFLINE_SERIES)
+    share = legend_share(fig)
+    check(f"{label} roofline: legend {100 * share:.1f}% of the axes' area (at most {100 * MAX_LEGEND_SHARE:.0f}%)",
+          share <= MAX_LEGEND_SHARE)
+    texts = " ".join(t for t, _ in text_boxes(fig))
+    check(f"{label} roofline: every roof named on the plot", "read roof" in texts and "GOPS" in texts)
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
+def test_readable_checks_fail(run_dir):
+    """Each readability check fails on a figure that breaks it: two texts drawn at one place, a legend of 20
+    rows, and --all-kernels' panels of every kernel (more bars than a reader can take in)."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.text(0.5, 0.5, "t2p_gemv_avx2 64%")
+    ax.text(0.52, 0.5, "tl2_gemv_avx2 80%")
+    check("the overlap check catches two labels drawn on each other", len(overlapping_texts(fig)) == 1)
+    for i in range(20):
+        ax.plot([], [], label=f"1T: a compute roof paired with the gemm cases of 7 kernels, median {i} GOPS")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, -2.5))
+    check("the legend check catches a legend of 20 rows", legend_share(fig) > MAX_LEGEND_SHARE, legend_share(fig))
+    plt.close(fig)
+    fig, _ = drawn_figure("layouts", run_dir, all_kernels=True)
+    check("the bar-count check catches every kernel of a source file in one panel (--all-kernels)",
+          layout_bars_per_panel(fig) > MAX_LAYOUT_BARS, layout_bars_per_panel(fig))
+    plt.close("all")
+
+
 def test_run(run_dir, label, tmp, expect=None, render=True):
     """Every plot of a run folder against its raw JSON. expect: 'mixed' when the run must have flagged and
     unflagged rows in every plot, 'all' when every row must be flagged, None for a real run (whatever it has).
@@ -396,12 +518,14 @@ def test_run(run_dir, label, tmp, expect=None, render=True):
             check(f"{label} {plot}: the title gives the timing overhead ({said!r})", said in svg)
         else:
             flagged = CHECKS[plot](run_dir, rows, expect)
-            # the scaling plot draws only its shown series (a run of many kernels: the leading ones), so only
-            # their flags are drawn and explained; the roofline marks every point, the grey ones too
-            drawn = [r for r in flagged if r.get("shown", True) is not False] if plot == "scaling" else flagged
+            # each plot draws only its shown rows (by default the leading series, the fastest kernel per layout),
+            # so only their flags are drawn and explained
+            drawn = [r for r in flagged if r.get("shown", True) is not False]
             check_flag_legend(f"{label} {plot}", svg, drawn, raw_flag_texts(run_dir))
         if plot in ("roofline", "scaling"):
             check_shown(run_dir, label, plot, flagged)
+        if plot == "layouts":
+            check_readable(run_dir, label)
         if plot == "scaling":
             unroofed = [r for r in flagged if r["roof_ratio_median"] == "" and r["shown"]]
             check(f"{label} scaling: the rows without a roof are named under the ratio panel, not drawn",
@@ -1033,6 +1157,7 @@ def main():
         # of the reference runs the newest
         for i, r in enumerate(refs):
             test_run(os.path.abspath(r), f"reference-{i + 1}", tmp, render=bool(sys.argv[1:]) or i == len(refs) - 1)
+        test_readable_checks_fail(refs[-1] if refs else a)
         if not sys.argv[1:]:
             check("a run with more series than a plot draws was among them (results/20261205-*, Zen 5)", big_runs > 0)
     print(f"{passed} passed, {failed} failed")
