@@ -70,7 +70,7 @@ def tick_label(r, all_kernels):
 
 
 def ratio_text(r):
-    """'84%': the paired ratio's median in percent; '!' marks a flagged bar."""
+    """'MED%': the paired ratio's median in percent; '!' marks a flagged bar."""
     return f"{fmt(100 * r['ratio_median'])}%" + (" !" if r["flags"] else "")
 
 
