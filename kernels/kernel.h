@@ -105,6 +105,21 @@ static inline ciot_mac ciot_kernel_mac(const ciot_kernel *k, int batch) {
     const ciot_kernel ciot_k_##id = {.name = #id, .reference = &ciot_k_##twin, __VA_ARGS__}
 #define CIOT_REFERENCE(id, ...) CIOT_KERNEL(id, id, __VA_ARGS__)
 
+/* A gemm of two loops, the activation batch between them written once, as its descriptor's .mac_batch:
+ * CIOT_GEMM_BY_BATCH(id, twin, below, from_batch, from, ...) defines ciot_k_<id> with .mac_batch = from_batch
+ * and its compute function, a static `gemm` (the name scripts/x86-mix counts in) that reads mac_batch back from
+ * the descriptor and runs below(mm, first, count) under it, from(mm, first, count) from it on. The other fields
+ * are designated (.mac_at_batch: what `from` multiplies with). */
+#define CIOT_GEMM_BY_BATCH(id, twin, below, from_batch, from, ...)                                 \
+    extern const ciot_kernel ciot_k_##id;                                                          \
+    static void gemm(const ciot_mm *mm, int first, int count) {                                    \
+        if (mm->batch < ciot_k_##id.mac_batch)                                                     \
+            below(mm, first, count);                                                               \
+        else                                                                                       \
+            from(mm, first, count);                                                                \
+    }                                                                                              \
+    CIOT_KERNEL(id, twin, .op = CIOT_OP_GEMM, .compute = gemm, .mac_batch = (from_batch), __VA_ARGS__)
+
 extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_tl2, ciot_layout_ptq1_0,
     ciot_layout_tl3;
 /* TQ1_0 and TQ2_0 as stored (the reference twins read them), TQ2_0 repacked into T2P bytes and TQ1_0 into

@@ -122,4 +122,45 @@ static inline void ciot_lut_gemm(const ciot_lut_method *m, const ciot_act_format
     ciot_lut_mm(m, mm, first, count, ciot_act_bytes(act, 1, mm->K));
 }
 
+/* A lookup file's `method` from its static build, run and finish (and run_rows, or NULL), the types of its per-block
+ * data, tile state and weight block, and its layout's group; the budgets and the state's alignment are checked. */
+#define CIOT_LUT_METHOD(group_tiles, table_type, state_type, block_type, run_rows_fn)                           \
+    static const ciot_lut_method method = {(group_tiles),       sizeof(table_type), sizeof(state_type),        \
+                                           sizeof(block_type), build, run, finish, run_rows_fn};               \
+    _Static_assert(sizeof(table_type) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");                       \
+    _Static_assert((group_tiles) * sizeof(state_type) <= CIOT_LUT_STATE_BUDGET, "a group's state fits");       \
+    _Static_assert(sizeof(state_type) % 64 == 0, "tile states stay 64-byte aligned")
+
+/* The gemv of a lookup file on its `method`: LAYOUT_gemv_ISA (twin LAYOUT_gemv_ref) on ciot_layout_LAYOUT, with
+ * activations act_format, CPU features and inner loop mac_family; its compute function is a static gemv. */
+#define CIOT_LUT_GEMV_(layout_name, isa, act_format, feature_bits, mac_family)                                  \
+    static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }    \
+    CIOT_KERNEL(layout_name##_gemv_##isa, layout_name##_gemv_ref, .layout = &ciot_layout_##layout_name,        \
+                .act = &(act_format), .op = CIOT_OP_GEMV, .features = (feature_bits), .compute = gemv,         \
+                .mac = (mac_family))
+
+/* A lookup file's two kernels on its `method` (CIOT_LUT_METHOD): the gemv above and LAYOUT_gemm_ISA (twin
+ * LAYOUT_gemm_ref), the method once per activation row (ciot_lut_gemm) at every batch, each row in the gemv's
+ * float order; its compute function is a static gemm. */
+#define CIOT_LUT_KERNELS(layout_name, isa, act_format, feature_bits, mac_family)                                \
+    CIOT_LUT_GEMV_(layout_name, isa, act_format, feature_bits, mac_family);                                     \
+    static void gemm(const ciot_mm *mm, int first, int count) {                                                 \
+        ciot_lut_gemm(&method, &(act_format), mm, first, count);                                                \
+    }                                                                                                           \
+    CIOT_KERNEL(layout_name##_gemm_##isa, layout_name##_gemm_ref, .layout = &ciot_layout_##layout_name,        \
+                .act = &(act_format), .op = CIOT_OP_GEMM, .features = (feature_bits), .compute = gemm,         \
+                .mac = (mac_family))
+
+/* The same two kernels, but from from_batch activation rows on the gemm runs the file's compute function `from`
+ * (weights decoded once for the whole batch), whose inner loop is mac_from: CIOT_GEMM_BY_BATCH, so the batch is
+ * the gemm descriptor's .mac_batch and nowhere else. */
+#define CIOT_LUT_KERNELS_BY_BATCH(layout_name, isa, act_format, feature_bits, mac_family, from_batch, mac_from, from) \
+    CIOT_LUT_GEMV_(layout_name, isa, act_format, feature_bits, mac_family);                                     \
+    static void method_gemm(const ciot_mm *mm, int first, int count) {                                          \
+        ciot_lut_gemm(&method, &(act_format), mm, first, count);                                                \
+    }                                                                                                           \
+    CIOT_GEMM_BY_BATCH(layout_name##_gemm_##isa, layout_name##_gemm_ref, method_gemm, from_batch, from,        \
+                       .layout = &ciot_layout_##layout_name, .act = &(act_format), .features = (feature_bits), \
+                       .mac = (mac_family), .mac_at_batch = (mac_from))
+
 #endif
