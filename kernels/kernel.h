@@ -92,9 +92,13 @@ typedef struct ciot_kernel {
                                  * on tiles below it, on decoded slices from it) */
 } ciot_kernel;
 
+/* Whether gemm kernel k runs its second inner loop (mac_at_batch's) at this activation batch. A gemm of two loops
+ * branches on it with its own descriptor, so the batch between them is written once, as .mac_batch. */
+static inline int ciot_kernel_at_batch(const ciot_kernel *k, int batch) { return k->mac_batch > 0 && batch >= k->mac_batch; }
+
 /* What kernel k's inner loop multiplies with at this activation batch. */
 static inline ciot_mac ciot_kernel_mac(const ciot_kernel *k, int batch) {
-    return k->mac_batch > 0 && batch >= k->mac_batch ? k->mac_at_batch : k->mac;
+    return ciot_kernel_at_batch(k, batch) ? k->mac_at_batch : k->mac;
 }
 
 /* A kernel's descriptor, its name written once: CIOT_KERNEL(t2p_gemv_avx2, t2p_gemv_ref, .layout = ...) defines
@@ -105,20 +109,6 @@ static inline ciot_mac ciot_kernel_mac(const ciot_kernel *k, int batch) {
     const ciot_kernel ciot_k_##id = {.name = #id, .reference = &ciot_k_##twin, __VA_ARGS__}
 #define CIOT_REFERENCE(id, ...) CIOT_KERNEL(id, id, __VA_ARGS__)
 
-/* A gemm of two loops, the activation batch between them written once, as its descriptor's .mac_batch:
- * CIOT_GEMM_BY_BATCH(id, twin, below, from_batch, from, ...) defines ciot_k_<id> with .mac_batch = from_batch
- * and its compute function, a static `gemm` (the name scripts/x86-mix counts in) that reads mac_batch back from
- * the descriptor and runs below(mm, first, count) under it, from(mm, first, count) from it on. The other fields
- * are designated (.mac_at_batch: what `from` multiplies with). */
-#define CIOT_GEMM_BY_BATCH(id, twin, below, from_batch, from, ...)                                 \
-    extern const ciot_kernel ciot_k_##id;                                                          \
-    static void gemm(const ciot_mm *mm, int first, int count) {                                    \
-        if (mm->batch < ciot_k_##id.mac_batch)                                                     \
-            below(mm, first, count);                                                               \
-        else                                                                                       \
-            from(mm, first, count);                                                                \
-    }                                                                                              \
-    CIOT_KERNEL(id, twin, .op = CIOT_OP_GEMM, .compute = gemm, .mac_batch = (from_batch), __VA_ARGS__)
 
 extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_tl2, ciot_layout_ptq1_0,
     ciot_layout_tl3;

@@ -1,9 +1,10 @@
-/* The loop around the lookup-table kernels of the TL2 and TL3 layouts (plain C, any kernel file, x86 or arm):
+/* The loop around the lookup-table kernels of the TL2, TL3 and TL16 layouts (plain C, any kernel file, x86 or arm):
  * per-block data (activation tables, or whatever a kernel prepares) is built once for one 128-block, then
  * every 256-row tile of a group (formats.h: the layout's matrix order) runs that block, so the weights are
  * read in address order and each preparation serves the group's tiles. Per-tile float state (the
  * canonical accumulators) lives in a stack buffer. Stack: CIOT_LUT_ROWS x (CIOT_LUT_TABLE_BUDGET +
- * CIOT_LUT_STATE_BUDGET), 208 KiB. */
+ * CIOT_LUT_STATE_BUDGET), 208 KiB. A lookup file ends in two rows: CIOT_LUT_METHOD, then CIOT_LUT_KERNELS or
+ * CIOT_LUT_KERNELS_BY_BATCH (below). */
 #ifndef CIOT_LUT_LOOP_H
 #define CIOT_LUT_LOOP_H
 
@@ -151,16 +152,21 @@ static inline void ciot_lut_gemm(const ciot_lut_method *m, const ciot_act_format
                 .act = &(act_format), .op = CIOT_OP_GEMM, .features = (feature_bits), .compute = gemm,         \
                 .mac = (mac_family))
 
-/* The same two kernels, but from from_batch activation rows on the gemm runs the file's compute function `from`
- * (weights decoded once for the whole batch), whose inner loop is mac_from: CIOT_GEMM_BY_BATCH, so the batch is
- * the gemm descriptor's .mac_batch and nowhere else. */
-#define CIOT_LUT_KERNELS_BY_BATCH(layout_name, isa, act_format, feature_bits, mac_family, from_batch, mac_from, from) \
+/* The same two kernels, but from from_batch activation rows on the gemm runs from_call instead (weights decoded
+ * once for the whole batch; a call on the compute function's mm, first and count, written in place so that it
+ * is compiled as if the gemm were written out), whose inner loop is mac_from. The batch is the gemm descriptor's
+ * .mac_batch, which the gemm reads back (ciot_kernel_at_batch), and nowhere else. */
+#define CIOT_LUT_KERNELS_BY_BATCH(layout_name, isa, act_format, feature_bits, mac_family, from_batch, mac_from, from_call) \
     CIOT_LUT_GEMV_(layout_name, isa, act_format, feature_bits, mac_family);                                     \
-    static void method_gemm(const ciot_mm *mm, int first, int count) {                                          \
-        ciot_lut_gemm(&method, &(act_format), mm, first, count);                                                \
+    extern const ciot_kernel ciot_k_##layout_name##_gemm_##isa;                                                 \
+    static void gemm(const ciot_mm *mm, int first, int count) {                                                 \
+        if (!ciot_kernel_at_batch(&ciot_k_##layout_name##_gemm_##isa, mm->batch))                               \
+            ciot_lut_gemm(&method, &(act_format), mm, first, count);                                            \
+        else                                                                                                    \
+            from_call;                                                                                          \
     }                                                                                                           \
-    CIOT_GEMM_BY_BATCH(layout_name##_gemm_##isa, layout_name##_gemm_ref, method_gemm, from_batch, from,        \
-                       .layout = &ciot_layout_##layout_name, .act = &(act_format), .features = (feature_bits), \
-                       .mac = (mac_family), .mac_at_batch = (mac_from))
+    CIOT_KERNEL(layout_name##_gemm_##isa, layout_name##_gemm_ref, .layout = &ciot_layout_##layout_name,        \
+                .act = &(act_format), .op = CIOT_OP_GEMM, .features = (feature_bits), .compute = gemm,         \
+                .mac = (mac_family), .mac_batch = (from_batch), .mac_at_batch = (mac_from))
 
 #endif

@@ -42,15 +42,15 @@ static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h
     *s23 = _mm256_permutevar8x32_epi32(_mm256_hadd_epi32(m[2], m[3]), order);
 }
 
-static void tiles(const ciot_mm *mm, int first, int count) {
-    ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
-}
-static void slices(const ciot_mm *mm, int first, int count) {
-    ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER128, 2, ciot_t2p_decode_slice_avx2,
-                              ciot_slice_block_avxvnni);
+extern const ciot_kernel ciot_k_t2p_gemm_avxvnni;
+static void gemm(const ciot_mm *mm, int first, int count) {
+    if (!ciot_kernel_at_batch(&ciot_k_t2p_gemm_avxvnni, mm->batch))
+        ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
+    else
+        ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER128, 2, ciot_t2p_decode_slice_avx2,
+                                  ciot_slice_block_avxvnni);
 }
 
-CIOT_GEMM_BY_BATCH(t2p_gemm_avxvnni, t2p_gemm_ref, tiles, CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI, slices,
-                   .layout = &ciot_layout_t2p, .act = &ciot_act_q8_Kx4,
-                   .features = CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA, .mac = CIOT_MAC_AVXVNNI,
-                   .mac_at_batch = CIOT_MAC_AVXVNNI);
+CIOT_KERNEL(t2p_gemm_avxvnni, t2p_gemm_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,
+            .features = CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVXVNNI,
+            .mac_batch = CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI, .mac_at_batch = CIOT_MAC_AVXVNNI);

@@ -11,12 +11,15 @@
 
 extern const ciot_kernel ciot_k_t2p_tq2_gemm_avx2;
 
-static void slices(const ciot_mm *mm, int first, int count) {
-    ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER256, 2, ciot_t2p_decode_slice_avx2,
-                              ciot_slice_block_avxvnni);
+extern const ciot_kernel ciot_k_t2p_tq2_gemm_avxvnni;
+static void gemm(const ciot_mm *mm, int first, int count) {
+    if (!ciot_kernel_at_batch(&ciot_k_t2p_tq2_gemm_avxvnni, mm->batch))
+        ciot_k_t2p_tq2_gemm_avx2.compute(mm, first, count);
+    else
+        ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER256, 2, ciot_t2p_decode_slice_avx2,
+                                  ciot_slice_block_avxvnni);
 }
 
-CIOT_GEMM_BY_BATCH(t2p_tq2_gemm_avxvnni, t2p_tq2_gemm_ref, ciot_k_t2p_tq2_gemm_avx2.compute,
-                   CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI, slices, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_Kx4,
-                   .features = CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA, .mac = CIOT_MAC_AVX2_I16,
-                   .mac_at_batch = CIOT_MAC_AVXVNNI);
+CIOT_KERNEL(t2p_tq2_gemm_avxvnni, t2p_tq2_gemm_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_Kx4,
+            .op = CIOT_OP_GEMM, .features = CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm,
+            .mac = CIOT_MAC_AVX2_I16, .mac_batch = CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI, .mac_at_batch = CIOT_MAC_AVXVNNI);

@@ -91,9 +91,6 @@ CIOT_LUT_METHOD(CIOT_TL16_GROUP, block_tables, __m256[8][4][4], block_tl16, run_
 /* The gemm from its .mac_batch activation rows on: each 32-row slice of a block decoded once into weights for the
  * whole batch, which vpmaddubsw multiplies (tl16_dot_avx2.h); below it the lookups above, the decoding once per 4
  * rows (run_rows). Either way each row in the gemv's float order. */
-static void slices(const ciot_mm *mm, int first, int count) {
-    ciot_tl16_dot_gemm_avx2(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0);
-}
-
 CIOT_LUT_KERNELS_BY_BATCH(tl16, avx2, ciot_act_q8_0, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_LOOKUP, CIOT_TL16_DOT_MIN_BATCH,
-                          CIOT_MAC_AVX2_I16_B32, slices);
+                          CIOT_MAC_AVX2_I16_B32,
+                          (ciot_tl16_dot_gemm_avx2(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0)));

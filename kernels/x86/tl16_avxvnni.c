@@ -10,11 +10,15 @@
 
 extern const ciot_kernel ciot_k_tl16_gemm_avx2;
 
-static void slices(const ciot_mm *mm, int first, int count) {
-    ciot_tl16_dot_gemm_loop(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0, 2, ciot_slice_block_avxvnni);
+extern const ciot_kernel ciot_k_tl16_gemm_avxvnni;
+static void gemm(const ciot_mm *mm, int first, int count) {
+    if (!ciot_kernel_at_batch(&ciot_k_tl16_gemm_avxvnni, mm->batch))
+        ciot_k_tl16_gemm_avx2.compute(mm, first, count);
+    else
+        ciot_tl16_dot_gemm_loop(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0, 2,
+                                ciot_slice_block_avxvnni);
 }
 
-CIOT_GEMM_BY_BATCH(tl16_gemm_avxvnni, tl16_gemm_ref, ciot_k_tl16_gemm_avx2.compute, CIOT_TL16_DOT_MIN_BATCH_AVXVNNI,
-                   slices, .layout = &ciot_layout_tl16, .act = &ciot_act_q8_0,
-                   .features = CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA, .mac = CIOT_MAC_LOOKUP,
-                   .mac_at_batch = CIOT_MAC_AVXVNNI_B32);
+CIOT_KERNEL(tl16_gemm_avxvnni, tl16_gemm_ref, .layout = &ciot_layout_tl16, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
+            .features = CIOT_F_AVXVNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP,
+            .mac_batch = CIOT_TL16_DOT_MIN_BATCH_AVXVNNI, .mac_at_batch = CIOT_MAC_AVXVNNI_B32);

@@ -81,9 +81,6 @@ CIOT_LUT_METHOD(CIOT_TL16_GROUP, block_tables, tile_state, block_tl16, run_rows)
 
 /* The gemm from its .mac_batch activation rows on: the decoded slices (as tl16_gemm_avx2); below it the lookups.
  * Either way each row in the gemv's float order. */
-static void slices(const ciot_mm *mm, int first, int count) {
-    ciot_tl16_dot_gemm_avx2(mm, first, count, ciot_act_bytes(&ciot_act_q8_K, 1, mm->K), 1);
-}
-
 CIOT_LUT_KERNELS_BY_BATCH(tl16_tq1, avx2, ciot_act_q8_K, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_LOOKUP,
-                          CIOT_TL16_DOT_MIN_BATCH, CIOT_MAC_AVX2_I16, slices);
+                          CIOT_TL16_DOT_MIN_BATCH, CIOT_MAC_AVX2_I16,
+                          (ciot_tl16_dot_gemm_avx2(mm, first, count, ciot_act_bytes(&ciot_act_q8_K, 1, mm->K), 1)));

@@ -108,9 +108,6 @@ enum { CIOT_TL2_SLICES_MIN_BATCH_AVX2 = 8 };
 
 /* The gemm from its .mac_batch activation rows on: each slice decoded once for the pass's rows; below it the same
  * method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
-static void slices(const ciot_mm *mm, int first, int count) {
-    ciot_tl2_slices_gemm(mm, first, count, 2, ciot_slice_block_avx2);
-}
-
 CIOT_LUT_KERNELS_BY_BATCH(tl2, avx2, ciot_act_q8_K, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_LOOKUP,
-                          CIOT_TL2_SLICES_MIN_BATCH_AVX2, CIOT_MAC_AVX2_I16, slices);
+                          CIOT_TL2_SLICES_MIN_BATCH_AVX2, CIOT_MAC_AVX2_I16,
+                          (ciot_tl2_slices_gemm(mm, first, count, 2, ciot_slice_block_avx2)));

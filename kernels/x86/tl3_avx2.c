@@ -80,9 +80,6 @@ CIOT_LUT_METHOD(CIOT_TL3_GROUP, block_prep, __m256[8][4][4], block_tl3, run_rows
 /* The gemm from its .mac_batch activation rows on: each 32-row slice of a block decoded once for the whole batch
  * (tl3_slices_avx2.h); below it the same decoding as the gemv, once per 4 rows (run_rows). Either way each row in
  * the gemv's float order, with vpmaddubsw in int16. */
-static void slices(const ciot_mm *mm, int first, int count) {
-    ciot_tl3_slices_gemm_avx2(mm, first, count, &ciot_act_q8_0, CIOT_DOT_PER32);
-}
-
 CIOT_LUT_KERNELS_BY_BATCH(tl3, avx2, ciot_act_q8_0, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_AVX2_I16_B32,
-                          CIOT_TL3_SLICES_MIN_BATCH_AVX2, CIOT_MAC_AVX2_I16_B32, slices);
+                          CIOT_TL3_SLICES_MIN_BATCH_AVX2, CIOT_MAC_AVX2_I16_B32,
+                          (ciot_tl3_slices_gemm_avx2(mm, first, count, &ciot_act_q8_0, CIOT_DOT_PER32)));

@@ -87,9 +87,6 @@ CIOT_LUT_METHOD(CIOT_TL3_GROUP, block_prep, tile_state, block_tl3, run_rows);
 
 /* The gemm from its .mac_batch activation rows on: the decoded slices (tl3_slices_avx2.h), as tl3_gemm_avx2; below
  * it the same decoding as the gemv, once per 4 rows (run_rows). Either way each row in the gemv's float order. */
-static void slices(const ciot_mm *mm, int first, int count) {
-    ciot_tl3_slices_gemm_avx2(mm, first, count, &ciot_act_q8_K, CIOT_DOT_PER256);
-}
-
 CIOT_LUT_KERNELS_BY_BATCH(tl3_tq1, avx2, ciot_act_q8_K, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_AVX2_I16,
-                          CIOT_TL3_SLICES_MIN_BATCH_AVX2, CIOT_MAC_AVX2_I16, slices);
+                          CIOT_TL3_SLICES_MIN_BATCH_AVX2, CIOT_MAC_AVX2_I16,
+                          (ciot_tl3_slices_gemm_avx2(mm, first, count, &ciot_act_q8_K, CIOT_DOT_PER256)));

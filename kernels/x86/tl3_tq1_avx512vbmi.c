@@ -72,10 +72,7 @@ enum { CIOT_TL3_TQ1_DOT_MIN_BATCH = 64 };
 /* The gemm from its .mac_batch activation rows on: each 64-row quarter of a block decoded once into weights for the
  * whole batch, which vpdpbusd multiplies (tl3_dot_avx512vbmi.h); below it the same lookups per row (ciot_lut_gemm).
  * Either way each row in the gemv's float order. */
-static void quarters(const ciot_mm *mm, int first, int count) {
-    ciot_tl3_dot_gemm_avx512vbmi(mm, first, count, ciot_act_bytes(&ciot_act_q8_K, 1, mm->K), 1);
-}
-
 CIOT_LUT_KERNELS_BY_BATCH(tl3_tq1, avx512vbmi, ciot_act_q8_K,
                           CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_LOOKUP,
-                          CIOT_TL3_TQ1_DOT_MIN_BATCH, CIOT_MAC_AVX512VNNI, quarters);
+                          CIOT_TL3_TQ1_DOT_MIN_BATCH, CIOT_MAC_AVX512VNNI,
+                          (ciot_tl3_dot_gemm_avx512vbmi(mm, first, count, ciot_act_bytes(&ciot_act_q8_K, 1, mm->K), 1)));
