@@ -126,7 +126,7 @@ static inline void ciot_lut_gemm(const ciot_lut_method *m, const ciot_act_format
 /* A lookup file's `method` from its static build, run and finish (and run_rows, or NULL), the types of its per-block
  * data, tile state and weight block, and its layout's group; the budgets and the state's alignment are checked. */
 #define CIOT_LUT_METHOD(group_tiles, table_type, state_type, block_type, run_rows_fn)                           \
-    static const ciot_lut_method method = {(group_tiles),       sizeof(table_type), sizeof(state_type),        \
+    static const ciot_lut_method method = {(group_tiles), sizeof(table_type), sizeof(state_type),              \
                                            sizeof(block_type), build, run, finish, run_rows_fn};               \
     _Static_assert(sizeof(table_type) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");                       \
     _Static_assert((group_tiles) * sizeof(state_type) <= CIOT_LUT_STATE_BUDGET, "a group's state fits");       \
