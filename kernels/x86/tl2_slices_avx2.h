@@ -1,6 +1,6 @@
 /* TL2 as multiply-add operands (included by *_avx2.c and above), for the TL2 gemms at larger batches: slice v
  * of a block (rows 32v .. 32v + 31 of its 256-row tile) decoded once into the weights u - 1 (-1..2 as int8) in
- * the slices of tl16_dot_avx2.h, which every activation row of the batch then multiplies through its loop
+ * the slices of slices_gemm_loop_avx2.h, which every activation row of the batch then multiplies through its loop
  * (ciot_slices_gemm_loop). The lookups, and TL2's dot-product gemv, redo their work for every activation row. */
 #ifndef CIOT_X86_TL2_SLICES_AVX2_H
 #define CIOT_X86_TL2_SLICES_AVX2_H
