@@ -92,9 +92,13 @@ typedef struct ciot_kernel {
                                  * on tiles below it, on decoded slices from it) */
 } ciot_kernel;
 
+/* Whether gemm kernel k runs its second inner loop (mac_at_batch's) at this activation batch. A gemm of two loops
+ * branches on it with its own descriptor, so the batch between them is written once, as .mac_batch. */
+static inline int ciot_kernel_at_batch(const ciot_kernel *k, int batch) { return k->mac_batch > 0 && batch >= k->mac_batch; }
+
 /* What kernel k's inner loop multiplies with at this activation batch. */
 static inline ciot_mac ciot_kernel_mac(const ciot_kernel *k, int batch) {
-    return k->mac_batch > 0 && batch >= k->mac_batch ? k->mac_at_batch : k->mac;
+    return ciot_kernel_at_batch(k, batch) ? k->mac_at_batch : k->mac;
 }
 
 /* A kernel's descriptor, its name written once: CIOT_KERNEL(t2p_gemv_avx2, t2p_gemv_ref, .layout = ...) defines
@@ -104,6 +108,7 @@ static inline ciot_mac ciot_kernel_mac(const ciot_kernel *k, int batch) {
     extern const ciot_kernel ciot_k_##twin;       \
     const ciot_kernel ciot_k_##id = {.name = #id, .reference = &ciot_k_##twin, __VA_ARGS__}
 #define CIOT_REFERENCE(id, ...) CIOT_KERNEL(id, id, __VA_ARGS__)
+
 
 extern const ciot_layout ciot_layout_pq2_0, ciot_layout_t2x4, ciot_layout_t2p, ciot_layout_tl2, ciot_layout_ptq1_0,
     ciot_layout_tl3;

@@ -1,9 +1,10 @@
-/* The loop around the lookup-table kernels of the TL2 and TL3 layouts (plain C, any kernel file, x86 or arm):
+/* The loop around the lookup-table kernels of the TL2, TL3 and TL16 layouts (plain C, any kernel file, x86 or arm):
  * per-block data (activation tables, or whatever a kernel prepares) is built once for one 128-block, then
  * every 256-row tile of a group (formats.h: the layout's matrix order) runs that block, so the weights are
  * read in address order and each preparation serves the group's tiles. Per-tile float state (the
  * canonical accumulators) lives in a stack buffer. Stack: CIOT_LUT_ROWS x (CIOT_LUT_TABLE_BUDGET +
- * CIOT_LUT_STATE_BUDGET), 208 KiB. */
+ * CIOT_LUT_STATE_BUDGET), 208 KiB. A lookup file ends in two rows: CIOT_LUT_METHOD, then CIOT_LUT_KERNELS or
+ * CIOT_LUT_KERNELS_BY_BATCH (below). */
 #ifndef CIOT_LUT_LOOP_H
 #define CIOT_LUT_LOOP_H
 
@@ -121,5 +122,51 @@ static inline void ciot_lut_gemm(const ciot_lut_method *m, const ciot_act_format
                                  int count) {
     ciot_lut_mm(m, mm, first, count, ciot_act_bytes(act, 1, mm->K));
 }
+
+/* A lookup file's `method` from its static build, run and finish (and run_rows, or NULL), the types of its per-block
+ * data, tile state and weight block, and its layout's group; the budgets and the state's alignment are checked. */
+#define CIOT_LUT_METHOD(group_tiles, table_type, state_type, block_type, run_rows_fn)                           \
+    static const ciot_lut_method method = {(group_tiles), sizeof(table_type), sizeof(state_type),              \
+                                           sizeof(block_type), build, run, finish, run_rows_fn};               \
+    _Static_assert(sizeof(table_type) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");                       \
+    _Static_assert((group_tiles) * sizeof(state_type) <= CIOT_LUT_STATE_BUDGET, "a group's state fits");       \
+    _Static_assert(sizeof(state_type) % 64 == 0, "tile states stay 64-byte aligned")
+
+/* The gemv of a lookup file on its `method`: LAYOUT_gemv_ISA (twin LAYOUT_gemv_ref) on ciot_layout_LAYOUT, with
+ * activations act_format, CPU features and inner loop mac_family; its compute function is a static gemv. */
+#define CIOT_LUT_GEMV_(layout_name, isa, act_format, feature_bits, mac_family)                                  \
+    static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }    \
+    CIOT_KERNEL(layout_name##_gemv_##isa, layout_name##_gemv_ref, .layout = &ciot_layout_##layout_name,        \
+                .act = &(act_format), .op = CIOT_OP_GEMV, .features = (feature_bits), .compute = gemv,         \
+                .mac = (mac_family))
+
+/* A lookup file's two kernels on its `method` (CIOT_LUT_METHOD): the gemv above and LAYOUT_gemm_ISA (twin
+ * LAYOUT_gemm_ref), the method once per activation row (ciot_lut_gemm) at every batch, each row in the gemv's
+ * float order; its compute function is a static gemm. */
+#define CIOT_LUT_KERNELS(layout_name, isa, act_format, feature_bits, mac_family)                                \
+    CIOT_LUT_GEMV_(layout_name, isa, act_format, feature_bits, mac_family);                                     \
+    static void gemm(const ciot_mm *mm, int first, int count) {                                                 \
+        ciot_lut_gemm(&method, &(act_format), mm, first, count);                                                \
+    }                                                                                                           \
+    CIOT_KERNEL(layout_name##_gemm_##isa, layout_name##_gemm_ref, .layout = &ciot_layout_##layout_name,        \
+                .act = &(act_format), .op = CIOT_OP_GEMM, .features = (feature_bits), .compute = gemm,         \
+                .mac = (mac_family))
+
+/* The same two kernels, but from from_batch activation rows on the gemm runs from_call instead (weights decoded
+ * once for the whole batch; a call on the compute function's mm, first and count, written in place so that it
+ * is compiled as if the gemm were written out), whose inner loop is mac_from. The batch is the gemm descriptor's
+ * .mac_batch, which the gemm reads back (ciot_kernel_at_batch), and nowhere else. */
+#define CIOT_LUT_KERNELS_BY_BATCH(layout_name, isa, act_format, feature_bits, mac_family, from_batch, mac_from, from_call) \
+    CIOT_LUT_GEMV_(layout_name, isa, act_format, feature_bits, mac_family);                                     \
+    extern const ciot_kernel ciot_k_##layout_name##_gemm_##isa;                                                 \
+    static void gemm(const ciot_mm *mm, int first, int count) {                                                 \
+        if (!ciot_kernel_at_batch(&ciot_k_##layout_name##_gemm_##isa, mm->batch))                               \
+            ciot_lut_gemm(&method, &(act_format), mm, first, count);                                            \
+        else                                                                                                    \
+            from_call;                                                                                          \
+    }                                                                                                           \
+    CIOT_KERNEL(layout_name##_gemm_##isa, layout_name##_gemm_ref, .layout = &ciot_layout_##layout_name,        \
+                .act = &(act_format), .op = CIOT_OP_GEMM, .features = (feature_bits), .compute = gemm,         \
+                .mac = (mac_family), .mac_batch = (from_batch), .mac_at_batch = (mac_from))
 
 #endif

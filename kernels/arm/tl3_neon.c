@@ -73,18 +73,6 @@ static void finish(const void *state, float *y) {
         vst1q_f32(y + 4 * k, vaddq_f32(vaddq_f32(acc[0][k], acc[1][k]), vaddq_f32(acc[2][k], acc[3][k])));
 }
 
-static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(float32x4_t[4][64]),
-                                       sizeof(block_tl3), build, run, finish, NULL};
-_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
-_Static_assert(CIOT_TL3_GROUP * sizeof(float32x4_t[4][64]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
+CIOT_LUT_METHOD(CIOT_TL3_GROUP, block_tables, float32x4_t[4][64], block_tl3, NULL);
 
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl3_gemv_neon, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
-            .features = CIOT_F_NEON, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
-
-/* The gemm: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count); }
-
-CIOT_KERNEL(tl3_gemm_neon, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_NEON, .compute = gemm, .mac = CIOT_MAC_LOOKUP);
+CIOT_LUT_KERNELS(tl3, neon, ciot_act_q8_0, CIOT_F_NEON, CIOT_MAC_LOOKUP);

@@ -68,18 +68,6 @@ static void finish(const void *state, float *y) {
     for (int r = 0; r < CIOT_LUT_TILE; r++) y[r] = (acc[0][r] + acc[1][r]) + (acc[2][r] + acc[3][r]);
 }
 
-static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(float[4][CIOT_LUT_TILE]),
-                                       sizeof(block_tl3), build, run, finish, NULL};
-_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
-_Static_assert(CIOT_TL3_GROUP * sizeof(float[4][CIOT_LUT_TILE]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
+CIOT_LUT_METHOD(CIOT_TL3_GROUP, block_tables, float[4][CIOT_LUT_TILE], block_tl3, NULL);
 
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl3_gemv_sve2, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
-            .features = CIOT_F_NEON | CIOT_F_SVE | CIOT_F_SVE2, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
-
-/* The gemm: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count); }
-
-CIOT_KERNEL(tl3_gemm_sve2, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_NEON | CIOT_F_SVE | CIOT_F_SVE2, .compute = gemm, .mac = CIOT_MAC_LOOKUP);
+CIOT_LUT_KERNELS(tl3, sve2, ciot_act_q8_0, CIOT_F_NEON | CIOT_F_SVE | CIOT_F_SVE2, CIOT_MAC_LOOKUP);

@@ -87,19 +87,6 @@ static void finish(const void *state, float *y) {
     for (int r = 0; r < 256; r += 4) vst1q_f32(y + r, vld1q_f32(st->acc + r));
 }
 
-static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(tile_state), sizeof(block_tl3),
-                                       build, run, finish, NULL};
-_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
-_Static_assert(CIOT_TL3_GROUP * sizeof(tile_state) <= CIOT_LUT_STATE_BUDGET, "a group's state fits");
-_Static_assert(sizeof(tile_state) % 64 == 0, "tile states stay 64-byte aligned");
+CIOT_LUT_METHOD(CIOT_TL3_GROUP, block_tables, tile_state, block_tl3, NULL);
 
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl3_tq1_gemv_neon, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMV, .features = CIOT_F_NEON, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
-
-/* The gemm: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
-
-CIOT_KERNEL(tl3_tq1_gemm_neon, tl3_tq1_gemm_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMM, .features = CIOT_F_NEON, .compute = gemm, .mac = CIOT_MAC_LOOKUP);
+CIOT_LUT_KERNELS(tl3_tq1, neon, ciot_act_q8_K, CIOT_F_NEON, CIOT_MAC_LOOKUP);

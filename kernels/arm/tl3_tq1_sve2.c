@@ -81,21 +81,6 @@ static void finish(const void *state, float *y) {
     memcpy(y, st->acc, sizeof st->acc);
 }
 
-static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(tile_state), sizeof(block_tl3),
-                                       build, run, finish, NULL};
-_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
-_Static_assert(CIOT_TL3_GROUP * sizeof(tile_state) <= CIOT_LUT_STATE_BUDGET, "a group's state fits");
-_Static_assert(sizeof(tile_state) % 64 == 0, "tile states stay 64-byte aligned");
+CIOT_LUT_METHOD(CIOT_TL3_GROUP, block_tables, tile_state, block_tl3, NULL);
 
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl3_tq1_gemv_sve2, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMV, .features = CIOT_F_NEON | CIOT_F_SVE | CIOT_F_SVE2, .compute = gemv,
-            .mac = CIOT_MAC_LOOKUP);
-
-/* The gemm: the same lookups per activation row (ciot_lut_gemm), each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
-
-CIOT_KERNEL(tl3_tq1_gemm_sve2, tl3_tq1_gemm_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMM, .features = CIOT_F_NEON | CIOT_F_SVE | CIOT_F_SVE2, .compute = gemm,
-            .mac = CIOT_MAC_LOOKUP);
+CIOT_LUT_KERNELS(tl3_tq1, sve2, ciot_act_q8_K, CIOT_F_NEON | CIOT_F_SVE | CIOT_F_SVE2, CIOT_MAC_LOOKUP);

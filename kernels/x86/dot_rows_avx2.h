@@ -1,4 +1,4 @@
-/* The activation side of the gemms on decoded weights (tl16_dot_avx2.h, tl16_dot_avx512vnni.h,
+/* The activation side of the gemms on decoded weights (slices_gemm_loop_avx2.h, tl16_dot_avx512vnni.h,
  * tl3_dot_avx512vbmi.h; included by *_avx2.c and above): a pass's rows of one 128-block biased for the
  * unsigned operand, and a pass's rows split into the groups one weight load serves. */
 #ifndef CIOT_X86_DOT_ROWS_AVX2_H

@@ -15,9 +15,12 @@
 #include "t2p_slices_avx512vnni.h"
 #include "tile4x4_avx2.h"
 
+extern const ciot_kernel ciot_k_t2p_gemm_avx512vnni;
 static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_T2P_SLICES_MIN_BATCH_AVX512) ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 1);
-    else ciot_t2p_slices_gemm_avx512vnni(mm, first, count, CIOT_DOT_PER128);
+    if (!ciot_kernel_at_batch(&ciot_k_t2p_gemm_avx512vnni, mm->batch))
+        ciot_tile4x4_gemm_avx2(mm, first, count, ciot_t2p_dot4x4_avx512vnni, 1);
+    else
+        ciot_t2p_slices_gemm_avx512vnni(mm, first, count, CIOT_DOT_PER128);
 }
 
 CIOT_KERNEL(t2p_gemm_avx512vnni, t2p_gemm_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,

@@ -42,10 +42,13 @@ static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h
     *s23 = _mm256_permutevar8x32_epi32(_mm256_hadd_epi32(m[2], m[3]), order);
 }
 
+extern const ciot_kernel ciot_k_t2p_gemm_avxvnni;
 static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI) ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
-    else ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER128, 2, ciot_t2p_decode_slice_avx2,
-                                   ciot_tl16_dot_block_avxvnni);
+    if (!ciot_kernel_at_batch(&ciot_k_t2p_gemm_avxvnni, mm->batch))
+        ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
+    else
+        ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER128, 2, ciot_t2p_decode_slice_avx2,
+                                  ciot_slice_block_avxvnni);
 }
 
 CIOT_KERNEL(t2p_gemm_avxvnni, t2p_gemm_ref, .layout = &ciot_layout_t2p, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,

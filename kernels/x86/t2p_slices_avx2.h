@@ -1,7 +1,7 @@
 /* T2P and T2X4 as multiply-add operands (included by *_avx2.c and t2p_slices_avx512vnni.h), shared by the T2P
  * gemms of PQ2_0 and TQ2_0 and the T2X4 gemm at larger batches: eight 4-row tiles' block i (32 rows) decoded
- * once into the weights u - 1 (-1..2 as int8) in the slices of tl16_dot_avx2.h, which every activation row of
- * the batch then multiplies (vpmaddubsw: ciot_tl16_dot_block_avx2; vpdpbusd: ciot_tl16_dot_block_avx512vnni).
+ * once into the weights u - 1 (-1..2 as int8) in the slices of slices_gemm_loop_avx2.h, which every activation
+ * row of the batch then multiplies (vpmaddubsw: ciot_slice_block_avx2; vpdpbusd: ciot_slice_block_avx512vnni).
  * A tile decodes its codes for each group of 4 activation rows; a slice is decoded once for the pass's 64. */
 #ifndef CIOT_X86_T2P_SLICES_AVX2_H
 #define CIOT_X86_T2P_SLICES_AVX2_H
@@ -14,7 +14,7 @@
 #include "formats.h"
 #include "kernel.h"
 #include "prefetch.h"
-#include "tl16_dot_avx2.h"
+#include "slices_gemm_loop_avx2.h"
 
 enum { CIOT_T2P_SLICE_TILES = 8 }; /* 4-row tiles per 32-row slice */
 
@@ -28,7 +28,7 @@ _Static_assert(sizeof(block_t2x4) == sizeof(block_t2p) && offsetof(block_t2x4, q
                    offsetof(block_t2x4, d) == offsetof(block_t2p, d), "one block walk serves T2P and T2X4");
 
 /* The row scales in the slice's lanes: group g is tiles g and g + 4. */
-static inline void ciot_t2p_slice_scales(const ciot_t2p_slice_src *src, ciot_tl16_slice_avx2 *out) {
+static inline void ciot_t2p_slice_scales(const ciot_t2p_slice_src *src, ciot_slice_avx2 *out) {
     for (int g = 0; g < 4; g++) {
         uint16_t h8[8];
         memcpy(h8, src->d[g], 8), memcpy(h8 + 4, src->d[g + 4], 8);
@@ -36,10 +36,10 @@ static inline void ciot_t2p_slice_scales(const ciot_t2p_slice_src *src, ciot_tl1
     }
 }
 
-/* A T2P slice in tl16_dot_avx2.h's lane order: w[q][s][g] holds tiles g and g + 4 (rows 4g .. 4g + 3, 16 + 4g
+/* A T2P slice in slices_gemm_loop_avx2.h's lane order: w[q][s][g] holds tiles g and g + 4 (rows 4g .. 4g + 3, 16 + 4g
  * .. 16 + 4g + 3), each row's weights 32q + 4s .. 32q + 4s + 3 in one dword. In a T2P block those are slot
  * s >> 1 of dword 2 (r & 1) + (s & 1) of word q of pair r >> 1 (formats.md). */
-static inline void ciot_t2p_decode_slice_avx2(const ciot_t2p_slice_src *src, ciot_tl16_slice_avx2 *out) {
+static inline void ciot_t2p_decode_slice_avx2(const ciot_t2p_slice_src *src, ciot_slice_avx2 *out) {
     const uint8_t *const *qs = src->qs;
     const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
     const __m256i by_half = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7); /* [r0..r3 of e = 0 | of e = 1] */
@@ -65,7 +65,7 @@ static inline void ciot_t2p_decode_slice_avx2(const ciot_t2p_slice_src *src, cio
 /* The same slice from T2X4 blocks: byte j of row r's 16-byte word of group G holds weights 64G + 16s + j in
  * slot s (formats.md), so dword t of that word, slot s, is the row's weights 32q + 4s' .. + 3 with q = 2G +
  * (s >> 1), s' = 4 (s & 1) + t. A 4 x 4 dword transpose per group gathers dword t of the four rows. */
-static inline void ciot_t2x4_decode_slice_avx2(const ciot_t2p_slice_src *src, ciot_tl16_slice_avx2 *out) {
+static inline void ciot_t2x4_decode_slice_avx2(const ciot_t2p_slice_src *src, ciot_slice_avx2 *out) {
     const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
     for (int g = 0; g < 4; g++)
         for (int G = 0; G < 2; G++) {
@@ -95,7 +95,7 @@ static inline void ciot_t2x4_decode_slice_avx2(const ciot_t2p_slice_src *src, ci
  * 128 into xb[c], their scales into dy[c][0]: row r of a group is qs[32 ch + 8 r + e], element 8 ch + e. Four
  * chunks of the four rows are transposed as a 4 x 4 of 8-byte pieces (a group's padding rows, past the
  * batch, land in xb rows no block reads). */
-_Static_assert(CIOT_TL16_DOT_COLS % 4 == 0, "a pass starts at a Q8_Kx4 group");
+_Static_assert(CIOT_SLICES_COLS % 4 == 0, "a pass starts at a Q8_Kx4 group");
 static inline void ciot_t2p_bias_rows_q8_kx4(const ciot_mm *mm, int c0, int nc, int i, uint8_t (*xb)[128], float (*dy)[4]) {
     const int nbk = mm->K / CIOT_QK_K;
     const __m256i bias = _mm256_set1_epi8((char)0x80);
@@ -116,7 +116,7 @@ static inline void ciot_t2p_bias_rows_q8_kx4(const ciot_mm *mm, int c0, int nc, 
     }
 }
 
-typedef void ciot_t2p_decode_fn(const ciot_t2p_slice_src *src, ciot_tl16_slice_avx2 *out);
+typedef void ciot_t2p_decode_fn(const ciot_t2p_slice_src *src, ciot_slice_avx2 *out);
 
 /* Tiles in slice v of a pass of nt tiles: eight, fewer in the last slice. */
 static inline int ciot_t2p_slice_tiles(int nt, int v) {
@@ -131,13 +131,13 @@ static inline int ciot_t2p_slice_tiles(int nt, int v) {
 static inline __attribute__((always_inline)) void ciot_t2p_slices_gemm_loop(const ciot_mm *mm, int first, int count,
                                                                             const int mode, const int rows,
                                                                             ciot_t2p_decode_fn *decode,
-                                                                            ciot_tl16_dot_block_fn *block) {
+                                                                            ciot_slice_block_fn *block) {
     enum { PASS_TILES = 8 * CIOT_T2P_SLICE_TILES };
     const int nb = mm->K / 128;
-    _Alignas(64) ciot_tl16_slice_avx2 sl;
-    _Alignas(64) ciot_tl16_dot_state st[CIOT_TL16_DOT_COLS][8];
-    _Alignas(64) uint8_t xb[CIOT_TL16_DOT_COLS][128];
-    float dy[CIOT_TL16_DOT_COLS][4];
+    _Alignas(64) ciot_slice_avx2 sl;
+    _Alignas(64) ciot_slice_state st[CIOT_SLICES_COLS][8];
+    _Alignas(64) uint8_t xb[CIOT_SLICES_COLS][128];
+    float dy[CIOT_SLICES_COLS][4];
     const uint8_t *W = mm->w; /* T2P's or T2X4's blocks */
     const size_t ahead = mm->prefetch ? 2 * sizeof(block_t2p) : 0;
     uint8_t none[128];
@@ -146,8 +146,8 @@ static inline __attribute__((always_inline)) void ciot_t2p_slices_gemm_loop(cons
     for (int t0 = first; t0 < first + count; t0 += PASS_TILES) {
         const int nt = first + count - t0 < PASS_TILES ? first + count - t0 : PASS_TILES;
         const int nv = (nt + CIOT_T2P_SLICE_TILES - 1) / CIOT_T2P_SLICE_TILES;
-        for (int c0 = 0; c0 < mm->batch; c0 += CIOT_TL16_DOT_COLS) {
-            const int nc = mm->batch - c0 < CIOT_TL16_DOT_COLS ? mm->batch - c0 : CIOT_TL16_DOT_COLS;
+        for (int c0 = 0; c0 < mm->batch; c0 += CIOT_SLICES_COLS) {
+            const int nc = mm->batch - c0 < CIOT_SLICES_COLS ? mm->batch - c0 : CIOT_SLICES_COLS;
             memset(st, 0, (size_t)nc * sizeof st[0]);
             for (int i = 0; i < nb; i++) {
                 ciot_t2p_bias_rows_q8_kx4(mm, c0, nc, i, xb, dy);
@@ -161,7 +161,7 @@ static inline __attribute__((always_inline)) void ciot_t2p_slices_gemm_loop(cons
                         if (T < n) ciot_prefetch(b, sizeof(block_t2p), i + 2 < nb ? ahead : 0);
                     }
                     decode(&src, &sl);
-#define CIOT_T2P_SLICES_CALL(k) ciot_tl16_dot_rows(block, &sl, i, xb, dy, st, v, c, (k), mode)
+#define CIOT_T2P_SLICES_CALL(k) ciot_slice_rows(block, &sl, i, xb, dy, st, v, c, (k), mode)
                     CIOT_DOT_ROW_GROUPS(nc, rows, c, CIOT_T2P_SLICES_CALL);
 #undef CIOT_T2P_SLICES_CALL
                 }
@@ -169,7 +169,7 @@ static inline __attribute__((always_inline)) void ciot_t2p_slices_gemm_loop(cons
             for (int c = 0; c < nc; c++)
                 for (int v = 0; v < nv; v++) {
                     float y32[32];
-                    ciot_tl16_dot_store_avx2(st[c][v][0], y32);
+                    ciot_slice_store_avx2(st[c][v][0], y32);
                     memcpy(mm->y + (size_t)(c0 + c) * mm->ldy + 4 * ((size_t)t0 + CIOT_T2P_SLICE_TILES * v), y32,
                            sizeof(float) * 4 * ciot_t2p_slice_tiles(nt, v));
                 }
@@ -184,7 +184,7 @@ enum { CIOT_T2P_SLICES_MIN_BATCH_AVX2 = 32 };
 /* AVX2's: two activation rows per vpmaddubsw step, as the TL16 slices. */
 static inline __attribute__((always_inline)) void ciot_t2p_slices_gemm_avx2(const ciot_mm *mm, int first, int count,
                                                                             const int mode) {
-    ciot_t2p_slices_gemm_loop(mm, first, count, mode, 2, ciot_t2p_decode_slice_avx2, ciot_tl16_dot_block_avx2);
+    ciot_t2p_slices_gemm_loop(mm, first, count, mode, 2, ciot_t2p_decode_slice_avx2, ciot_slice_block_avx2);
 }
 
 #endif

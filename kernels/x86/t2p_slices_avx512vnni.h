@@ -1,6 +1,6 @@
 /* T2P's slices (t2p_slices_avx2.h) with AVX-512 VNNI (included only by *_avx512vnni.c), for the T2P gemms of
  * PQ2_0 and TQ2_0 from a few activation rows: decoded with zmm permutes, multiplied by vpdpbusd
- * (ciot_tl16_dot_block_avx512vnni): 64 products an instruction and no horizontal sums, where the 4 x 4 tile of
+ * (ciot_slice_block_avx512vnni): 64 products an instruction and no horizontal sums, where the 4 x 4 tile of
  * t2p_dot_avx512vnni.h spends a shuffle or a blend per vpdpbusd and folds its lanes every block. */
 #ifndef CIOT_X86_T2P_SLICES_AVX512VNNI_H
 #define CIOT_X86_T2P_SLICES_AVX512VNNI_H
@@ -16,11 +16,11 @@
  * pad to 8, and the slices are faster from there (results/kernel-bounds.md, "Gemm families"). */
 enum { CIOT_T2P_SLICES_MIN_BATCH_AVX512 = 5 };
 
-/* A T2P slice (t2p_slices_avx2.h) in tl16_dot_avx2.h's lane order: zmm half h of w[q][s] holds tiles 2h, 2h +
+/* A T2P slice (t2p_slices_avx2.h) in slices_gemm_loop_avx2.h's lane order: zmm half h of w[q][s] holds tiles 2h, 2h +
  * 4, 2h + 1, 2h + 5 (rows 8h .. 8h + 3, 8h + 16 .. 8h + 19 and the next four of each), each row's weights 32q +
  * 4s .. 32q + 4s + 3 in one dword. In a T2P block those are slot s >> 1 of dword 2 (r & 1) + (s & 1) of word q
  * of pair r >> 1. */
-static inline void ciot_t2p_decode_slice_avx512vnni(const ciot_t2p_slice_src *src, ciot_tl16_slice_avx2 *out) {
+static inline void ciot_t2p_decode_slice_avx512vnni(const ciot_t2p_slice_src *src, ciot_slice_avx2 *out) {
     /* per tile: its 32 dwords as 128-bit lanes (q, e = s & 1) of four rows, q = 0, 1 in p[T][0], 2, 3 in p[T][1] */
     const __m512i lo = _mm512_setr_epi32(0, 2, 16, 18, 1, 3, 17, 19, 4, 6, 20, 22, 5, 7, 21, 23);
     const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
@@ -56,7 +56,7 @@ static inline void ciot_t2p_decode_slice_avx512vnni(const ciot_t2p_slice_src *sr
 static inline __attribute__((always_inline)) void ciot_t2p_slices_gemm_avx512vnni(const ciot_mm *mm, int first, int count,
                                                                                   const int mode) {
     ciot_t2p_slices_gemm_loop(mm, first, count, mode, CIOT_TL16_DOT_ROWS_AVX512, ciot_t2p_decode_slice_avx512vnni,
-                              ciot_tl16_dot_block_avx512vnni);
+                              ciot_slice_block_avx512vnni);
 }
 
 #endif

@@ -9,9 +9,12 @@
 #include "t2p_slices_avx2.h"
 #include "t2p_tile8x4_avx2.h"
 
+extern const ciot_kernel ciot_k_t2p_tq2_gemm_avx2;
 static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_T2P_SLICES_MIN_BATCH_AVX2) ciot_t2p_tile8x4_gemm_avx2(mm, first, count, 2);
-    else ciot_t2p_slices_gemm_avx2(mm, first, count, CIOT_DOT_PER256);
+    if (!ciot_kernel_at_batch(&ciot_k_t2p_tq2_gemm_avx2, mm->batch))
+        ciot_t2p_tile8x4_gemm_avx2(mm, first, count, 2);
+    else
+        ciot_t2p_slices_gemm_avx2(mm, first, count, CIOT_DOT_PER256);
 }
 
 CIOT_KERNEL(t2p_tq2_gemm_avx2, t2p_tq2_gemm_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_Kx4,

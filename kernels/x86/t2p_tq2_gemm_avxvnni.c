@@ -11,10 +11,13 @@
 
 extern const ciot_kernel ciot_k_t2p_tq2_gemm_avx2;
 
+extern const ciot_kernel ciot_k_t2p_tq2_gemm_avxvnni;
 static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_T2P_SLICES_MIN_BATCH_AVXVNNI) ciot_k_t2p_tq2_gemm_avx2.compute(mm, first, count);
-    else ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER256, 2, ciot_t2p_decode_slice_avx2,
-                                   ciot_tl16_dot_block_avxvnni);
+    if (!ciot_kernel_at_batch(&ciot_k_t2p_tq2_gemm_avxvnni, mm->batch))
+        ciot_k_t2p_tq2_gemm_avx2.compute(mm, first, count);
+    else
+        ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER256, 2, ciot_t2p_decode_slice_avx2,
+                                  ciot_slice_block_avxvnni);
 }
 
 CIOT_KERNEL(t2p_tq2_gemm_avxvnni, t2p_tq2_gemm_ref, .layout = &ciot_layout_t2p_tq2, .act = &ciot_act_q8_Kx4,

@@ -55,10 +55,13 @@ static inline void block_dot4x4(const uint8_t *qs, const block_q8_Kx4 *xb, int h
     *s23 = _mm256_permutevar8x32_epi32(_mm256_hadd_epi32(hs[2], hs[3]), order);
 }
 
+extern const ciot_kernel ciot_k_t2x4_gemm_avx2;
 static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_T2X4_SLICES_MIN_BATCH_AVX2) ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
-    else ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER128, 2, ciot_t2x4_decode_slice_avx2,
-                                   ciot_tl16_dot_block_avx2);
+    if (!ciot_kernel_at_batch(&ciot_k_t2x4_gemm_avx2, mm->batch))
+        ciot_tile4x4_gemm_avx2(mm, first, count, block_dot4x4, 1);
+    else
+        ciot_t2p_slices_gemm_loop(mm, first, count, CIOT_DOT_PER128, 2, ciot_t2x4_decode_slice_avx2,
+                                  ciot_slice_block_avx2);
 }
 
 CIOT_KERNEL(t2x4_gemm_avx2, t2x4_gemm_ref, .layout = &ciot_layout_t2x4, .act = &ciot_act_q8_Kx4, .op = CIOT_OP_GEMM,

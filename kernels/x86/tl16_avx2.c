@@ -86,24 +86,11 @@ static void finish(const void *state, float *y) {
     }
 }
 
-static const ciot_lut_method method = {CIOT_TL16_GROUP, sizeof(block_tables), sizeof(__m256[8][4][4]), sizeof(block_tl16),
-                                       build, run, finish, run_rows};
-_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
-_Static_assert(CIOT_TL16_GROUP * sizeof(__m256[8][4][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
+CIOT_LUT_METHOD(CIOT_TL16_GROUP, block_tables, __m256[8][4][4], block_tl16, run_rows);
 
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl16_gemv_avx2, tl16_gemv_ref, .layout = &ciot_layout_tl16, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
-
-/* The gemm. Below CIOT_TL16_DOT_MIN_BATCH activation rows the lookups above, the decoding once per 4 rows
- * (run_rows); from it each 32-row slice of a block decoded once into weights for the whole batch, which
- * vpmaddubsw multiplies (tl16_dot_avx2.h). Either way each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_TL16_DOT_MIN_BATCH) ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count);
-    else ciot_tl16_dot_gemm_avx2(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0);
-}
-
-CIOT_KERNEL(tl16_gemm_avx2, tl16_gemm_ref, .layout = &ciot_layout_tl16, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP,
-            .mac_batch = CIOT_TL16_DOT_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX2_I16_B32);
+/* The gemm from its .mac_batch activation rows on: each 32-row slice of a block decoded once into weights for the
+ * whole batch, which vpmaddubsw multiplies (tl16_dot_avx2.h); below it the lookups above, the decoding once per 4
+ * rows (run_rows). Either way each row in the gemv's float order. */
+CIOT_LUT_KERNELS_BY_BATCH(tl16, avx2, ciot_act_q8_0, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_LOOKUP, CIOT_TL16_DOT_MIN_BATCH,
+                          CIOT_MAC_AVX2_I16_B32,
+                          (ciot_tl16_dot_gemm_avx2(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0)));

@@ -11,9 +11,12 @@
 
 extern const ciot_kernel ciot_k_tl16_gemm_avx2;
 
+extern const ciot_kernel ciot_k_tl16_gemm_avx512vnni;
 static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_TL16_DOT_MIN_BATCH_AVX512) ciot_k_tl16_gemm_avx2.compute(mm, first, count);
-    else ciot_tl16_dot_gemm_avx512vnni(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0);
+    if (!ciot_kernel_at_batch(&ciot_k_tl16_gemm_avx512vnni, mm->batch))
+        ciot_k_tl16_gemm_avx2.compute(mm, first, count);
+    else
+        ciot_tl16_dot_gemm_avx512vnni(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0);
 }
 
 CIOT_KERNEL(tl16_gemm_avx512vnni, tl16_gemm_ref, .layout = &ciot_layout_tl16, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,

@@ -10,10 +10,13 @@
 
 extern const ciot_kernel ciot_k_tl16_gemm_avx2;
 
+extern const ciot_kernel ciot_k_tl16_gemm_avxvnni;
 static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_TL16_DOT_MIN_BATCH_AVXVNNI) ciot_k_tl16_gemm_avx2.compute(mm, first, count);
-    else ciot_tl16_dot_gemm_loop(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0, 2,
-                                 ciot_tl16_dot_block_avxvnni);
+    if (!ciot_kernel_at_batch(&ciot_k_tl16_gemm_avxvnni, mm->batch))
+        ciot_k_tl16_gemm_avx2.compute(mm, first, count);
+    else
+        ciot_tl16_dot_gemm_loop(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0, 2,
+                                ciot_slice_block_avxvnni);
 }
 
 CIOT_KERNEL(tl16_gemm_avxvnni, tl16_gemm_ref, .layout = &ciot_layout_tl16, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,

@@ -1,6 +1,6 @@
 /* TL16 on decoded slices with AVX-512 VNNI (included only by *_avx512vnni.c), shared by the TL16 gemms of
- * PTQ1_0 and TQ1_0: the slices of tl16_dot_avx2.h (its decoding, loop and float order), multiplied by vpdpbusd
- * on zmm. Two of a slice's lane groups sit side by side in memory, so one zmm load takes 16 rows' four weights
+ * PTQ1_0 and TQ1_0: the slices of tl16_dot_avx2.h (its decoding; slices_gemm_loop_avx2.h's loop and float
+ * order), multiplied by vpdpbusd on zmm. Two of a slice's lane groups sit side by side in memory, so one zmm load takes 16 rows' four weights
  * each, and one vpdpbusd adds 64 products into int32 lanes: no int16 bound, no widening. */
 #ifndef CIOT_X86_TL16_DOT_AVX512VNNI_H
 #define CIOT_X86_TL16_DOT_AVX512VNNI_H
@@ -16,13 +16,13 @@ enum { CIOT_TL16_DOT_MIN_BATCH_AVX512 = 5 };
 /* Activation rows per weight load: eight int32 chains of 8 dependent vpdpbusd each at 4. */
 enum { CIOT_TL16_DOT_ROWS_AVX512 = 4 };
 
-/* Block i of slice sl for nc (1 .. 4, a constant once inlined) activation rows, as ciot_tl16_dot_block_avx2:
+/* Block i of slice sl for nc (1 .. 4, a constant once inlined) activation rows, as ciot_slice_block_avx2:
  * zmm h holds the lanes of w's groups 2h and 2h + 1 (rows 8h .. 8h + 3, 8h + 16 .. 8h + 19 and the next four
  * of each), and so do the states (st[c][q][2h], [2h + 1]). Each sum starts at -128 x the row's weight sum. */
-static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx512vnni(const ciot_tl16_slice_avx2 *sl, int i,
+static inline __attribute__((always_inline)) void ciot_slice_block_avx512vnni(const ciot_slice_avx2 *sl, int i,
                                                                                  const uint8_t *const *xb,
                                                                                  const float *const *dy,
-                                                                                 ciot_tl16_dot_state *const *st, int nc,
+                                                                                 ciot_slice_state *const *st, int nc,
                                                                                  const int order) {
     const __m512 dw[2] = {_mm512_load_ps((const float *)&sl->dw[0]), _mm512_load_ps((const float *)&sl->dw[2])};
     __m512i tsum[CIOT_TL16_DOT_ROWS_AVX512][2]; /* per 128- or 256-block: the int32 sums */
@@ -74,7 +74,7 @@ static inline __attribute__((always_inline)) void ciot_tl16_dot_block_avx512vnni
 
 static inline __attribute__((always_inline)) void ciot_tl16_dot_gemm_avx512vnni(const ciot_mm *mm, int first, int count,
                                                                                 size_t x_row_bytes, const int tq1) {
-    ciot_tl16_dot_gemm_loop(mm, first, count, x_row_bytes, tq1, CIOT_TL16_DOT_ROWS_AVX512, ciot_tl16_dot_block_avx512vnni);
+    ciot_tl16_dot_gemm_loop(mm, first, count, x_row_bytes, tq1, CIOT_TL16_DOT_ROWS_AVX512, ciot_slice_block_avx512vnni);
 }
 
 #endif

@@ -77,24 +77,10 @@ static void finish(const void *state, float *y) {
         for (int k = 0; k < 4; k++) _mm256_storeu_ps(y + 32 * v + 8 * k, st->acc[v][k]);
 }
 
-static const ciot_lut_method method = {CIOT_TL16_GROUP, sizeof(block_tables), sizeof(tile_state), sizeof(block_tl16),
-                                       build, run, finish, run_rows};
-_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
-_Static_assert(CIOT_TL16_GROUP * sizeof(tile_state) <= CIOT_LUT_STATE_BUDGET, "a group's state fits");
-_Static_assert(sizeof(tile_state) % 64 == 0, "tile states stay 64-byte aligned");
+CIOT_LUT_METHOD(CIOT_TL16_GROUP, block_tables, tile_state, block_tl16, run_rows);
 
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl16_tq1_gemv_avx2, tl16_tq1_gemv_ref, .layout = &ciot_layout_tl16_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMV, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
-
-/* The gemm: the lookups below CIOT_TL16_DOT_MIN_BATCH activation rows, the decoded slices from it (as
- * tl16_gemm_avx2), each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_TL16_DOT_MIN_BATCH) ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
-    else ciot_tl16_dot_gemm_avx2(mm, first, count, ciot_act_bytes(&ciot_act_q8_K, 1, mm->K), 1);
-}
-
-CIOT_KERNEL(tl16_tq1_gemm_avx2, tl16_tq1_gemm_ref, .layout = &ciot_layout_tl16_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP,
-            .mac_batch = CIOT_TL16_DOT_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX2_I16);
+/* The gemm from its .mac_batch activation rows on: the decoded slices (as tl16_gemm_avx2); below it the lookups.
+ * Either way each row in the gemv's float order. */
+CIOT_LUT_KERNELS_BY_BATCH(tl16_tq1, avx2, ciot_act_q8_K, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_LOOKUP,
+                          CIOT_TL16_DOT_MIN_BATCH, CIOT_MAC_AVX2_I16,
+                          (ciot_tl16_dot_gemm_avx2(mm, first, count, ciot_act_bytes(&ciot_act_q8_K, 1, mm->K), 1)));

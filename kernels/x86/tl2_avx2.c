@@ -100,26 +100,14 @@ static void finish(const void *state, float *y) {
         for (int k = 0; k < 4; k++) _mm256_storeu_ps(y + 32 * v + 8 * k, acc[v][k]);
 }
 
-static const ciot_lut_method method = {CIOT_TL2_GROUP, sizeof(block_tables), sizeof(__m256[8][4]), sizeof(block_tl2),
-                                       build, run, finish, NULL};
-_Static_assert(CIOT_TL2_GROUP * sizeof(__m256[8][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
-
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl2_gemv_avx2, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_LOOKUP);
+CIOT_LUT_METHOD(CIOT_TL2_GROUP, block_tables, __m256[8][4], block_tl2, NULL);
 
 /* The gemm slices from this batch on (tl2_slices_avx2.h, vpmaddubsw), the lookups below it, where those are
  * faster (results/kernel-bounds.md, "Gemm families"). */
 enum { CIOT_TL2_SLICES_MIN_BATCH_AVX2 = 8 };
 
-/* The gemm: below CIOT_TL2_SLICES_MIN_BATCH_AVX2 rows the same method per activation row (ciot_lut_gemm),
- * each row in the gemv's float order; from it, each slice decoded once for the pass's rows. */
-static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_TL2_SLICES_MIN_BATCH_AVX2) ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
-    else ciot_tl2_slices_gemm(mm, first, count, 2, ciot_tl16_dot_block_avx2);
-}
-
-CIOT_KERNEL(tl2_gemm_avx2, tl2_gemm_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_LOOKUP,
-            .mac_batch = CIOT_TL2_SLICES_MIN_BATCH_AVX2, .mac_at_batch = CIOT_MAC_AVX2_I16);
+/* The gemm from its .mac_batch activation rows on: each slice decoded once for the pass's rows; below it the same
+ * method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+CIOT_LUT_KERNELS_BY_BATCH(tl2, avx2, ciot_act_q8_K, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_LOOKUP,
+                          CIOT_TL2_SLICES_MIN_BATCH_AVX2, CIOT_MAC_AVX2_I16,
+                          (ciot_tl2_slices_gemm(mm, first, count, 2, ciot_slice_block_avx2)));

@@ -85,20 +85,7 @@ static void finish(const void *state, float *y) {
     for (int v = 0; v < 4; v++) ciot_lut_store_avx512vnni(acc[v], y + 64 * v);
 }
 
-static const ciot_lut_method method = {CIOT_TL2_GROUP, sizeof(block_tables), sizeof(__m512[4][4]),
-                                       sizeof(block_tl2), build, run, finish, NULL};
-_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
-_Static_assert(CIOT_TL2_GROUP * sizeof(__m512[4][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
+CIOT_LUT_METHOD(CIOT_TL2_GROUP, block_tables, __m512[4][4], block_tl2, NULL);
 
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl2_gemv_avx512vbmi, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
-            .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv,
-            .mac = CIOT_MAC_LOOKUP);
-
-/* The gemm: the same method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) { ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count); }
-
-CIOT_KERNEL(tl2_gemm_avx512vbmi, tl2_gemm_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm,
-            .mac = CIOT_MAC_LOOKUP);
+CIOT_LUT_KERNELS(tl2, avx512vbmi, ciot_act_q8_K, CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
+                 CIOT_MAC_LOOKUP);

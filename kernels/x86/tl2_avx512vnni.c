@@ -99,27 +99,14 @@ static void finish(const void *state, float *y) {
     for (int v = 0; v < 4; v++) ciot_lut_store_in_avx512vnni(acc + 4 * v, y + 64 * v, row_of);
 }
 
-static const ciot_lut_method method = {CIOT_TL2_GROUP, sizeof(block_act), sizeof(__m512[16]), sizeof(block_tl2),
-                                       build, run, finish, NULL};
-_Static_assert(sizeof(block_act) <= CIOT_LUT_TABLE_BUDGET, "a block's activations fit");
-_Static_assert(CIOT_TL2_GROUP * sizeof(__m512[16]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
-
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl2_gemv_avx512vnni, tl2_gemv_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMV,
-            .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX512VNNI);
+CIOT_LUT_METHOD(CIOT_TL2_GROUP, block_act, __m512[16], block_tl2, NULL);
 
 /* The gemm slices from this batch on (tl2_slices_avx2.h, vpdpbusd on zmm), the gemv's dot products per row
  * below it, where those are faster (results/kernel-bounds.md, "Gemm families"). */
 enum { CIOT_TL2_SLICES_MIN_BATCH_AVX512 = 8 };
 
-/* The gemm: below CIOT_TL2_SLICES_MIN_BATCH_AVX512 rows the same method per activation row (ciot_lut_gemm),
- * each row in the gemv's float order; from it, each slice decoded once for the pass's rows. */
-static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_TL2_SLICES_MIN_BATCH_AVX512) ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
-    else ciot_tl2_slices_gemm(mm, first, count, CIOT_TL16_DOT_ROWS_AVX512, ciot_tl16_dot_block_avx512vnni);
-}
-
-CIOT_KERNEL(tl2_gemm_avx512vnni, tl2_gemm_ref, .layout = &ciot_layout_tl2, .act = &ciot_act_q8_K, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX512VNNI,
-            .mac_batch = CIOT_TL2_SLICES_MIN_BATCH_AVX512, .mac_at_batch = CIOT_MAC_AVX512VNNI);
+/* The gemm from its .mac_batch activation rows on: each slice decoded once for the pass's rows; below it the same
+ * method per activation row (ciot_lut_gemm), each row in the gemv's float order. */
+CIOT_LUT_KERNELS_BY_BATCH(tl2, avx512vnni, ciot_act_q8_K, CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
+                          CIOT_MAC_AVX512VNNI, CIOT_TL2_SLICES_MIN_BATCH_AVX512, CIOT_MAC_AVX512VNNI,
+                          (ciot_tl2_slices_gemm(mm, first, count, CIOT_TL16_DOT_ROWS_AVX512, ciot_slice_block_avx512vnni)));

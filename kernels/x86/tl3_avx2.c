@@ -75,23 +75,11 @@ static void finish(const void *state, float *y) {
                                                                _mm256_add_ps(acc[v][2][k], acc[v][3][k])));
 }
 
-static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_prep), sizeof(__m256[8][4][4]), sizeof(block_tl3),
-                                       build, run, finish, run_rows};
-_Static_assert(CIOT_TL3_GROUP * sizeof(__m256[8][4][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
+CIOT_LUT_METHOD(CIOT_TL3_GROUP, block_prep, __m256[8][4][4], block_tl3, run_rows);
 
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl3_gemv_avx2, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2_I16_B32);
-
-/* The gemm: below CIOT_TL3_SLICES_MIN_BATCH_AVX2 activation rows the same decoding, once per 4 rows (run_rows);
- * from it each 32-row slice of a block decoded once for the whole batch (tl3_slices_avx2.h). Either way each row
- * in the gemv's float order, with vpmaddubsw in int16. */
-static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_TL3_SLICES_MIN_BATCH_AVX2) ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count);
-    else ciot_tl3_slices_gemm_avx2(mm, first, count, &ciot_act_q8_0, CIOT_DOT_PER32);
-}
-
-CIOT_KERNEL(tl3_gemm_avx2, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16_B32,
-            .mac_batch = CIOT_TL3_SLICES_MIN_BATCH_AVX2, .mac_at_batch = CIOT_MAC_AVX2_I16_B32);
+/* The gemm from its .mac_batch activation rows on: each 32-row slice of a block decoded once for the whole batch
+ * (tl3_slices_avx2.h); below it the same decoding as the gemv, once per 4 rows (run_rows). Either way each row in
+ * the gemv's float order, with vpmaddubsw in int16. */
+CIOT_LUT_KERNELS_BY_BATCH(tl3, avx2, ciot_act_q8_0, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_AVX2_I16_B32,
+                          CIOT_TL3_SLICES_MIN_BATCH_AVX2, CIOT_MAC_AVX2_I16_B32,
+                          (ciot_tl3_slices_gemm_avx2(mm, first, count, &ciot_act_q8_0, CIOT_DOT_PER32)));

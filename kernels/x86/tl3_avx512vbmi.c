@@ -63,29 +63,15 @@ static void finish(const void *state, float *y) {
     }
 }
 
-static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(__m512[4][4][4]),
-                                       sizeof(block_tl3), build, run, finish, NULL};
-_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
-_Static_assert(CIOT_TL3_GROUP * sizeof(__m512[4][4][4]) <= CIOT_LUT_STATE_BUDGET, "a group's float state fits");
-
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl3_gemv_avx512vbmi, tl3_gemv_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMV,
-            .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv,
-            .mac = CIOT_MAC_LOOKUP);
+CIOT_LUT_METHOD(CIOT_TL3_GROUP, block_tables, __m512[4][4][4], block_tl3, NULL);
 
 /* From this batch on the gemm decodes, where the decoded quarters pass the lookups (results/kernel-bounds.md,
  * "TL3"). */
 enum { CIOT_TL3_DOT_MIN_BATCH = 16 };
 
-/* The gemm: below CIOT_TL3_DOT_MIN_BATCH activation rows the same lookups per row (ciot_lut_gemm); from it each
- * 64-row quarter of a block decoded once into weights for the whole batch, which vpdpbusd multiplies
- * (tl3_dot_avx512vbmi.h). Either way each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_TL3_DOT_MIN_BATCH) ciot_lut_gemm(&method, &ciot_act_q8_0, mm, first, count);
-    else ciot_tl3_dot_gemm_avx512vbmi(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0);
-}
-
-CIOT_KERNEL(tl3_gemm_avx512vbmi, tl3_gemm_ref, .layout = &ciot_layout_tl3, .act = &ciot_act_q8_0, .op = CIOT_OP_GEMM,
-            .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm,
-            .mac = CIOT_MAC_LOOKUP, .mac_batch = CIOT_TL3_DOT_MIN_BATCH, .mac_at_batch = CIOT_MAC_AVX512VNNI_B32);
+/* The gemm from its .mac_batch activation rows on: each 64-row quarter of a block decoded once into weights for the
+ * whole batch, which vpdpbusd multiplies (tl3_dot_avx512vbmi.h); below it the same lookups per row (ciot_lut_gemm).
+ * Either way each row in the gemv's float order. */
+CIOT_LUT_KERNELS_BY_BATCH(tl3, avx512vbmi, ciot_act_q8_0, CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
+                          CIOT_MAC_LOOKUP, CIOT_TL3_DOT_MIN_BATCH, CIOT_MAC_AVX512VNNI_B32,
+                          (ciot_tl3_dot_gemm_avx512vbmi(mm, first, count, ciot_act_bytes(&ciot_act_q8_0, 1, mm->K), 0)));

@@ -1,6 +1,6 @@
 /* TL3 as multiply-add operands (included by *_avx2.c), for the TL3 gemms of PTQ1_0 and TQ1_0 at larger
  * batches: slice v of a block (rows 32v .. 32v + 31 of its 256-row tile) decoded once, by tl3_sums_avx2.h's
- * compares, into the weights u - 1 (-1..1 as int8) in the slices of tl16_dot_avx2.h, which every activation
+ * compares, into the weights u - 1 (-1..1 as int8) in the slices of slices_gemm_loop_avx2.h, which every activation
  * row of the batch then multiplies through its loop (ciot_slices_gemm_loop). Below that batch the TL3 AVX2
  * gemms decode the same trits once per four activation rows (ciot_lut_gemm), which costs them as much at
  * batch 64 as at 4. */
@@ -9,12 +9,12 @@
 
 #include <immintrin.h>
 #include "formats.h"
-#include "tl16_dot_avx2.h"
+#include "slices_gemm_loop_avx2.h"
 #include "tl3_sums_avx2.h"
 
 /* Slice v: sub-block q's weights 5g .. 5g + 4 are the five trits of group code sb[q].qs[g] (g = 0..5), weights
  * 30 and 31 the pair code in nibble v >> 2 of sb[q].qn (formats.h), each trit u (0..2) the weight u - 1. */
-static inline void ciot_tl3_decode_slice_avx2(const void *block, int v, ciot_tl16_slice_avx2 *out) {
+static inline void ciot_tl3_decode_slice_avx2(const void *block, int v, ciot_slice_avx2 *out) {
     const block_tl3 *b = block;
     const __m256i one = _mm256_set1_epi8(1), c15 = _mm256_set1_epi8(15);
     const __m256i t0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ciot_tl3_pair_trits_avx2[0]));
@@ -47,7 +47,7 @@ static const ciot_slice_layout ciot_slices_tl3 = {sizeof(block_tl3), CIOT_TL3_GR
 static inline __attribute__((always_inline)) void ciot_tl3_slices_gemm_avx2(const ciot_mm *mm, int first, int count,
                                                                             const ciot_act_format *act, const int order) {
     ciot_slices_gemm_loop(mm, first, count, ciot_slices_tl3, ciot_act_bytes(act, 1, mm->K), order, 2,
-                          ciot_tl16_dot_block_avx2);
+                          ciot_slice_block_avx2);
 }
 
 #endif

@@ -83,25 +83,10 @@ static void finish(const void *state, float *y) {
         for (int k = 0; k < 4; k++) _mm256_storeu_ps(y + 32 * v + 8 * k, st->acc[v][k]);
 }
 
-static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_prep), sizeof(tile_state), sizeof(block_tl3),
-                                       build, run, finish, run_rows};
-_Static_assert(sizeof(block_prep) <= CIOT_LUT_TABLE_BUDGET, "a block's preparation fits");
-_Static_assert(CIOT_TL3_GROUP * sizeof(tile_state) <= CIOT_LUT_STATE_BUDGET, "a group's state fits");
-_Static_assert(sizeof(tile_state) % 64 == 0, "tile states stay 64-byte aligned");
+CIOT_LUT_METHOD(CIOT_TL3_GROUP, block_prep, tile_state, block_tl3, run_rows);
 
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl3_tq1_gemv_avx2, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMV, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemv, .mac = CIOT_MAC_AVX2_I16);
-
-/* The gemm: below CIOT_TL3_SLICES_MIN_BATCH_AVX2 activation rows the same decoding, once per 4 rows (run_rows);
- * from it the decoded slices (tl3_slices_avx2.h), as tl3_gemm_avx2. Either way each row in the gemv's float
- * order. */
-static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_TL3_SLICES_MIN_BATCH_AVX2) ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
-    else ciot_tl3_slices_gemm_avx2(mm, first, count, &ciot_act_q8_K, CIOT_DOT_PER256);
-}
-
-CIOT_KERNEL(tl3_tq1_gemm_avx2, tl3_tq1_gemm_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX2 | CIOT_F_FMA, .compute = gemm, .mac = CIOT_MAC_AVX2_I16,
-            .mac_batch = CIOT_TL3_SLICES_MIN_BATCH_AVX2, .mac_at_batch = CIOT_MAC_AVX2_I16);
+/* The gemm from its .mac_batch activation rows on: the decoded slices (tl3_slices_avx2.h), as tl3_gemm_avx2; below
+ * it the same decoding as the gemv, once per 4 rows (run_rows). Either way each row in the gemv's float order. */
+CIOT_LUT_KERNELS_BY_BATCH(tl3_tq1, avx2, ciot_act_q8_K, CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_AVX2_I16,
+                          CIOT_TL3_SLICES_MIN_BATCH_AVX2, CIOT_MAC_AVX2_I16,
+                          (ciot_tl3_slices_gemm_avx2(mm, first, count, &ciot_act_q8_K, CIOT_DOT_PER256)));

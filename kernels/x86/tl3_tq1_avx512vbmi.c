@@ -62,31 +62,16 @@ static void finish(const void *state, float *y) {
     for (int v = 0; v < 4; v++) ciot_lut_store_avx512vnni(st->acc[v], y + 64 * v);
 }
 
-static const ciot_lut_method method = {CIOT_TL3_GROUP, sizeof(block_tables), sizeof(tile_state), sizeof(block_tl3),
-                                       build, run, finish, NULL};
-_Static_assert(sizeof(block_tables) <= CIOT_LUT_TABLE_BUDGET, "a block's tables fit");
-_Static_assert(CIOT_TL3_GROUP * sizeof(tile_state) <= CIOT_LUT_STATE_BUDGET, "a group's state fits");
-_Static_assert(sizeof(tile_state) % 64 == 0, "tile states stay 64-byte aligned");
-
-static void gemv(const ciot_mm *mm, int first, int count) { ciot_lut_gemv(&method, mm, first, count); }
-
-CIOT_KERNEL(tl3_tq1_gemv_avx512vbmi, tl3_tq1_gemv_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMV, .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
-            .compute = gemv, .mac = CIOT_MAC_LOOKUP);
+CIOT_LUT_METHOD(CIOT_TL3_GROUP, block_tables, tile_state, block_tl3, NULL);
 
 /* From this batch on the gemm decodes: TQ1_0's lookups are faster than PTQ1_0's (one float step per 256
  * weights), so the decoded quarters pass them only at a larger batch (results/kernel-bounds.md, "TL3"). */
 enum { CIOT_TL3_TQ1_DOT_MIN_BATCH = 64 };
 
-/* The gemm: below CIOT_TL3_TQ1_DOT_MIN_BATCH activation rows the same lookups per row (ciot_lut_gemm); from it each
- * 64-row quarter of a block decoded once into weights for the whole batch, which vpdpbusd multiplies
- * (tl3_dot_avx512vbmi.h). Either way each row in the gemv's float order. */
-static void gemm(const ciot_mm *mm, int first, int count) {
-    if (mm->batch < CIOT_TL3_TQ1_DOT_MIN_BATCH) ciot_lut_gemm(&method, &ciot_act_q8_K, mm, first, count);
-    else ciot_tl3_dot_gemm_avx512vbmi(mm, first, count, ciot_act_bytes(&ciot_act_q8_K, 1, mm->K), 1);
-}
-
-CIOT_KERNEL(tl3_tq1_gemm_avx512vbmi, tl3_tq1_gemm_ref, .layout = &ciot_layout_tl3_tq1, .act = &ciot_act_q8_K,
-            .op = CIOT_OP_GEMM, .features = CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA,
-            .compute = gemm, .mac = CIOT_MAC_LOOKUP, .mac_batch = CIOT_TL3_TQ1_DOT_MIN_BATCH,
-            .mac_at_batch = CIOT_MAC_AVX512VNNI);
+/* The gemm from its .mac_batch activation rows on: each 64-row quarter of a block decoded once into weights for the
+ * whole batch, which vpdpbusd multiplies (tl3_dot_avx512vbmi.h); below it the same lookups per row (ciot_lut_gemm).
+ * Either way each row in the gemv's float order. */
+CIOT_LUT_KERNELS_BY_BATCH(tl3_tq1, avx512vbmi, ciot_act_q8_K,
+                          CIOT_F_AVX512VBMI | CIOT_F_AVX512VNNI | CIOT_F_AVX2 | CIOT_F_FMA, CIOT_MAC_LOOKUP,
+                          CIOT_TL3_TQ1_DOT_MIN_BATCH, CIOT_MAC_AVX512VNNI,
+                          (ciot_tl3_dot_gemm_avx512vbmi(mm, first, count, ciot_act_bytes(&ciot_act_q8_K, 1, mm->K), 1)));
