@@ -1,25 +1,18 @@
-/* glu's descriptor: y = silu(gate) x up, the FFN's (kernels/ops.md); its oracle cases cover the residual
- * add too (kind_add.c runs the same loops). */
+/* glu's descriptor, y = silu(gate) x up, the FFN's (kernels/ops.md), and add's, the residual y += x: the same
+ * loops in their CIOT_GLU_ADD mode, so add's descriptor stands here and glu's oracle cases cover both. */
 #include <stdio.h>
 #include "kind_impl.h"
 
 CIOT_KIND_FNS(glu)
-CIOT_KIND_LOOP(glu, ref)
-#if defined(__x86_64__)
-CIOT_KIND_LOOP(glu, avx2)
-#define VERSIONS [CIOT_OPV_AVX2] = run_avx2, [CIOT_OPV_AVX512F] = run_avx2
-#elif defined(__aarch64__)
-CIOT_KIND_LOOP(glu, neon)
-#define VERSIONS [CIOT_OPV_NEON] = run_neon
-#else
-#define VERSIONS
-#endif
+CIOT_KIND_LOOPS_AVX2_NEON(glu)
 
-static void size(const int *p, int capacity, void *args, ciot_token_need *need) {
+static void size_mode(const int *p, void *args, ciot_token_need *need, ciot_glu_mode mode) {
     float *const P = ciot_kind_probe[0];
-    *(ciot_glu_args *)args = (ciot_glu_args){P, P, P, p[0], CIOT_GLU_SILU};
+    *(ciot_glu_args *)args = (ciot_glu_args){P, P, P, p[0], mode};
     need->act_floats = (size_t)p[0];
 }
+static void size(const int *p, int capacity, void *args, ciot_token_need *need) { size_mode(p, args, need, CIOT_GLU_SILU); }
+static void size_add(const int *p, int capacity, void *args, ciot_token_need *need) { size_mode(p, args, need, CIOT_GLU_ADD); }
 
 static void bind(void *args, const int *p, const ciot_token_mem *m) {
     ciot_glu_args *a = args;
@@ -59,6 +52,12 @@ static void cases(ciot_op_cases *c) {
 
 const ciot_token_kind ciot_kind_glu = {
     .name = "glu", .keys = {"n"}, .type_key = -1, .mix = CIOT_MIX_READ, CIOT_KIND_COMMON,
-    .run = {[CIOT_OPV_REF] = run_ref, VERSIONS},
+    .run = CIOT_KIND_RUN_AVX2_NEON,
     .size = size, .bind = bind, .cases = cases,
+};
+
+const ciot_token_kind ciot_kind_add = {
+    .name = "add", .keys = {"n"}, .type_key = -1, .mix = CIOT_MIX_READ, CIOT_KIND_COMMON,
+    .run = CIOT_KIND_RUN_AVX2_NEON,
+    .size = size_add, .bind = bind,
 };

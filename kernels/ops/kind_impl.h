@@ -20,6 +20,19 @@
 #define CIOT_KIND_LOOP(kind, isa) \
     static void run_##isa(const void *a, int ph, int p, int n) { ciot_##kind##_##isa(a, ph, p, n); }
 
+/* The loops and .run rows of a kind whose versions are an AVX2 loop (AVX-512 F runs it too) and a NEON one,
+ * the common case; a kind with other versions writes its own. */
+#if defined(__x86_64__)
+#define CIOT_KIND_LOOPS_AVX2_NEON(kind) CIOT_KIND_LOOP(kind, ref) CIOT_KIND_LOOP(kind, avx2)
+#define CIOT_KIND_RUN_AVX2_NEON {[CIOT_OPV_REF] = run_ref, [CIOT_OPV_AVX2] = run_avx2, [CIOT_OPV_AVX512F] = run_avx2}
+#elif defined(__aarch64__)
+#define CIOT_KIND_LOOPS_AVX2_NEON(kind) CIOT_KIND_LOOP(kind, ref) CIOT_KIND_LOOP(kind, neon)
+#define CIOT_KIND_RUN_AVX2_NEON {[CIOT_OPV_REF] = run_ref, [CIOT_OPV_NEON] = run_neon}
+#else
+#define CIOT_KIND_LOOPS_AVX2_NEON(kind) CIOT_KIND_LOOP(kind, ref)
+#define CIOT_KIND_RUN_AVX2_NEON {[CIOT_OPV_REF] = run_ref}
+#endif
+
 /* Non-NULL addresses for the args a kind sizes: the checks look at sizes and never read through them. */
 static _Alignas(64) float ciot_kind_probe[2][16];
 

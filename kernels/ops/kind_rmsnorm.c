@@ -3,16 +3,7 @@
 #include "kind_impl.h"
 
 CIOT_KIND_FNS(rmsnorm)
-CIOT_KIND_LOOP(rmsnorm, ref)
-#if defined(__x86_64__)
-CIOT_KIND_LOOP(rmsnorm, avx2)
-#define VERSIONS [CIOT_OPV_AVX2] = run_avx2, [CIOT_OPV_AVX512F] = run_avx2
-#elif defined(__aarch64__)
-CIOT_KIND_LOOP(rmsnorm, neon)
-#define VERSIONS [CIOT_OPV_NEON] = run_neon
-#else
-#define VERSIONS
-#endif
+CIOT_KIND_LOOPS_AVX2_NEON(rmsnorm)
 
 static void size(const int *p, int capacity, void *args, ciot_token_need *need) {
     float *const P = ciot_kind_probe[0];
@@ -56,6 +47,6 @@ static void cases(ciot_op_cases *c) {
 
 const ciot_token_kind ciot_kind_rmsnorm = {
     .name = "rmsnorm", .keys = {"rows", "n"}, .type_key = -1, .mix = CIOT_MIX_READ, CIOT_KIND_COMMON,
-    .run = {[CIOT_OPV_REF] = run_ref, VERSIONS},
+    .run = CIOT_KIND_RUN_AVX2_NEON,
     .size = size, .bind = bind, .cases = cases,
 };
