@@ -1,4 +1,4 @@
-// The state of one `ciot bench` run, shared by the runner (bench.cc) and its report (bench_report.cc).
+// The state of one `ciot bench` run, shared by the runner (bench*.cc, bench_state.h) and its report (bench_report.cc).
 #ifndef CIOT_BENCH_RUN_H
 #define CIOT_BENCH_RUN_H
 
