@@ -14,7 +14,7 @@ set(ciot_floor_may_use_ciot_check ciot_kernels ciot_pools ciot_io)
 set(ciot_floor_may_use_ciot_profiles ciot_kernels ciot_pools ciot_io ciot_measure)
 set(ciot_floor_may_use_ciot_cmd ciot_kernels ciot_pools ciot_io ciot_measure ciot_check ciot_profiles)
 # Headers compiled as C++ in the positive controls (the rest as C11).
-set(ciot_floor_cxx_headers bench_run.h)
+set(ciot_floor_cxx_headers bench_run.h bench_console.h)
 
 set(floors_content "set(FLOORS \"${ciot_floors}\")\nset(CXX_HEADERS \"${ciot_floor_cxx_headers}\")\n")
 foreach(lib IN LISTS ciot_floors)
