@@ -4,8 +4,8 @@ run's per-token ratios and the flags they imply."""
 import json
 import statistics
 
-from runfolder import (FLAG_NAMES, MAX_DIM, MAX_RATE, MAX_RATIO, _fail, check, count, flag_agrees, get, in_range, rate,
-                       read_json, spread, stats)
+from validate import (FLAG_NAMES, MAX_DIM, MAX_RATE, MAX_RATIO, _fail, check, count, flag_agrees, get, in_range, rate,
+                      read_json, spread, stats)
 
 MS = ("min", "median", "max")
 HALF_UNIT = 0.00005   # replay.json writes GB/s and ratios with 4 decimals (profiles/replay_report.c)

@@ -42,6 +42,124 @@ static double cell_median(const ciot_replay_record *recs, int tokens, size_t off
     return ciot_median(tmp, tokens);
 }
 
+/* Each ruler's median over the tokens; the read probe's is the ceiling. */
+static void ruler_medians(const ciot_paired_samples *paired, int tokens, double *tmp, ciot_run_stats *out) {
+    for (int p = 0; p < CIOT_BW_N_KINDS; p++) {
+        if (!paired->gbs[p]) continue;
+        out->paired.gbs[p] = paired->gbs[p];
+        memcpy(tmp, paired->gbs[p], (size_t)tokens * sizeof *tmp);
+        out->ruler_median[p] = ciot_median(tmp, tokens);
+    }
+    out->ceiling_gbs = out->ruler_median[CIOT_BW_READ];
+}
+
+/* The bytes each ruler times: a sampled ruler its steps' bytes, the read probe the rest of the weights. */
+static void bytes_by_ruler(const ciot_run_stats *out, size_t weight_bytes, size_t *by_ruler) {
+    size_t others = 0;
+    for (int s = 0; s < out->n_steps; s++)
+        if (out->steps[s].ruler != CIOT_BW_READ && out->paired.gbs[out->steps[s].ruler]) {
+            by_ruler[out->steps[s].ruler] += out->steps[s].bytes;
+            others += out->steps[s].bytes;
+        }
+    by_ruler[CIOT_BW_READ] = weight_bytes > others ? weight_bytes - others : 0;
+}
+
+/* Per step: its median wall time against its ruler's median, and the median of each per-thread cell, the
+ * four per-thread fields laid out one after the other in CELLS. */
+static void step_medians(const ciot_replay_record *recs, double *cells, double *tmp, ciot_run_stats *out) {
+    const int tokens = out->tokens, threads = out->threads;
+    const size_t per = (size_t)out->n_steps * (size_t)threads;
+    for (int s = 0; s < out->n_steps; s++) {
+        const ciot_replay_step *step = &out->steps[s];
+        ciot_step_stats *st = &out->step[s];
+        const double ceiling = out->ruler_median[out->paired.gbs[step->ruler] ? step->ruler : CIOT_BW_READ];
+        for (int k = 0; k < tokens; k++) tmp[k] = (double)recs[k].wall_ns[s] * 1e-3;
+        st->wall_us = ciot_median(tmp, tokens);
+        st->gbs = gbs_of(step->bytes, st->wall_us);
+        st->pct_ceiling = ceiling > 0 ? 100 * st->gbs / ceiling : 0;
+        st->busy_us = cells + (size_t)s * threads;
+        st->wait_us = st->busy_us + per;
+        st->start_us = st->wait_us + per;
+        st->injected_us = st->start_us + per;
+        for (int t = 0; t < threads; t++) {
+            const size_t c = (size_t)s * threads + (size_t)t;
+            st->busy_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, busy_ns), c, tmp);
+            st->wait_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, wait_ns), c, tmp);
+            st->start_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, start_ns), c, tmp);
+            st->injected_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, injected_ns), c, tmp);
+        }
+    }
+}
+
+/* Totals per token (a replayed pass covers `batch` tokens): the spread of the token times, and the shares of
+ * all thread time spent waiting and injected. */
+static ciot_spread token_times(const ciot_replay_record *recs, double *tmp, ciot_run_stats *out) {
+    const size_t per = (size_t)out->n_steps * (size_t)out->threads;
+    double wait = 0, injected = 0, time = 0;
+    for (int k = 0; k < out->tokens; k++) {
+        tmp[k] = (double)recs[k].token_ns * 1e-6 / out->batch;
+        time += (double)recs[k].token_ns * out->threads;
+        for (size_t c = 0; c < per; c++) wait += (double)recs[k].wait_ns[c], injected += (double)recs[k].injected_ns[c];
+    }
+    out->wait_share = time > 0 ? wait / time : 0;
+    out->injected_share = time > 0 ? injected / time : 0;
+    return ciot_spread_sort(tmp, out->tokens);
+}
+
+/* Each token against its own probe samples: the time its bytes take at them over its time. */
+static void token_ratios(const ciot_replay_record *recs, const size_t *by_ruler, ciot_run_stats *out) {
+    for (int k = 0; k < out->tokens; k++) {
+        double at[CIOT_BW_N_KINDS] = {0};
+        for (int p = 0; p < CIOT_BW_N_KINDS; p++) at[p] = out->paired.gbs[p] ? out->paired.gbs[p][k] : 0;
+        const double bound = bound_ns(by_ruler, at);
+        const double r = bound > 0 && recs[k].token_ns ? bound / (double)recs[k].token_ns : 0;
+        out->ratio[k] = r;
+        out->ratio_above_1 |= r > 1;
+    }
+}
+
+/* Nothing hides between the steps: their times summed against the token's, per token. */
+static void sum_ratios(const ciot_replay_record *recs, ciot_run_stats *out) {
+    double *sum = malloc((size_t)out->tokens * sizeof *sum);
+    if (!sum) return;
+    for (int k = 0; k < out->tokens; k++) {
+        uint64_t ns = 0;
+        for (int s = 0; s < out->n_steps; s++) ns += recs[k].wall_ns[s];
+        sum[k] = recs[k].token_ns ? (double)ns / (double)recs[k].token_ns : 0;
+    }
+    const ciot_spread sr = ciot_spread_sort(sum, out->tokens);
+    out->sum_ratio = sr.median, out->sum_ratio_min = sr.min, out->sum_ratio_max = sr.max;
+    free(sum);
+}
+
+/* The run's rates: tokens/s and GB/s at the median token, the paired share of the ceiling, and the bound. */
+static void run_rates(const ciot_spread ms, const size_t *by_ruler, double *tmp, ciot_run_stats *out) {
+    const int batch = out->batch;
+    out->ms_min = ms.min, out->ms_median = ms.median, out->ms_max = ms.max;
+    out->tok_s = out->ms_median > 0 ? 1e3 / out->ms_median : 0;
+    out->gbs = gbs_of(out->bytes, out->ms_median * batch * 1e3);
+    memcpy(tmp, out->ratio, (size_t)out->tokens * sizeof *tmp);
+    const ciot_spread ratio = ciot_spread_sort(tmp, out->tokens);
+    out->pct_ceiling = out->probe_gbs ? 100 * ratio.median : 0;
+    out->ratio_min = out->probe_gbs ? ratio.min : 0;
+    out->ratio_max = out->probe_gbs ? ratio.max : 0;
+    const double bound = bound_ns(by_ruler, out->ruler_median);
+    out->bound_gbs = bound > 0 ? (double)out->bytes / bound : 0;
+    out->bound_tok_s = bound > 0 ? 1e9 / bound * batch : 0;
+}
+
+/* The slowest steps: lowest GB/s, i.e. furthest below what their bytes would allow. */
+static void rank_slowest(ciot_run_stats *out) {
+    for (int s = 0; s < out->n_steps; s++) {
+        int pos = out->n_slowest < CIOT_SLOWEST ? out->n_slowest++ : CIOT_SLOWEST;
+        while (pos > 0 && out->step[s].gbs < out->step[out->slowest[pos - 1]].gbs) {
+            if (pos < CIOT_SLOWEST) out->slowest[pos] = out->slowest[pos - 1];
+            pos--;
+        }
+        if (pos < CIOT_SLOWEST) out->slowest[pos] = s;
+    }
+}
+
 ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *recs, int tokens,
                                    const ciot_replay_step *steps, int n_steps, int threads, int batch,
                                    size_t weight_bytes, const ciot_paired_samples *paired, ciot_run_stats *out) {
@@ -59,97 +177,18 @@ ciot_status ciot_run_stats_compute(ciot_dispatch d, const ciot_replay_record *re
         out->step = NULL, out->ratio = NULL;
         return CIOT_E_NOMEM;
     }
-    /* each probe's median; a step whose ruler was not sampled is paired with the read probe */
-    if (probe_gbs) {
-        for (int p = 0; p < CIOT_BW_N_KINDS; p++) {
-            if (!paired->gbs[p]) continue;
-            out->paired.gbs[p] = paired->gbs[p];
-            memcpy(tmp, paired->gbs[p], (size_t)tokens * sizeof *tmp);
-            out->ruler_median[p] = ciot_median(tmp, tokens);
-        }
-        out->ceiling_gbs = out->ruler_median[CIOT_BW_READ];
-    }
-    size_t by_ruler[CIOT_BW_N_KINDS] = {0}, others = 0;   /* the bytes each ruler times */
-    for (int s = 0; s < n_steps; s++)
-        if (steps[s].ruler != CIOT_BW_READ && out->paired.gbs[steps[s].ruler]) {
-            by_ruler[steps[s].ruler] += steps[s].bytes;
-            others += steps[s].bytes;
-        }
-    by_ruler[CIOT_BW_READ] = weight_bytes > others ? weight_bytes - others : 0;
-    const size_t per = (size_t)n_steps * (size_t)threads;
-    for (int s = 0; s < n_steps; s++) {
-        ciot_step_stats *st = &out->step[s];
-        const double ceiling = out->ruler_median[out->paired.gbs[steps[s].ruler] ? steps[s].ruler : CIOT_BW_READ];
-        for (int k = 0; k < tokens; k++) tmp[k] = (double)recs[k].wall_ns[s] * 1e-3;
-        st->wall_us = ciot_median(tmp, tokens);
-        st->gbs = gbs_of(steps[s].bytes, st->wall_us);
-        st->pct_ceiling = ceiling > 0 ? 100 * st->gbs / ceiling : 0;
-        st->busy_us = cells + (size_t)s * threads;
-        st->wait_us = st->busy_us + per;
-        st->start_us = st->wait_us + per;
-        st->injected_us = st->start_us + per;
-        for (int t = 0; t < threads; t++) {
-            const size_t c = (size_t)s * threads + (size_t)t;
-            st->busy_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, busy_ns), c, tmp);
-            st->wait_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, wait_ns), c, tmp);
-            st->start_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, start_ns), c, tmp);
-            st->injected_us[t] = cell_median(recs, tokens, offsetof(ciot_replay_record, injected_ns), c, tmp);
-        }
-    }
-    /* Totals per token: a replayed pass covers `batch` tokens. */
-    double wait = 0, injected = 0, time = 0;
-    for (int k = 0; k < tokens; k++) {
-        tmp[k] = (double)recs[k].token_ns * 1e-6 / batch;
-        time += (double)recs[k].token_ns * threads;
-        for (size_t c = 0; c < per; c++) wait += (double)recs[k].wait_ns[c], injected += (double)recs[k].injected_ns[c];
-    }
-    /* each token against its own probe samples: the time its bytes take at them over its time */
-    for (int k = 0; probe_gbs && k < tokens; k++) {
-        double at[CIOT_BW_N_KINDS] = {0};
-        for (int p = 0; p < CIOT_BW_N_KINDS; p++) at[p] = out->paired.gbs[p] ? out->paired.gbs[p][k] : 0;
-        const double bound = bound_ns(by_ruler, at);
-        const double r = bound > 0 && recs[k].token_ns ? bound / (double)recs[k].token_ns : 0;
-        out->ratio[k] = r;
-        out->ratio_above_1 |= r > 1;
-    }
-    const ciot_spread ms = ciot_spread_sort(tmp, tokens);
-    /* nothing hides between the steps: their times summed against the token's, per token */
-    double *sum = malloc((size_t)tokens * sizeof *sum);
-    if (sum) {
-        for (int k = 0; k < tokens; k++) {
-            uint64_t ns = 0;
-            for (int s = 0; s < n_steps; s++) ns += recs[k].wall_ns[s];
-            sum[k] = recs[k].token_ns ? (double)ns / (double)recs[k].token_ns : 0;
-        }
-        const ciot_spread sr = ciot_spread_sort(sum, tokens);
-        out->sum_ratio = sr.median, out->sum_ratio_min = sr.min, out->sum_ratio_max = sr.max;
-        free(sum);
-    }
+    /* a step whose ruler was not sampled is paired with the read probe */
+    if (probe_gbs) ruler_medians(paired, tokens, tmp, out);
+    size_t by_ruler[CIOT_BW_N_KINDS] = {0};
+    bytes_by_ruler(out, weight_bytes, by_ruler);
+    step_medians(recs, cells, tmp, out);
+    const ciot_spread ms = token_times(recs, tmp, out);
+    if (probe_gbs) token_ratios(recs, by_ruler, out);
+    sum_ratios(recs, out);
     out->recs = recs, out->probe_gbs = probe_gbs;
-    out->ms_min = ms.min, out->ms_median = ms.median, out->ms_max = ms.max;
-    out->tok_s = out->ms_median > 0 ? 1e3 / out->ms_median : 0;
-    out->gbs = gbs_of(weight_bytes, out->ms_median * batch * 1e3);
-    memcpy(tmp, out->ratio, (size_t)tokens * sizeof *tmp);
-    const ciot_spread ratio = ciot_spread_sort(tmp, tokens);
-    out->pct_ceiling = probe_gbs ? 100 * ratio.median : 0;
-    out->ratio_min = probe_gbs ? ratio.min : 0;
-    out->ratio_max = probe_gbs ? ratio.max : 0;
-    const double bound = bound_ns(by_ruler, out->ruler_median);
-    out->bound_gbs = bound > 0 ? (double)weight_bytes / bound : 0;
-    out->bound_tok_s = bound > 0 ? 1e9 / bound * batch : 0;
-    out->wait_share = time > 0 ? wait / time : 0;
-    out->injected_share = time > 0 ? injected / time : 0;
+    run_rates(ms, by_ruler, tmp, out);
     free(tmp);
-
-    /* The slowest steps: lowest GB/s, i.e. furthest below what their bytes would allow. */
-    for (int s = 0; s < n_steps; s++) {
-        int pos = out->n_slowest < CIOT_SLOWEST ? out->n_slowest++ : CIOT_SLOWEST;
-        while (pos > 0 && out->step[s].gbs < out->step[out->slowest[pos - 1]].gbs) {
-            if (pos < CIOT_SLOWEST) out->slowest[pos] = out->slowest[pos - 1];
-            pos--;
-        }
-        if (pos < CIOT_SLOWEST) out->slowest[pos] = s;
-    }
+    rank_slowest(out);
     return CIOT_OK;
 }
 

@@ -93,6 +93,127 @@ static ciot_status write_context(const char *dir, const ciot_context *ctx, int q
     return st;
 }
 
+/* DIR made new under RESULTS and marked INCOMPLETE; 0, or 2 after one line on stderr. */
+static int make_run_folder(const char *results, const ciot_context *ctx, int quick, char *dir, size_t len) {
+    char day[32], why[CIOT_WHY_MAX];
+    time_t now = time(NULL);
+    strftime(day, sizeof day, "%Y%m%d-%H%M%S", gmtime(&now));
+    snprintf(dir, len, "%s/%s-%s-%s%s", results, day, ctx->host, ctx->commit, quick ? "-quick" : "");
+    if (mkdir(results, 0755) != 0 && errno != EEXIST) {
+        ciot_say("suite", "cannot create %s: %s", results, strerror(errno));
+        return 2;
+    }
+    /* A folder made here, never one that exists: every file the suite writes is a new name in it, so none
+     * can be an input (the model op list, under profiles/); each part's command checks its own files again. */
+    if (mkdir(dir, 0755) != 0) {
+        ciot_say("suite", "cannot create the run folder %s: %s", dir, strerror(errno));
+        return 2;
+    }
+    if (ciot_run_mark_incomplete(dir, "ciot suite", why, sizeof why) != CIOT_OK) {
+        fprintf(stderr, "ciot suite: %s\n", why);
+        return 2;
+    }
+    ciot_say("suite", "run folder %s", dir);
+    return 0;
+}
+
+/* What the parts share: the thread sweep, the repetitions, and every part's estimated seconds.
+ * --quick: every kernel once at all cores, decode and prompt (batches 4 and 64), three short repetitions;
+ * the full run adds 1 thread, the spawn pool, the speculative batches and the large model. */
+typedef struct {
+    int quick, thread_counts;
+    char threads[32], all_threads[16];
+    const char *sweep, *reps;
+    double estimate[STAGES];
+} plan;
+
+static void plan_of(const ciot_context *ctx, int quick, plan *p) {
+    p->quick = quick;
+    snprintf(p->threads, sizeof p->threads, ctx->topo.cores > 1 ? "1,%d" : "%d", ctx->topo.cores);
+    snprintf(p->all_threads, sizeof p->all_threads, "%d", ctx->topo.cores);
+    p->sweep = quick ? p->all_threads : p->threads, p->reps = quick ? "3" : "5";
+    p->thread_counts = quick || ctx->topo.cores == 1 ? 1 : 2;
+}
+
+/* ciot bench's argument list, without its --json. */
+static void bench_args(const plan *p, args *bench) {
+    arg(bench, "bench"), arg(bench, "--threads"), arg(bench, p->sweep), arg(bench, "--reps"), arg(bench, p->reps);
+    /* the speculative-verification batches (2, 3, 5, 8) beside 4 and 64: Google Benchmark runs once a process,
+     * so they are rows of this one run */
+    arg(bench, "--batches"), arg(bench, p->quick ? "4,64" : CIOT_SUITE_BATCHES);
+    if (p->quick) arg(bench, "--rep-ms"), arg(bench, "20"), arg(bench, "--no-spawn"), arg(bench, "--refs"), arg(bench, "none");
+}
+
+/* Every part's estimate, the bench's from its own argument list; says how long the run will take.
+ * Nonzero when the bench arguments were refused. */
+static int plan_estimate(plan *p, args *bench) {
+    const int quick = p->quick;
+    const double estimate[STAGES] = {bw_estimate(p->thread_counts, quick ? 3 : 5, 50),
+                                     compute_estimate(p->thread_counts, quick ? 3 : 5, quick ? 50 : 200), 0,
+                                     quick ? 15 : 90};
+    memcpy(p->estimate, estimate, sizeof estimate);
+    int cases = 0;
+    if (ciot_bench_estimate(bench->n, bench->v, &p->estimate[STAGE_BENCH], &cases) >= 0) return 1;
+    char d[32];
+    ciot_say("suite", "%s run: %d benchmark cases, about %s in all", quick ? "a quick" : "a full", cases,
+             ciot_duration(p->estimate[0] + p->estimate[1] + p->estimate[2] + p->estimate[3], d, sizeof d));
+    return 0;
+}
+
+/* The probe parts: ciot bw, then ciot compute, each into its JSON in DIR; nonzero when one failed. */
+static int run_probes(const plan *p, const char *dir, ciot_progress *progress) {
+    char path[2200];
+    int failed = 0;
+    stage(STAGE_BW, "DRAM bandwidth probe (ciot bw)", progress, p->estimate);
+    args a = {0};
+    arg(&a, "bw"), arg(&a, "--threads"), arg(&a, p->sweep), arg(&a, "--reps"), arg(&a, p->reps), arg(&a, "--json");
+    snprintf(path, sizeof path, "%s/bw.json", dir), arg(&a, path);
+    failed |= ciot_cmd_bw(a.n, a.v) != 0;
+
+    stage(STAGE_COMPUTE, "int8 compute probe (ciot compute)", progress, p->estimate);
+    a = (args){0};
+    arg(&a, "compute"), arg(&a, "--threads"), arg(&a, p->sweep), arg(&a, "--reps"), arg(&a, p->reps), arg(&a, "--json");
+    snprintf(path, sizeof path, "%s/compute.json", dir), arg(&a, path);
+    if (p->quick) arg(&a, "--ms"), arg(&a, "50");
+    failed |= ciot_cmd_compute(a.n, a.v) != 0;
+    return failed;
+}
+
+/* The kernel benchmarks into DIR/bench.json, their rows kept for the summary; nonzero when it failed. */
+static int run_bench(const plan *p, const char *dir, args *bench, ciot_progress *progress, ciot_bench_row *rows,
+                     int *nrows) {
+    char path[2200];
+    stage(STAGE_BENCH, "kernel benchmarks, each repetition paired with a probe sample (ciot bench)", progress, p->estimate);
+    arg(bench, "--json");
+    snprintf(path, sizeof path, "%s/bench.json", dir), arg(bench, path);
+    return ciot_bench_main(bench->n, bench->v, rows, MAX_ROWS, nrows) != 0;
+}
+
+/* The model replay into DIR/replay.json; nonzero when it failed. */
+static int run_replay(const plan *p, const char *dir, ciot_progress *progress) {
+    char path[2200];
+    stage(STAGE_REPLAY, "model replay, each token paired with a probe sample (ciot replay)", progress, p->estimate);
+    args a = {0};
+    arg(&a, "replay"), arg(&a, "--model"), arg(&a, p->quick ? "tiny-0.6b" : "bonsai-2-27b"), arg(&a, "--threads");
+    arg(&a, p->all_threads), arg(&a, "--dispatch"), arg(&a, "all"), arg(&a, "--tokens");
+    arg(&a, p->quick ? "3" : "5"), arg(&a, "--json");
+    snprintf(path, sizeof path, "%s/replay.json", dir), arg(&a, path);
+    return ciot_cmd_replay(a.n, a.v) != 0;
+}
+
+/* After the parts: context.json again, the summaries, and the folder marked complete when nothing failed. */
+static int finish(const char *dir, ciot_context *ctx, int quick, const ciot_bench_row *rows, int nrows, int failed) {
+    char kernels[512], why[CIOT_WHY_MAX];
+    ciot_context_finish(ctx); /* the load average after, rewritten whole over the first context.json */
+    if (write_context(dir, ctx, quick) != CIOT_OK) failed = 1;
+
+    failed |= ciot_suite_write_summaries(dir, rows, nrows, ctx, quick, chosen_gemms(kernels, sizeof kernels));
+    printf("\nrun folder: %s\n", dir);
+    if (failed) ciot_say("suite", "a part failed (see above); what finished is in %s, marked INCOMPLETE", dir);
+    else if (ciot_run_mark_complete(dir, why, sizeof why) != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why), failed = 1;
+    return failed ? 1 : 0;
+}
+
 int ciot_cmd_suite(int argc, char **argv) {
     int quick = 0;
     const char *results = CIOT_SOURCE_DIR "/results";
@@ -113,89 +234,23 @@ int ciot_cmd_suite(int argc, char **argv) {
     if (quick) ciot_rules_guard_llc();   /* before the context, which records the rule */
     ciot_context ctx;
     ciot_context_collect(&ctx);
-    char day[32], dir[2048], path[2200], why[CIOT_WHY_MAX];
-    time_t now = time(NULL);
-    strftime(day, sizeof day, "%Y%m%d-%H%M%S", gmtime(&now));
-    snprintf(dir, sizeof dir, "%s/%s-%s-%s%s", results, day, ctx.host, ctx.commit, quick ? "-quick" : "");
-    if (mkdir(results, 0755) != 0 && errno != EEXIST) {
-        ciot_say("suite", "cannot create %s: %s", results, strerror(errno));
-        return 2;
-    }
-    /* A folder made here, never one that exists: every file the suite writes is a new name in it, so none
-     * can be an input (the model op list, under profiles/); each part's command checks its own files again. */
-    if (mkdir(dir, 0755) != 0) {
-        ciot_say("suite", "cannot create the run folder %s: %s", dir, strerror(errno));
-        return 2;
-    }
-    if (ciot_run_mark_incomplete(dir, "ciot suite", why, sizeof why) != CIOT_OK) {
-        fprintf(stderr, "ciot suite: %s\n", why);
-        return 2;
-    }
-    ciot_say("suite", "run folder %s", dir);
+    char dir[2048];
+    if ((rc = make_run_folder(results, &ctx, quick, dir, sizeof dir)) != 0) return rc;
     if (write_context(dir, &ctx, quick) != CIOT_OK) return 1;
 
-    /* --quick: every kernel once at all cores, decode and prompt (batches 4 and 64), three short repetitions;
-     * the full run adds 1 thread, the spawn pool, the speculative batches and the large model. */
-    char threads[32], all_threads[16];
-    snprintf(threads, sizeof threads, ctx.topo.cores > 1 ? "1,%d" : "%d", ctx.topo.cores);
-    snprintf(all_threads, sizeof all_threads, "%d", ctx.topo.cores);
-    const char *sweep = quick ? all_threads : threads, *reps = quick ? "3" : "5";
-    const int thread_counts = quick || ctx.topo.cores == 1 ? 1 : 2;
-    int failed = 0;
-
+    plan p;
+    plan_of(&ctx, quick, &p);
     args bench = {0};
-    arg(&bench, "bench"), arg(&bench, "--threads"), arg(&bench, sweep), arg(&bench, "--reps"), arg(&bench, reps);
-    /* the speculative-verification batches (2, 3, 5, 8) beside 4 and 64: Google Benchmark runs once a process,
-     * so they are rows of this one run */
-    arg(&bench, "--batches"), arg(&bench, quick ? "4,64" : CIOT_SUITE_BATCHES);
-    if (quick) arg(&bench, "--rep-ms"), arg(&bench, "20"), arg(&bench, "--no-spawn"), arg(&bench, "--refs"), arg(&bench, "none");
-    double estimate[STAGES] = {bw_estimate(thread_counts, quick ? 3 : 5, 50),
-                               compute_estimate(thread_counts, quick ? 3 : 5, quick ? 50 : 200), 0,
-                               quick ? 15 : 90};
-    int cases = 0;
-    if (ciot_bench_estimate(bench.n, bench.v, &estimate[STAGE_BENCH], &cases) >= 0) return 1;
-    char d[32];
-    ciot_say("suite", "%s run: %d benchmark cases, about %s in all", quick ? "a quick" : "a full", cases,
-             ciot_duration(estimate[0] + estimate[1] + estimate[2] + estimate[3], d, sizeof d));
+    bench_args(&p, &bench);
+    if (plan_estimate(&p, &bench)) return 1;
     ciot_progress progress;
     ciot_progress_start(&progress, 0);
 
-    stage(STAGE_BW, "DRAM bandwidth probe (ciot bw)", &progress, estimate);
-    args a = {0};
-    arg(&a, "bw"), arg(&a, "--threads"), arg(&a, sweep), arg(&a, "--reps"), arg(&a, reps), arg(&a, "--json");
-    snprintf(path, sizeof path, "%s/bw.json", dir), arg(&a, path);
-    failed |= ciot_cmd_bw(a.n, a.v) != 0;
-
-    stage(STAGE_COMPUTE, "int8 compute probe (ciot compute)", &progress, estimate);
-    a = (args){0};
-    arg(&a, "compute"), arg(&a, "--threads"), arg(&a, sweep), arg(&a, "--reps"), arg(&a, reps), arg(&a, "--json");
-    snprintf(path, sizeof path, "%s/compute.json", dir), arg(&a, path);
-    if (quick) arg(&a, "--ms"), arg(&a, "50");
-    failed |= ciot_cmd_compute(a.n, a.v) != 0;
-
-    stage(STAGE_BENCH, "kernel benchmarks, each repetition paired with a probe sample (ciot bench)", &progress, estimate);
-    arg(&bench, "--json");
-    snprintf(path, sizeof path, "%s/bench.json", dir), arg(&bench, path);
     static ciot_bench_row rows[MAX_ROWS];
-    int nrows = 0;
-    char kernels[512];
-    failed |= ciot_bench_main(bench.n, bench.v, rows, MAX_ROWS, &nrows) != 0;
-
-    stage(STAGE_REPLAY, "model replay, each token paired with a probe sample (ciot replay)", &progress, estimate);
-    a = (args){0};
-    arg(&a, "replay"), arg(&a, "--model"), arg(&a, quick ? "tiny-0.6b" : "bonsai-2-27b"), arg(&a, "--threads");
-    arg(&a, all_threads), arg(&a, "--dispatch"), arg(&a, "all"), arg(&a, "--tokens");
-    arg(&a, quick ? "3" : "5"), arg(&a, "--json");
-    snprintf(path, sizeof path, "%s/replay.json", dir), arg(&a, path);
-    failed |= ciot_cmd_replay(a.n, a.v) != 0;
+    int nrows = 0, failed = run_probes(&p, dir, &progress);
+    failed |= run_bench(&p, dir, &bench, &progress, rows, &nrows);
+    failed |= run_replay(&p, dir, &progress);
+    char d[32];
     ciot_say("suite", "the parts took %s", ciot_duration(ciot_progress_elapsed(&progress), d, sizeof d));
-
-    ciot_context_finish(&ctx); /* the load average after, rewritten whole over the first context.json */
-    if (write_context(dir, &ctx, quick) != CIOT_OK) failed = 1;
-
-    failed |= ciot_suite_write_summaries(dir, rows, nrows, &ctx, quick, chosen_gemms(kernels, sizeof kernels));
-    printf("\nrun folder: %s\n", dir);
-    if (failed) ciot_say("suite", "a part failed (see above); what finished is in %s, marked INCOMPLETE", dir);
-    else if (ciot_run_mark_complete(dir, why, sizeof why) != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why), failed = 1;
-    return failed ? 1 : 0;
+    return finish(dir, &ctx, quick, rows, nrows, failed);
 }
