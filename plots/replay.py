@@ -132,13 +132,13 @@ class DispatchRun:
         if "ops_sum_over_wall" in d:
             self.ops_sum_over_wall = stats(get(d, "ops_sum_over_wall", "dict", path, where), MS, path,
                                            f"{where}.ops_sum_over_wall")
+        self.slowest = [check(s, "str", path, f"{where}.slowest[{i}]")
+                        for i, s in enumerate(get(d, "slowest", "list", path, where))]
 
     @property
     def label(self):
         """The run as the panels name it: its dispatch, and its context for a whole token."""
         return self.dispatch if self.context is None else f"{self.dispatch} L={self.context}"
-        self.slowest = [check(s, "str", path, f"{where}.slowest[{i}]")
-                        for i, s in enumerate(get(d, "slowest", "list", path, where))]
 
 
 class Replay:
