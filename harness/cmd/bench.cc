@@ -169,10 +169,24 @@ void fill_row(const Case &c, ciot_bench_row &r) {
     r.low_outlier = s.low_outlier;
 }
 
+// The read rate the estimate takes: one short sample of a small buffer on the largest pool, a fraction of a
+// second where a guessed rate could misjudge a run by a factor of three; a modest guess if it cannot run.
+double sampled_read_gbs() {
+    constexpr size_t kBytes = size_t(256) << 20;
+    constexpr double kGuessGbsPerThread = 10, kSeconds = 0.02;
+    double gbs = 0;
+    ciot_ruler r{};
+    ciot_pool *p = acquire_pool(CIOT_POOL_PERSISTENT, max_threads());
+    if (p && ciot_ruler_init(&r, p, kBytes, g->opt.huge, g->opt.prefetch, kSeconds, 1) == CIOT_OK)
+        ciot_ruler_sample(&r, p, &gbs);
+    ciot_ruler_free(&r);
+    return gbs > 0 ? gbs : kGuessGbsPerThread * max_threads();
+}
+
 }  // namespace
 
-// An estimate of a run's length before anything is allocated: the read rate guessed at a modest
-// per-thread figure, the calls at --rep-ms. Returns -1 when argv is fine, else the exit code.
+// An estimate of a run's length before its buffers are allocated: the read rate from one short sample, the
+// calls at --rep-ms. Returns -1 when argv is fine, else the exit code.
 extern "C" int ciot_bench_estimate(int argc, char **argv, double *seconds, int *cases) {
     std::unique_ptr<Run> run(new Run);
     g = run.get();
@@ -185,8 +199,7 @@ extern "C" int ciot_bench_estimate(int argc, char **argv, double *seconds, int *
         if (a.rfind("--benchmark_filter=", 0) == 0) filter = a.substr(19);
     if (!g->opt.threads.n) ciot_sweep_default_threads(&g->opt.threads);
     if ((rc = make_cases(filter)) >= 0) return rc;
-    constexpr double kGuessGbsPerThread = 10;
-    *seconds = estimate_seconds(kGuessGbsPerThread * max_threads(), max_threads());
+    *seconds = estimate_seconds(sampled_read_gbs(), max_threads());
     *cases = int(g->cases.size());
     return -1;
 }

@@ -215,7 +215,7 @@ static int finish(const char *dir, ciot_context *ctx, int quick, const ciot_benc
 }
 
 int ciot_cmd_suite(int argc, char **argv) {
-    int quick = 0;
+    int quick = 0, estimate_only = 0;
     const char *results = CIOT_SOURCE_DIR "/results";
     const ciot_opt opts[] = {
         {"--quick", CIOT_OPT_FLAG, &quick, 0, 0, NULL, NULL,
@@ -223,8 +223,9 @@ int ciot_cmd_suite(int argc, char **argv) {
          "batches 4 and 64, 3 short repetitions, no references, a small model replay (the\n"
          "same shapes; the working set guarded against an implausible LLC: ciot info)", NULL},
         {"--results", CIOT_OPT_STRING, &results, 0, 0, NULL, "DIR", "where the run folder goes (default results/ of the source tree)", NULL},
+        {"--estimate", CIOT_OPT_FLAG, &estimate_only, 0, 0, NULL, NULL, "say how long the run would take, and run nothing", NULL},
     };
-    const ciot_cmdline c = {"suite", "[--quick] [--results DIR]",
+    const ciot_cmdline c = {"suite", "[--quick] [--results DIR] [--estimate]",
                             "probe, compute probe, kernel benchmarks at 1 and all threads, the speculative-\n"
                             "verification batches (2, 3, 4, 5, 8) of each source file's chosen gemm, and a replay,\n"
                             "into DIR/<date>-<host>-<commit>/ with a summary table (results/SCHEMA.md)",
@@ -234,15 +235,15 @@ int ciot_cmd_suite(int argc, char **argv) {
     if (quick) ciot_rules_guard_llc();   /* before the context, which records the rule */
     ciot_context ctx;
     ciot_context_collect(&ctx);
-    char dir[2048];
-    if ((rc = make_run_folder(results, &ctx, quick, dir, sizeof dir)) != 0) return rc;
-    if (write_context(dir, &ctx, quick) != CIOT_OK) return 1;
-
     plan p;
     plan_of(&ctx, quick, &p);
     args bench = {0};
     bench_args(&p, &bench);
     if (plan_estimate(&p, &bench)) return 1;
+    if (estimate_only) return 0;
+    char dir[2048];
+    if ((rc = make_run_folder(results, &ctx, quick, dir, sizeof dir)) != 0) return rc;
+    if (write_context(dir, &ctx, quick) != CIOT_OK) return 1;
     ciot_progress progress;
     ciot_progress_start(&progress, 0);
 
