@@ -15,6 +15,9 @@
 #include "split.h"
 #include "token_kind.h"
 
+/* base + off, or NULL for a region the token has none of (a model without DeltaNet has no states). */
+static void *at(unsigned char *base, size_t off) { return base ? base + off : NULL; }
+
 static const double ROPE_THETA = 1e7;  /* Qwen3-Next's base; values do not change the timing */
 
 typedef struct {
@@ -215,12 +218,12 @@ ciot_status ciot_token_exec_create(const ciot_model *m, int max_context, const c
     for (int i = 0; i < m->n_token; i++) {
         slot *z = &slots[i];
         if (!z->k) continue;
-        unsigned char *par = params + z->param_at;
+        unsigned char *par = at(params, z->param_at);
         if (z->need.param_fp16) fill_task(&(fill_job){par, z->param_bytes, 1}, 0, 1);
         const ciot_token_mem mem = {
             .a = e->act[0], .b = e->act[1], .c = e->act[2], .params = par,
-            .state = (float *)(e->state + z->state_at), .kv = (uint16_t *)(e->kv + z->kv_at), .scratch = e->scratch,
-            .table = (const float *)(tables + pl.table_at[z->rope_table]), .states = e->state,
+            .state = (float *)at(e->state, z->state_at), .kv = (uint16_t *)at(e->kv, z->kv_at), .scratch = e->scratch,
+            .table = (const float *)at(tables, pl.table_at[z->rope_table]), .states = e->state,
             .snapshot = e->snapshot, .states_bytes = e->state_bytes, .capacity = max_context + 1,
             .index = &e->argmax_index, .value = &e->argmax_value};
         z->k->bind(&z->a, m->token[i].p, &mem);
