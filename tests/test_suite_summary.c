@@ -76,6 +76,10 @@ static int has_ratio(const char *line) {
 
 /* The answer table and summary.json on a made-up run of 2 cores. */
 static void answer_checks(void) {
+    if (!ciot_kernel_find("t2p_gemm_avx512vnni")) {   /* the pick knows a kernel's file from the registry */
+        SKIP("the answer table: its made-up run names x86 kernels, which this build does not register");
+        return;
+    }
     ciot_bench_row r[13] = {
         timed("t2p_gemv_avx2", 1, 2, 200, 190, 210),        timed("tl2_gemv_avx512vbmi", 1, 2, 98, 90, 101),
         timed("pq2_0_gemv_ref", 1, 1, 500, 490, 510),       timed("t2p_gemv_avx2", 1, 2, 100, 95, 105),
