@@ -13,6 +13,7 @@
 #include "prefetch.h"
 #include "tl16_dot_avx2.h"
 #include "tl16_sums_avx2.h"
+#include "tq1_tile_avx2.h"
 
 /* Tables of one 128-block (half of a Q8_K block). */
 typedef struct {
@@ -21,11 +22,8 @@ typedef struct {
     float dy;  /* the Q8_K scale */
 } block_tables;
 
-/* One tile's state between the two halves of a 256-block and across blocks. */
-typedef struct {
-    __m256i s[8][2];  /* rows 32v ..: the 256-block's isum so far, in ciot_tl16_subblock_rows_avx2's lanes */
-    __m256 acc[8][4]; /* rows 32v + 8k .. + 7 */
-} tile_state;
+/* One tile's state: the integer sums in this kernel's lanes (s), the float sums (acc). */
+typedef ciot_tq1_tile_avx2 tile_state;
 
 static void build(const void *x, int i, void *tables) {
     const block_q8_K *y = (const block_q8_K *)x + (i >> 1);
@@ -59,11 +57,7 @@ static inline __attribute__((always_inline)) void step(const block_tl16 *w, cons
             tile_state *st = states[r];
             __m256i isum[4];
             ciot_tl16_isum_avx2(st->s[v], isum);
-            const __m256 dy = _mm256_set1_ps(((const block_tables *)tables[r])->dy);
-            for (int k = 0; k < 4; k++) {
-                const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->v[v].d + 8 * k)));
-                st->acc[v][k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[k]), _mm256_mul_ps(dw, dy), st->acc[v][k]);
-            }
+            ciot_tq1_step_avx2(st->acc[v], isum, w->v[v].d, ((const block_tables *)tables[r])->dy);
         }
     }
 }
@@ -71,11 +65,7 @@ static inline __attribute__((always_inline)) void step(const block_tl16 *w, cons
 /* run (a gemv's one row) and run_rows (the gemm's 2 .. 4 rows, one decoding) */
 CIOT_LUT_RUN_FROM_STEP(step, run, run_rows)
 
-static void finish(const void *state, float *y) {
-    const tile_state *st = state;
-    for (int v = 0; v < 8; v++)
-        for (int k = 0; k < 4; k++) _mm256_storeu_ps(y + 32 * v + 8 * k, st->acc[v][k]);
-}
+static void finish(const void *state, float *y) { ciot_tq1_tile_store_avx2(state, y); }
 
 CIOT_LUT_METHOD(CIOT_TL16_GROUP, block_tables, tile_state, block_tl16, run_rows);
 

@@ -13,6 +13,7 @@
 #include "prefetch.h"
 #include "tl3_slices_avx2.h"
 #include "tl3_sums_avx2.h"
+#include "tq1_tile_avx2.h"
 
 /* Activations of one 128-block (half of a Q8_K block): per sub-block q in the order the trits are paired. */
 typedef struct {
@@ -22,11 +23,8 @@ typedef struct {
     float dy;     /* the Q8_K scale */
 } block_prep;
 
-/* One tile's state between the two halves of a 256-block and across blocks. */
-typedef struct {
-    __m256i s[8][2];  /* rows 32v ..: u . a so far, modulo 2^16, in ciot_tl3_mac_avx2's lanes */
-    __m256 acc[8][4]; /* rows 32v + 8k .. + 7 */
-} tile_state;
+/* One tile's state: the integer sums in this kernel's lanes (s), the float sums (acc). */
+typedef ciot_tq1_tile_avx2 tile_state;
 
 static void build(const void *x, int i, void *prep) {
     const block_q8_K *y = (const block_q8_K *)x + (i >> 1);
@@ -65,11 +63,7 @@ static inline __attribute__((always_inline)) void step(const block_tl3 *w, const
             /* isum = u . a - sum a over the 256-block, within +-256 * 127: exact in int16 */
             __m256i isum[4];
             ciot_tl3_isum_avx2(s[r], p->asum, isum);
-            const __m256 dy = _mm256_set1_ps(p->dy);
-            for (int k = 0; k < 4; k++) {
-                const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w->d + 32 * v + 8 * k)));
-                st->acc[v][k] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[k]), _mm256_mul_ps(dw, dy), st->acc[v][k]);
-            }
+            ciot_tq1_step_avx2(st->acc[v], isum, w->d + 32 * v, p->dy);
         }
     }
 }
@@ -77,11 +71,7 @@ static inline __attribute__((always_inline)) void step(const block_tl3 *w, const
 /* run (a gemv's one row) and run_rows (the gemm's 2 .. 4 rows, one decoding) */
 CIOT_LUT_RUN_FROM_STEP(step, run, run_rows)
 
-static void finish(const void *state, float *y) {
-    const tile_state *st = state;
-    for (int v = 0; v < 8; v++)
-        for (int k = 0; k < 4; k++) _mm256_storeu_ps(y + 32 * v + 8 * k, st->acc[v][k]);
-}
+static void finish(const void *state, float *y) { ciot_tq1_tile_store_avx2(state, y); }
 
 CIOT_LUT_METHOD(CIOT_TL3_GROUP, block_prep, tile_state, block_tl3, run_rows);
 
