@@ -355,7 +355,8 @@ def fmt(v):
 # above the bar, explained in the legend with the flag's own text.
 FLAG_STYLE = {"ratio_above_1": dict(marker="o", color="red", what="red ring"),
               "above_compute_roof": dict(marker="D", color="purple", what="purple diamond"),
-              "cache_resident": dict(marker="s", color="darkorange", what="orange square")}
+              "cache_resident": dict(marker="s", color="darkorange", what="orange square"),
+              "low_outlier": dict(marker="v", color="teal", what="teal triangle")}
 
 
 def flag_marks(ax, x, y, flags, size=12, **kw):

@@ -330,7 +330,7 @@ class BenchCase:
             _fail(path, f"{where}, \"low_outlier\" is {json.dumps(written_low)}, but "
                         f"{'a' if self.low_outlier else 'no'} repetition has it")
         flags = [check(f, "str", path, f"{where}.flags[{i}]") for i, f in enumerate(get(s, "flags", "list", path, where))]
-        want = self.flags + (["low_outlier"] if self.low_outlier else [])
+        want = self.flags
         if sorted(flags) != sorted(want):
             _fail(path, f"{where}, \"flags\" is {_show(flags)}, expected {_show(want)} (from the repetitions "
                         f"and \"cache_resident\")")
@@ -350,7 +350,8 @@ class BenchCase:
         """The flags that apply, in FLAGS order: ratio_above_1 (a repetition read above its paired probe),
         above_compute_roof (a compute-bound repetition above its compute sample), cache_resident (the
         weights, or the probe buffer, smaller than 4 x LLC)."""
-        return [f for f, on in zip(FLAGS, (self.ratio_above_1, self.above_compute_roof, self.cache_resident)) if on]
+        return [f for f, on in zip(FLAGS, (self.ratio_above_1, self.above_compute_roof, self.cache_resident,
+                                           self.low_outlier)) if on]
 
     def values(self, field):
         return [getattr(r, field) for r in self.reps]
@@ -386,7 +387,7 @@ class Bench:
                                    cache_resident=get(buf, "cache_resident", "bool", path, f"protocol.{b}"))
         texts = get(proto, "flags", "dict", path, "protocol")
         self.flag_text = {f: get(texts, f, "str", path, "protocol.flags") for f in FLAGS
-                          if schema >= 3 or f != "above_compute_roof"}
+                          if (schema >= 3 or f != "above_compute_roof") and (f != "low_outlier" or f in texts)}
         cases = get(d, "cases", "list", path, "")
         if len(cases) > MAX_CASES:
             _fail(path, f"more than {MAX_CASES} benchmark cases; the plots take at most {MAX_CASES}")

@@ -18,9 +18,9 @@ MAX_DIM = 1 << 30
 MAX_RATIO = 1e6                # a ratio that large is no measurement either
 
 # The flags of harness/measure/method.md: wherever a ratio or a figure is shown, so is its flag.
-FLAGS = ("ratio_above_1", "above_compute_roof", "cache_resident")
+FLAGS = ("ratio_above_1", "above_compute_roof", "cache_resident", "low_outlier")
 FLAG_NAMES = {"ratio_above_1": "ratio above 100%", "above_compute_roof": "above the compute roof",
-              "cache_resident": "cache-resident"}
+              "cache_resident": "cache-resident", "low_outlier": "probe outlier"}
 
 
 class InputError(Exception):
