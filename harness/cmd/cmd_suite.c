@@ -235,14 +235,15 @@ int ciot_cmd_suite(int argc, char **argv) {
     if (quick) ciot_rules_guard_llc();   /* before the context, which records the rule */
     ciot_context ctx;
     ciot_context_collect(&ctx);
+    /* the run folder first: a --results that cannot hold it is refused before anything is said or measured */
+    char dir[2048];
+    if (!estimate_only && (rc = make_run_folder(results, &ctx, quick, dir, sizeof dir)) != 0) return rc;
     plan p;
     plan_of(&ctx, quick, &p);
     args bench = {0};
     bench_args(&p, &bench);
     if (plan_estimate(&p, &bench)) return 1;
     if (estimate_only) return 0;
-    char dir[2048];
-    if ((rc = make_run_folder(results, &ctx, quick, dir, sizeof dir)) != 0) return rc;
     if (write_context(dir, &ctx, quick) != CIOT_OK) return 1;
     ciot_progress progress;
     ciot_progress_start(&progress, 0);
