@@ -187,7 +187,7 @@ double sampled_read_gbs() {
 
 // An estimate of a run's length before its buffers are allocated: the read rate from one short sample, the
 // calls at --rep-ms. Returns -1 when argv is fine, else the exit code.
-extern "C" int ciot_bench_estimate(int argc, char **argv, double *seconds, int *cases) {
+extern "C" int ciot_bench_estimate(int argc, char **argv, double *seconds, int *cases, double *read_gbs) {
     std::unique_ptr<Run> run(new Run);
     g = run.get();
     struct Forget { ~Forget() { g = nullptr; } } forget;   // the run is gone when this returns
@@ -199,7 +199,8 @@ extern "C" int ciot_bench_estimate(int argc, char **argv, double *seconds, int *
         if (a.rfind("--benchmark_filter=", 0) == 0) filter = a.substr(19);
     if (!g->opt.threads.n) ciot_sweep_default_threads(&g->opt.threads);
     if ((rc = make_cases(filter)) >= 0) return rc;
-    *seconds = estimate_seconds(sampled_read_gbs(), max_threads());
+    *read_gbs = sampled_read_gbs();
+    *seconds = estimate_seconds(*read_gbs, max_threads());
     *cases = int(g->cases.size());
     return -1;
 }

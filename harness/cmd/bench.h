@@ -35,9 +35,10 @@ typedef struct {
 /* Runs `ciot bench` with argv; when rows is not NULL, fills up to max rows of summary (count in *n). */
 int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int max, int *n);
 int ciot_cmd_bench(int argc, char **argv);
-/* How long `ciot bench` with argv would take, in seconds, and its case count, estimated before anything is
- * allocated; -1 when argv is fine, else the exit code (the message printed). */
-int ciot_bench_estimate(int argc, char **argv, double *seconds, int *cases);
+/* How long `ciot bench` with argv would take, in seconds, its case count, and the read rate the estimate took
+ * (GB/s on all the threads it runs), estimated before its buffers are allocated; -1 when argv is fine, else the
+ * exit code (the message printed). */
+int ciot_bench_estimate(int argc, char **argv, double *seconds, int *cases, double *read_gbs);
 
 #ifdef __cplusplus
 }

@@ -51,22 +51,29 @@ static const char *chosen_gemms(char *out, size_t len) {
 /* The suite's parts in order, each with its estimated seconds. */
 enum { STAGE_BW, STAGE_COMPUTE, STAGE_BENCH, STAGE_REPLAY, STAGES };
 
-/* "[i/n] what": with the time so far and what is left, the estimates of the parts not run yet scaled by how
- * the finished parts compared with theirs. */
+/* "[i/n] what": the time so far, and the estimates of this part and the ones after it (the bench's lines then
+ * say the time left from its own pace). */
 static void stage(int i, const char *what, ciot_progress *p, const double *estimate) {
-    double done = 0, total = 0;
-    for (int k = 0; k < STAGES; k++) total += estimate[k], done += k < i ? estimate[k] : 0;
+    double left = 0;
+    for (int k = i; k < STAGES; k++) left += estimate[k];
     char e[32], l[32];
-    const double elapsed = ciot_progress_elapsed(p), left = done > 0 ? (total - done) * elapsed / done : total;
-    fprintf(stderr, "\n[%d/%d] %s: %s so far, about %s left\n", i + 1, STAGES, what, ciot_duration(elapsed, e, sizeof e),
-            ciot_duration(left, l, sizeof l));
+    fprintf(stderr, "\n[%d/%d] %s: %s so far, about %s left\n", i + 1, STAGES, what,
+            ciot_duration(ciot_progress_elapsed(p), e, sizeof e), ciot_duration(left, l, sizeof l));
     fflush(stderr);
 }
 
-/* Seconds of ciot bw: per thread count, a warm-up and reps repetitions of each kind in each of its plans
- * (read and update 4, copy_nt 2, write and copy 1), each at least ms, after touching the buffer. */
-static double bw_estimate(int thread_counts, int reps, double ms) {
-    return thread_counts * (reps + 1) * 12 * ms * 1e-3 + 1;
+/* Seconds of ciot bw: per thread count, a warm-up and reps repetitions of each kind in each of its plans (read
+ * and update 4, copy_nt 2, write and copy 1), each whole passes over its buffer lasting at least ms, at a share
+ * of read_gbs (the rate on all the cores), after the buffer's first touch. */
+static double bw_estimate(int thread_counts, int cores, int reps, double ms, double read_gbs) {
+    const double bytes = (double)ciot_cold_bytes(), full = read_gbs > 0 ? read_gbs * 1e9 : 1e10;
+    double seconds = 2 * bytes / full;
+    for (int c = 0; c < thread_counts; c++) {
+        const int t = c + 1 < thread_counts ? 1 : cores;
+        const double pass = bytes / (full * t / cores);
+        seconds += (reps + 1) * 12 * (pass > ms * 1e-3 ? pass : ms * 1e-3);
+    }
+    return seconds;
 }
 
 /* Seconds of ciot compute: per thread count and family this CPU has, a warm-up and reps repetitions. */
@@ -146,14 +153,14 @@ static void bench_args(const plan *p, args *bench) {
 
 /* Every part's estimate, the bench's from its own argument list; says how long the run will take.
  * Nonzero when the bench arguments were refused. */
-static int plan_estimate(plan *p, args *bench) {
-    const int quick = p->quick;
-    const double estimate[STAGES] = {bw_estimate(p->thread_counts, quick ? 3 : 5, 50),
-                                     compute_estimate(p->thread_counts, quick ? 3 : 5, quick ? 50 : 200), 0,
-                                     quick ? 15 : 90};
-    memcpy(p->estimate, estimate, sizeof estimate);
+static int plan_estimate(plan *p, args *bench, int cores) {
+    const int quick = p->quick, reps = quick ? 3 : 5;
     int cases = 0;
-    if (ciot_bench_estimate(bench->n, bench->v, &p->estimate[STAGE_BENCH], &cases) >= 0) return 1;
+    double read_gbs = 0;
+    if (ciot_bench_estimate(bench->n, bench->v, &p->estimate[STAGE_BENCH], &cases, &read_gbs) >= 0) return 1;
+    p->estimate[STAGE_BW] = bw_estimate(p->thread_counts, cores, reps, 50, read_gbs);
+    p->estimate[STAGE_COMPUTE] = compute_estimate(p->thread_counts, reps, quick ? 50 : 200);
+    p->estimate[STAGE_REPLAY] = quick ? 15 : 90;
     char d[32];
     ciot_say("suite", "%s run: %d benchmark cases, about %s in all", quick ? "a quick" : "a full", cases,
              ciot_duration(p->estimate[0] + p->estimate[1] + p->estimate[2] + p->estimate[3], d, sizeof d));
@@ -242,7 +249,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     plan_of(&ctx, quick, &p);
     args bench = {0};
     bench_args(&p, &bench);
-    if (plan_estimate(&p, &bench)) return 1;
+    if (plan_estimate(&p, &bench, ctx.topo.cores)) return 1;
     if (estimate_only) return 0;
     if (write_context(dir, &ctx, quick) != CIOT_OK) return 1;
     ciot_progress progress;
