@@ -77,7 +77,8 @@ def raw_bench(run_dir):
         reps = c["repetitions"]
         c["_flags"] = ([f for f, on in (("ratio_above_1", any(r["ratio_above_1"] for r in reps)),
                                         ("above_compute_roof", any(r.get("above_compute_roof") for r in reps)),
-                                        ("cache_resident", c["cache_resident"] or probe_cache)) if on])
+                                        ("cache_resident", c["cache_resident"] or probe_cache),
+                                        ("low_outlier", any(r.get("low_outlier") for r in reps))) if on])
         if d["schema"] == 2:
             c["_roof"] = [r["ratio"] for r in reps] if c["op"] == "gemv" else []
         else:
