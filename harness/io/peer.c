@@ -1,0 +1,137 @@
+/* Peer modules: found, loaded with the dynamic loader, their table checked before anything calls it. */
+#include "peer.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct ciot_peer {
+    void *handle;
+    const ciot_peer_api *api;
+    char name[64];
+    char path[4096];
+};
+
+static int is_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int has_suffix(const char *s, const char *suffix) {
+    const size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The module file a NAME stands for, or 0 when none of the places holds it (out: the last place tried). */
+static int find_named(const char *name, char *out, size_t len) {
+    const char *dir = getenv("CIOT_PEER_DIR");
+    if (dir && *dir) {
+        snprintf(out, len, "%s/%s/" CIOT_PEER_FILE, dir, name);
+        if (is_file(out)) return 1;
+    }
+    snprintf(out, len, "build/peers/%s/" CIOT_PEER_FILE, name);
+    if (is_file(out)) return 1;
+    char exe[4096];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return 0;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return 0;
+    *slash = 0;   /* build/native/ciot -> build/native, whose parent holds peers/ */
+    snprintf(out, len, "%s/../peers/%s/" CIOT_PEER_FILE, exe, name);
+    return is_file(out);
+}
+
+/* The module's name: its folder's, or its file's without the suffix when it lies loose. */
+static void name_of(const char *path, char *out, size_t len) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (strcmp(base, CIOT_PEER_FILE) == 0 && base > path) {
+        const char *end = base - 1, *start = end;
+        while (start > path && start[-1] != '/') start--;
+        snprintf(out, len, "%.*s", (int)(end - start), start);
+        return;
+    }
+    snprintf(out, len, "%.*s", (int)strcspn(base, "."), base);
+}
+
+static ciot_status check_table(const ciot_peer *p, char *why, size_t len) {
+    const ciot_peer_api *a = p->api;
+    if (a->abi != CIOT_PEER_ABI) {
+        snprintf(why, len, "%s is a peer module of ABI version %u; this ciot reads version %d (rebuild it with "
+                           "scripts/peer-build)", p->path, a->abi, CIOT_PEER_ABI);
+        return CIOT_E_FORMAT;
+    }
+    if (a->size < sizeof *a || a->n_types < 0 || (a->n_types && !a->types) || !a->row_bytes || !a->quantize ||
+        !a->dequantize_row || !a->mm_new || !a->mm_run || !a->mm_free) {
+        snprintf(why, len, "%s: its peer table is incomplete (size %u, %d types)", p->path, a->size, a->n_types);
+        return CIOT_E_FORMAT;
+    }
+    return CIOT_OK;
+}
+
+ciot_status ciot_peer_open(const char *arg, ciot_peer **out, char *why, size_t len) {
+    *out = NULL;
+    ciot_peer *p = calloc(1, sizeof *p);
+    if (!p) return CIOT_E_NOMEM;
+    const int is_path = strchr(arg, '/') || has_suffix(arg, ".so");
+    if (is_path) snprintf(p->path, sizeof p->path, "%s", arg);
+    if ((is_path && !is_file(p->path)) || (!is_path && !find_named(arg, p->path, sizeof p->path))) {
+        if (is_path) snprintf(why, len, "%s: no such file", arg);
+        else snprintf(why, len, "no peer module named '%s' (looked for %s, and under $CIOT_PEER_DIR; scripts/peer-build "
+                                "makes one)", arg, p->path);
+        free(p);
+        return CIOT_E_IO;
+    }
+    name_of(p->path, p->name, sizeof p->name);
+    p->handle = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
+    ciot_peer_entry_fn entry = p->handle ? (ciot_peer_entry_fn)dlsym(p->handle, CIOT_PEER_ENTRY) : NULL;
+    if (!entry) {
+        const char *e = dlerror();
+        snprintf(why, len, "%s is not a peer module (%s)", p->path, p->handle ? "it has no " CIOT_PEER_ENTRY : e ? e : "");
+        ciot_peer_close(p);
+        return CIOT_E_IO;
+    }
+    p->api = entry();
+    ciot_status st = p->api ? check_table(p, why, len) : CIOT_E_FORMAT;
+    if (!p->api) snprintf(why, len, "%s: " CIOT_PEER_ENTRY " returned no table", p->path);
+    if (st != CIOT_OK) {
+        ciot_peer_close(p);
+        return st;
+    }
+    *out = p;
+    return CIOT_OK;
+}
+
+void ciot_peer_close(ciot_peer *p) {
+    if (!p) return;
+    if (p->handle) dlclose(p->handle);
+    free(p);
+}
+
+const char *ciot_peer_name(const ciot_peer *p) { return p->name; }
+const char *ciot_peer_path(const ciot_peer *p) { return p->path; }
+const ciot_peer_api *ciot_peer_api_of(const ciot_peer *p) { return p->api; }
+
+int ciot_peer_type_find(const ciot_peer *p, const char *type) {
+    for (int i = 0; i < p->api->n_types; i++)
+        if (strcasecmp(p->api->types[i].name, type) == 0) return i;
+    return -1;
+}
+
+const char *ciot_peer_type_list(const ciot_peer *p, char *buf, size_t len) {
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < p->api->n_types && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", p->api->types[i].name);
+    return buf;
+}
+
+double ciot_peer_bits_per_weight(const ciot_peer *p, int type, int K) {
+    const size_t bytes = p->api->row_bytes(type, K);
+    return bytes ? 8.0 * (double)bytes / K : 0;
+}
