@@ -10,9 +10,22 @@ extern "C" {
 
 namespace ciot_bench {
 
+namespace {
+
+// A CIOT_OPT_LIST value (no item is empty) into its comma-separated items.
+void split_list(const char *list, std::vector<std::string> &out) {
+    for (const char *p = list; p && *p;) {
+        const size_t len = strcspn(p, ",");
+        out.emplace_back(p, len);
+        p += len + (p[len] == ',');
+    }
+}
+
+}  // namespace
+
 // Options; returns -1 when the run should go on, else the exit code. GB flags are collected in passthrough.
 int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &passthrough) {
-    const char *kernels = nullptr, *json = nullptr, *gguf = nullptr, *tensors = nullptr;
+    const char *kernels = nullptr, *peers = nullptr, *json = nullptr, *gguf = nullptr, *tensors = nullptr;
     int refs = 1, no_spawn = 0, no_pin = 0, prefetch_off = 0, pages_small = 0, rep_ms = 100, shape_given = 0;
     ciot_int_list batches{}, threads{};
     const ciot_opt opts[] = {
@@ -23,6 +36,9 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
         {"--kernels", CIOT_OPT_LIST, &kernels, 0, 0, nullptr, "LIST",
          "kernels whose name contains one of these comma-separated words (default: every\navailable one)", nullptr},
         {"--kernel", CIOT_OPT_LIST, &kernels, 0, 0, nullptr, "LIST", "the same as --kernels", nullptr},
+        {"--peer", CIOT_OPT_LIST, &peers, 0, 0, nullptr, "LIST",
+         "a runtime's own types beside the kernels: MODULE (its ternary types) or MODULE:TYPE,\n"
+         "comma-separated; MODULE is a NAME made by scripts/peer-build or a path (ciot peers)", nullptr},
         {"--refs", CIOT_OPT_CHOICE, &refs, 0, 0, "none|gemv|all", "none|gemv|all",
          "scalar references to include when --kernels is not given (default gemv)", nullptr},
         {"--reps", CIOT_OPT_INT, &o.reps, 1, 1000, nullptr, "N", "repetitions, each paired with a probe sample (default 5)", nullptr},
@@ -64,11 +80,9 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
         if (ciot_bench_check_gb_flag(rest[size_t(i)], why, sizeof why) != CIOT_OK) return ciot_opts_fail(&c, "%s", why);
         passthrough.push_back(rest[size_t(i)]);
     }
-    for (const char *p = kernels; p && *p;) {   // CIOT_OPT_LIST: no item is empty
-        const size_t len = strcspn(p, ",");
-        o.kernels.emplace_back(p, len);
-        p += len + (p[len] == ',');
-    }
+    split_list(kernels, o.kernels);
+    split_list(peers, o.peers);
+    if (peers && gguf) return ciot_opts_fail(&c, "--peer does not apply to --gguf: the runtime's types are drawn bytes at --shape and --gemm-shape");
     if (batches.n) o.batches = batches;
     else o.batches.v[0] = 4, o.batches.v[1] = 64, o.batches.n = 2;
     o.threads = threads;

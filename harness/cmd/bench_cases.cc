@@ -168,6 +168,7 @@ int make_cases(const std::string &filter) {
         for (int gemm = 0; gemm < 2 && rc < 0; gemm++)
             if (!refused[gemm].empty()) rc = shape_refused(refused[gemm], gemm);
     }
+    if (rc < 0) rc = make_peer_cases(fre);
     for (int ti = 0; ti < o.threads.n && rc < 0; ti++)
         for (int pk = 0; pk < (o.spawn ? 2 : 1); pk++) {
             const ciot_pool_kind kind = pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT;

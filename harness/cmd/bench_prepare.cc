@@ -41,15 +41,17 @@ int prepare() {
     for (size_t i : order) {
         Case &c = g->cases[i];
         c.ring = ring_for(c.k->layout, c.rows, c.K);
-        c.x = acts_for(c.k->act, c.batch, c.K);
+        c.x = c.peer ? nullptr : acts_for(c.k->act, c.batch, c.K);
         c.y.assign(size_t(c.batch) * size_t(c.rows), 0.0f);
-        ciot_pool *cp = acquire_pool(c.kind, c.threads);
+        if (c.peer && !peer_prepare(c)) return 1;
+        ciot_pool *cp = acquire_pool(probe_pool(c), c.threads);
         if (!c.ring || !cp) {
             fprintf(stderr, "ciot bench: %s: cannot %s\n", c.name.c_str(), cp ? "view the weight region" : "create the pool");
             return 1;
         }
         char note[128];
-        c.pinning = ciot_pinning_note(o.pin, g->info.pinned, c.threads, note, sizeof note);
+        c.pinning = c.peer ? "the runtime's own threads (ciot pins only its probe's)"
+                           : ciot_pinning_note(o.pin, g->info.pinned, c.threads, note, sizeof note);
         c.priority = g->info.priority;
         fprintf(stderr, "\rciot bench: warming up and sizing %d/%zu", ++step, g->cases.size());
         ensure_filled(c, cp);

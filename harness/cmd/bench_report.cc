@@ -188,7 +188,9 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
     ciot_json_kv_string(j, "name", c.name.c_str());
     ciot_json_kv_string(j, "kernel", c.k->name);
     ciot_json_kv_string(j, "layout", c.k->layout->name);
-    ciot_json_kv_string(j, "source", ciot_format_name(c.k->layout->source));
+    ciot_json_kv_string(j, "source", c.peer ? peer_source(c) : ciot_format_name(c.k->layout->source));
+    ciot_json_kv_string(j, "engine", c.peer ? "peer" : "ciot");
+    if (c.peer) peer_json(j, c);
     ciot_json_kv_string(j, "op", c.k->op == CIOT_OP_GEMM ? "gemm" : "gemv");
     ciot_json_key(j, "tensor");   /* --gguf: the file's tensor the weights are; null: drawn bytes */
     if (c.tensor.empty()) ciot_json_null(j);
@@ -278,7 +280,7 @@ void write_json(ciot_json *j, const Options &o, const std::vector<Case> &cases,
     ciot_context_write(j, ctx);
     std::vector<const ciot_kernel *> ks;
     for (const Case &c : cases)
-        if (std::find(ks.begin(), ks.end(), c.k) == ks.end()) ks.push_back(c.k);
+        if (!c.peer && std::find(ks.begin(), ks.end(), c.k) == ks.end()) ks.push_back(c.k);
     ciot_context_write_kernel_flags(j, ks.data(), int(ks.size()));
     ciot_json_end_object(j);
     protocol(j, o, ruler, region);

@@ -8,9 +8,11 @@
 
 extern "C" {
 #include "context.h"
+#include "json.h"
 #include "kernel.h"
 #include "measure.h"
 #include "opts.h"
+#include "peer.h"
 #include "pool.h"
 #include "prefetch.h"
 #include "roof.h"
@@ -34,7 +36,10 @@ struct Options {
     double compute_seconds = 0.02;      // a compute sample: the faster of two jobs of about this long
     std::string json;
     std::string gguf, tensors;          // --gguf FILE: real tensors (matching --tensors REGEX) instead of drawn bytes
+    std::vector<std::string> peers;     // --peer MODULE[:TYPE]: a runtime's own types beside the kernels
 };
+
+struct PeerRow;                         // bench_peer.cc: a runtime's type run through its peer module
 
 // One repetition: the kernel's timed calls, the probe samples paired with them (read; compute for a gemm
 // with a multiply family) and the roof they give (roof.h).
@@ -64,6 +69,8 @@ struct Case {
     const char *no_family = nullptr;    // why not (roof.h), when !has_family
     uint64_t compute_iters = 0;         // per thread per compute sample, sized in the warm-up
     std::vector<Rep> reps;
+    const PeerRow *peer = nullptr;      // a runtime's type: k is its stand-in descriptor, x fp32 activations
+    ciot_peer_mm *plan = nullptr;          // the runtime's prepared product for this shape, batch and threads
 };
 
 // The cost of one pooled call with no work (per pool kind and thread count), microseconds per repetition.
@@ -86,6 +93,11 @@ struct Summary {
 Summary summarize(const Case &c);
 // Whether r's read sample, or its compute sample, is below half the case's median of its kind (stats.h).
 bool rep_low_outlier(const Rep &r, const Summary &s);
+
+// A runtime row's file format when its bytes are one ciot reads ("pq2_0", "tq1_0"), else its type's name.
+const char *peer_source(const Case &c);
+// The "peer" object of a runtime row: module, type, the build it came from, its activation type.
+void peer_json(ciot_json *j, const Case &c);
 
 inline const char *pool_name(ciot_pool_kind k) { return k == CIOT_POOL_PERSISTENT ? "persistent" : "spawn"; }
 

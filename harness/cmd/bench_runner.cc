@@ -15,6 +15,7 @@ namespace ciot_bench {
 
 // One pooled call of the case's kernel on the next cold copy of its weights; seconds.
 double call(Case &c, ciot_pool *p) {
+    if (c.peer) return peer_call(c);
     ciot_mm mm = {ciot_weight_ring_next(&g->region, c.ring), c.x, c.y.data(), c.rows, c.K, c.batch, c.rows,
                   g->opt.prefetch};
     const uint64_t t0 = ciot_now_ns();
@@ -26,7 +27,7 @@ namespace {
 
 void run_case(benchmark::State &st, size_t idx) {
     Case &c = g->cases[idx];
-    ciot_pool *p = acquire_pool(c.kind, c.threads);
+    ciot_pool *p = acquire_pool(probe_pool(c), c.threads);
     if (!p) {
         st.SkipWithError("cannot create the thread pool");
         return;

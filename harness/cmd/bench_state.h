@@ -3,6 +3,8 @@
 #ifndef CIOT_BENCH_STATE_H
 #define CIOT_BENCH_STATE_H
 
+#include <regex.h>
+
 #include <map>
 #include <string>
 #include <tuple>
@@ -17,6 +19,8 @@ extern "C" {
 }
 
 namespace ciot_bench {
+
+void release_peers();   // bench_peer.cc
 
 // State shared by the cases of this run.
 struct Run {
@@ -37,6 +41,7 @@ struct Run {
     std::map<std::pair<std::string, const ciot_layout *>, std::vector<unsigned char>> packed;   // --gguf
     const std::vector<unsigned char> *filled = nullptr;   // whose copies the weight region holds now
     ~Run() {
+        release_peers();
         if (gguf) ciot_gguf_close(gguf);
         if (pool) ciot_pool_destroy(pool);
         ciot_weight_region_free(&region);
@@ -47,6 +52,8 @@ extern Run *g;   // the run in progress, owned by its entry point (bench.cc)
 
 // bench_state.cc: the run's resources, made once and reused by the cases.
 ciot_pool *acquire_pool(ciot_pool_kind kind, int threads);
+// The pool a case's probes run on: its own, or for a runtime's row the spawn pool (no idle ciot threads).
+inline ciot_pool_kind probe_pool(const Case &c) { return c.peer ? CIOT_POOL_SPAWN : c.kind; }
 const ciot_weight_ring *ring_for(const ciot_layout *l, int rows, int K);
 const void *acts_for(const ciot_act_format *a, int batch, int K);
 void ensure_filled(Case &c, ciot_pool *p);
@@ -60,6 +67,14 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
 // code (message printed).
 int make_cases(const std::string &filter);
 int settle_memory();
+
+// bench_peer.cc: rows of the runtimes' own types (--peer), their prepared products and their timed calls.
+int make_peer_cases(const regex_t *filter);
+bool peer_prepare(Case &c);
+double peer_call(Case &c);
+const char *peer_module_name(const Case &c);
+const ciot_peer_api *peer_api(const Case &c);
+int peer_type(const Case &c);
 
 // bench_prepare.cc: the warm-up that sizes every case, and the run's length.
 int prepare();

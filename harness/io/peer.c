@@ -131,6 +131,23 @@ const char *ciot_peer_type_list(const ciot_peer *p, char *buf, size_t len) {
     return buf;
 }
 
+int ciot_peer_type_format(const ciot_peer *p, int type, ciot_format *f) {
+    static const struct {
+        const char *name;
+        ciot_format format;
+    } same_bytes[] = {{"q2_0", CIOT_FMT_PQ2_0}, {"tq1_0", CIOT_FMT_TQ1_0}, {"tq2_0", CIOT_FMT_TQ2_0}};
+    const ciot_peer_type *t = &p->api->types[type];
+    for (size_t i = 0; i < sizeof same_bytes / sizeof same_bytes[0]; i++) {
+        const ciot_format g = same_bytes[i].format;
+        if (strcasecmp(t->name, same_bytes[i].name) || t->block_values != ciot_format_block_values(g) ||
+            p->api->row_bytes(type, t->block_values) != ciot_format_block_bytes(g))
+            continue;
+        *f = g;
+        return 1;
+    }
+    return 0;
+}
+
 double ciot_peer_bits_per_weight(const ciot_peer *p, int type, int K) {
     const size_t bytes = p->api->row_bytes(type, K);
     return bytes ? 8.0 * (double)bytes / K : 0;

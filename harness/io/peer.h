@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include "peer_abi.h"
+#include "kernel.h"
 #include "status.h"
 
 typedef struct ciot_peer ciot_peer;
@@ -27,6 +28,9 @@ const ciot_peer_api *ciot_peer_api_of(const ciot_peer *p);
 int ciot_peer_type_find(const ciot_peer *p, const char *type);
 /* The type names as one comma-separated list, for messages. */
 const char *ciot_peer_type_list(const ciot_peer *p, char *buf, size_t len);
+/* Whether a type's bytes are those of a file format ciot reads (its name, block and block bytes agree:
+ * the prismml fork's q2_0 is PQ2_0, ggml's tq1_0 and tq2_0 are TQ1_0 and TQ2_0); 1 and *f when they are. */
+int ciot_peer_type_format(const ciot_peer *p, int type, ciot_format *f);
 /* Bits per weight of a type at row length K (its row metadata included), 0 when K does not fit it. */
 double ciot_peer_bits_per_weight(const ciot_peer *p, int type, int K);
 
