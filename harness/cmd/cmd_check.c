@@ -7,6 +7,30 @@
 #include "gguf_check.h"
 #include "opts.h"
 #include "oracle.h"
+#include "peer_check.h"
+
+/* --peer: the runtime's reading of ciot's file formats (peer_check.h). */
+static int check_peer(const char *module) {
+    char why[4352];
+    ciot_peer *p;
+    if (ciot_peer_open(module, &p, why, sizeof why) != CIOT_OK) {
+        ciot_say("check", "--peer %s", why);
+        return 2;
+    }
+    ciot_peer_check_counts n;
+    ciot_peer_check(p, stdout, &n);
+    if (!n.types) {
+        char list[1024];
+        ciot_say("check", "--peer %s: no type of %s has the bytes of a format ciot reads (q2_0 as PQ2_0, tq1_0, tq2_0; "
+                          "its types: %s)", module, ciot_peer_name(p), ciot_peer_type_list(p, list, sizeof list));
+        ciot_peer_close(p);
+        return 2;
+    }
+    printf("%d types checked against %s\n%d passed, %d failed, %d skipped\n", n.types, ciot_peer_api_of(p)->build, n.passed,
+           n.failed, n.skipped);
+    ciot_peer_close(p);
+    return n.failed ? 1 : 0;
+}
 
 static int check_gguf(const char *path, const ciot_gguf_check_opts *o) {
     ciot_gguf *g;
@@ -37,7 +61,7 @@ static int check_gguf(const char *path, const ciot_gguf_check_opts *o) {
 
 int ciot_cmd_check(int argc, char **argv) {
     ciot_oracle_opts o = {.log = stdout, .verbose = 1};
-    const char *gguf = NULL, *filter = NULL;
+    const char *gguf = NULL, *filter = NULL, *peer = NULL;
     ciot_gguf_check_opts go = {0};
     int max_weights = 0, quiet = 0, verbose = 0;
     const ciot_opt opts[] = {
@@ -49,6 +73,9 @@ int ciot_cmd_check(int argc, char **argv) {
          "instead of drawn weights, every 2-D ternary tensor of a GGUF file", NULL},
         {"--tensors", CIOT_OPT_STRING, &go.tensor_regex, 0, 0, NULL, "REGEX",
          "with --gguf: the tensors whose name matches (POSIX extended)", NULL},
+        {"--peer", CIOT_OPT_STRING, &peer, 0, 0, NULL, "MODULE",
+         "instead of the kernels, a runtime's own dequantizer and mul_mat (a peer module) on the\n"
+         "formats ciot reads: bit for bit, and within the bound of its float order", NULL},
         {"--verbose", CIOT_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "one line per kernel (the default)", NULL},
         {"--quiet", CIOT_OPT_FLAG, &quiet, 0, 0, NULL, NULL, "only failures, skipped kernels and the summary", NULL},
     };
@@ -65,6 +92,11 @@ int ciot_cmd_check(int argc, char **argv) {
     o.verbose = !quiet;
     o.filter = go.kernel_filter = filter;
     o.max_weights = max_weights;
+    if (peer) {
+        if (gguf || filter || o.quick || max_weights)
+            return ciot_opts_fail(&c, "--peer takes no other option: it checks the runtime's types, not ciot's kernels");
+        return check_peer(peer);
+    }
     if (go.tensor_regex && !gguf) return ciot_opts_fail(&c, "--tensors needs --gguf FILE");
     if (gguf) {
         if (o.quick || o.max_weights)
