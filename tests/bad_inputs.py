@@ -266,7 +266,8 @@ class Runner:
         if "{gguf}" in s:
             s = s.replace("{gguf}", self.gguf_dir())
         over = str((os.cpu_count() or 1) + 1)
-        return s.replace("{src}", ROOT).replace("{dir}", d).replace("{over}", over).replace("{nl}", "\n")
+        peer = os.path.join(os.path.dirname(os.path.abspath(self.ciot[-1])), "peers", "fake", "ciot-peer.so")
+        return s.replace("{peer}", peer).replace("{src}", ROOT).replace("{dir}", d).replace("{over}", over).replace("{nl}", "\n")
 
     def run(self, i, row):
         """(ok, detail) of one row."""

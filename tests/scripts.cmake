@@ -37,3 +37,9 @@ if(CIOT_PYTHON3 AND CIOT_OBJDUMP AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD6
            $<TARGET_FILE:ciot>)
   set_tests_properties(test_compute_loop_multiplies PROPERTIES TIMEOUT 60 LABELS any_cpu)
 endif()
+# Peer modules against the test module (tests/peers.py says what it catches); not under the sanitizers, whose
+# runtime a module loaded into the program would need too.
+if(CIOT_PYTHON3 AND NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
+  add_test(NAME test_peers COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/peers.py $<TARGET_FILE:ciot> ${CMAKE_CROSSCOMPILING_EMULATOR})
+  set_tests_properties(test_peers PROPERTIES TIMEOUT 300 LABELS any_kernel)
+endif()
