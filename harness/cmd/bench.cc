@@ -167,6 +167,7 @@ void fill_row(const Case &c, ciot_bench_row &r) {
     r.roof_min = s.roof_ratio.min, r.roof_median = s.roof_ratio.median, r.roof_max = s.roof_ratio.max;
     r.above_compute_roof = s.above_compute_roof;
     r.low_outlier = s.low_outlier;
+    r.peer = c.peer != nullptr;
 }
 
 // The read rate the estimate takes: one short sample of a small buffer on the largest pool, a fraction of a

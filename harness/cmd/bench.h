@@ -30,6 +30,7 @@ typedef struct {
     double roof_min, roof_median, roof_max;     /* per-repetition kernel GMAC/s / bound; 0 when none */
     int above_compute_roof;                     /* a compute-bound repetition above its compute sample: flagged */
     int low_outlier;                            /* a paired probe sample below half the case's median: flagged */
+    int peer;                                   /* a runtime's own type (bench --peer), kernel is NAME:TYPE */
 } ciot_bench_row;
 
 /* Runs `ciot bench` with argv; when rows is not NULL, fills up to max rows of summary (count in *n). */

@@ -24,9 +24,9 @@ struct Peers {
     std::deque<ciot_layout> layouts;    // per row and K: one block is one whole row
     std::deque<ciot_kernel> kernels;
     std::map<std::pair<int, int>, std::vector<float>> acts;
+    std::vector<std::pair<const ciot_peer_api *, ciot_peer_mm *>> plans;   // freed before their modules close
     ~Peers() {
-        for (auto &c : g->cases)
-            if (c.plan) ciot_peer_api_of(c.peer->module)->mm_free(c.plan), c.plan = nullptr;
+        for (auto &p : plans) p.first->mm_free(p.second);
     }
 };
 std::unique_ptr<Peers> peers;
@@ -141,7 +141,8 @@ bool peer_prepare(Case &c) {
     const ciot_peer_api *a = ciot_peer_api_of(c.peer->module);
     char why[512] = "";
     c.x = peer_acts_for(c.batch, c.K);
-    if (!c.plan) c.plan = a->mm_new(c.peer->type, c.rows, c.K, c.batch, c.threads, why, sizeof why);
+    if (!c.plan && (c.plan = a->mm_new(c.peer->type, c.rows, c.K, c.batch, c.threads, why, sizeof why)))
+        peers->plans.emplace_back(a, c.plan);
     if (!c.plan) fprintf(stderr, "ciot bench: %s: the runtime cannot prepare it: %s\n", c.name.c_str(), why);
     return c.plan != nullptr;
 }

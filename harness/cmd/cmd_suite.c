@@ -18,6 +18,7 @@
 #include "output.h"
 #include "json.h"
 #include "opts.h"
+#include "peer.h"
 #include "probe_compute.h"
 #include "progress.h"
 #include "rules.h"
@@ -100,6 +101,24 @@ static ciot_status write_context(const char *dir, const ciot_context *ctx, int q
     return st;
 }
 
+/* Every module of a --peer list loads (its types are checked by the bench's estimate); -1, or 2 after one line. */
+static int peers_loadable(const char *list) {
+    char item[4096], why[4352];
+    for (const char *p = list; *p;) {
+        const size_t len = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)len, p);
+        item[strcspn(item, ":")] = 0;
+        ciot_peer *m;
+        if (ciot_peer_open(item, &m, why, sizeof why) != CIOT_OK) {
+            ciot_say("suite", "--peer %s", why);
+            return 2;
+        }
+        ciot_peer_close(m);
+        p += len + (p[len] == ',');
+    }
+    return -1;
+}
+
 /* DIR made new under RESULTS and marked INCOMPLETE; 0, or 2 after one line on stderr. */
 static int make_run_folder(const char *results, const ciot_context *ctx, int quick, char *dir, size_t len) {
     char day[32], why[CIOT_WHY_MAX];
@@ -128,6 +147,7 @@ static int make_run_folder(const char *results, const ciot_context *ctx, int qui
  * --quick: every kernel once at all cores, decode and prompt (batches 4 and 64), three short repetitions;
  * the full run adds 1 thread, the spawn pool, the speculative batches and the large model. */
 typedef struct {
+    const char *peer;   /* --peer, passed to ciot bench */
     int quick, thread_counts;
     char threads[32], all_threads[16];
     const char *sweep, *reps;
@@ -160,15 +180,17 @@ static void bench_args(const plan *p, args *bench) {
     if (p->quick) arg(bench, "--rep-ms"), arg(bench, "20"), arg(bench, "--no-spawn");
     /* a quick run leaves the references out, unless they are all this CPU runs */
     if (p->quick && runs_optimized_kernel()) arg(bench, "--refs"), arg(bench, "none");
+    if (p->peer) arg(bench, "--peer"), arg(bench, p->peer);
 }
 
 /* Every part's estimate, the bench's from its own argument list; says how long the run will take.
- * Nonzero when the bench arguments were refused. */
+ * Nonzero when the bench arguments were refused: the exit code. */
 static int plan_estimate(plan *p, args *bench, int cores) {
     const int quick = p->quick, reps = quick ? 3 : 5;
     int cases = 0;
     double read_gbs = 0;
-    if (ciot_bench_estimate(bench->n, bench->v, &p->estimate[STAGE_BENCH], &cases, &read_gbs) >= 0) return 1;
+    const int rc = ciot_bench_estimate(bench->n, bench->v, &p->estimate[STAGE_BENCH], &cases, &read_gbs);
+    if (rc >= 0) return rc ? rc : 1;
     p->estimate[STAGE_BW] = bw_estimate(p->thread_counts, cores, reps, 50, read_gbs);
     p->estimate[STAGE_COMPUTE] = compute_estimate(p->thread_counts, reps, quick ? 50 : 200);
     p->estimate[STAGE_REPLAY] = quick ? 15 : 90;
@@ -234,6 +256,7 @@ static int finish(const char *dir, ciot_context *ctx, int quick, const ciot_benc
 
 int ciot_cmd_suite(int argc, char **argv) {
     int quick = 0, estimate_only = 0;
+    const char *peer = NULL;
     const char *results = CIOT_SOURCE_DIR "/results";
     const ciot_opt opts[] = {
         {"--quick", CIOT_OPT_FLAG, &quick, 0, 0, NULL, NULL,
@@ -241,15 +264,18 @@ int ciot_cmd_suite(int argc, char **argv) {
          "batches 4 and 64, 3 short repetitions, no references, a small model replay (the\n"
          "same shapes; the working set guarded against an implausible LLC: ciot info)", NULL},
         {"--results", CIOT_OPT_STRING, &results, 0, 0, NULL, "DIR", "where the run folder goes (default results/ of the source tree)", NULL},
+        {"--peer", CIOT_OPT_LIST, &peer, 0, 0, NULL, "LIST",
+         "a runtime's own types beside the kernels (ciot bench --peer: MODULE or MODULE:TYPE)", NULL},
         {"--estimate", CIOT_OPT_FLAG, &estimate_only, 0, 0, NULL, NULL, "say how long the run would take, and run nothing", NULL},
     };
-    const ciot_cmdline c = {"suite", "[--quick] [--results DIR] [--estimate]",
+    const ciot_cmdline c = {"suite", "[--quick] [--results DIR] [--peer LIST] [--estimate]",
                             "probe, compute probe, kernel benchmarks at 1 and all threads, the speculative-\n"
                             "verification batches (2, 3, 4, 5, 8) of each source file's chosen gemm, and a replay,\n"
                             "into DIR/<date>-<host>-<commit>/ with a summary table (results/SCHEMA.md)",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc >= 0) return rc;
+    if (peer && (rc = peers_loadable(peer)) >= 0) return rc;   /* before the run folder */
     if (quick) ciot_rules_guard_llc();   /* before the context, which records the rule */
     ciot_context ctx;
     ciot_context_collect(&ctx);
@@ -258,9 +284,10 @@ int ciot_cmd_suite(int argc, char **argv) {
     if (!estimate_only && (rc = make_run_folder(results, &ctx, quick, dir, sizeof dir)) != 0) return rc;
     plan p;
     plan_of(&ctx, quick, &p);
+    p.peer = peer;
     args bench = {0};
     bench_args(&p, &bench);
-    if (plan_estimate(&p, &bench, ctx.topo.cores)) return 1;
+    if ((rc = plan_estimate(&p, &bench, ctx.topo.cores)) != 0) return rc;
     if (estimate_only) return 0;
     if (write_context(dir, &ctx, quick) != CIOT_OK) return 1;
     ciot_progress progress;

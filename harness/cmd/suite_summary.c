@@ -106,6 +106,7 @@ void ciot_suite_summary(FILE *f, ciot_json *j, const ciot_bench_row *rows, int n
     }
     ciot_suite_answer(f, j, rows, n, c->topo.cores);
     ciot_suite_files_summary(f, j, rows, n);
+    ciot_suite_peers_summary(f, j, rows, n);
     every_case(f, rows, n);
     ciot_suite_baseline_summary(f, j, rows, n);
     ciot_suite_spec_summary(f, j, rows, n, spec_kernels);

@@ -36,6 +36,9 @@ void ciot_suite_answer(FILE *f, ciot_json *j, const ciot_bench_row *rows, int n,
  * ceiling the ratio on one bus, from each row's paired read ratio and its layout's bytes a weight. Rows of
  * kernels the registry does not know are left out; nothing is printed without a known kernel's persistent row. */
 void ciot_suite_files_summary(FILE *f, ciot_json *j, const ciot_bench_row *rows, int n);
+/* The runtime's own types (bench --peer rows), each against the fastest ciot kernel of its bit class in the same
+ * cell; nothing when the run has none (JSON "peers": []). */
+void ciot_suite_peers_summary(FILE *f, ciot_json *j, const ciot_bench_row *rows, int n);
 
 /* Each kernel of a richer ISA against its baseline (suite_baseline.c; ciot_kernel_baseline, registry.h: an
  * AVX-VNNI or AVX-512 kernel's AVX2 twin), per thread count: whether the registry ranks it above its baseline,
