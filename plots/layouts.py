@@ -21,6 +21,7 @@ from plotkit import (FLAG_STYLE, fastest_per_layout, family_color, flag_handles,
 from runfolder import InputError
 
 PROG = "layouts"
+PEER_COLOR = "0.72"                   # a runtime's own type (ciot bench --peer): grey, cross-hatched
 POOL_ORDER = ("persistent", "spawn")
 SLOT_IN = {False: 0.95, True: 0.34}   # inches of panel per bar: wide enough for its labels, horizontal or turned
 PANEL_MIN_SLOTS = 2.6                 # a panel of one bar still holds its title
@@ -34,7 +35,7 @@ def rows_of(run):
             continue
         gw, ratio, probe = c.stats("gweights_s"), c.stats("ratio"), c.median("probe_gbs")
         stock = run.stock_for(c)
-        out.append(dict(kernel=c.kernel, source=c.source, layout=c.layout, shape=c.shape, threads=c.threads,
+        out.append(dict(kernel=c.kernel, engine=c.engine, source=c.source, layout=c.layout, shape=c.shape, threads=c.threads,
                         pool=c.pool, reps=len(c.reps), gweights_s_min=gw["min"], gweights_s_median=gw["median"],
                         gweights_s_max=gw["max"], gb_s_median=c.median("kernel_gbs"),
                         bytes_per_weight=c.bytes_per_weight, ceiling_gb_s=probe,
@@ -58,11 +59,14 @@ def mark_shown(run, rows, all_kernels):
 
 
 def bar_order(r):
-    """Within a panel: the stock layout first, then the repacks by name; a layout's kernels by name."""
-    return (layout_family(r["layout"], r["source"]) != "stock", r["layout"], is_reference(r["kernel"]), r["kernel"])
+    """Within a panel: the stock layout first, then the repacks by name, a layout's kernels by name; the runtime's
+    own types last."""
+    return (r["engine"] == "peer", layout_family(r["layout"], r["source"]) != "stock", r["layout"], is_reference(r["kernel"]), r["kernel"])
 
 
 def tick_label(r, all_kernels):
+    if r["engine"] == "peer":
+        return "runtime\n" + r["kernel"]
     if all_kernels:
         return r["kernel"]
     isa = r["kernel"].split("_gemv_", 1)[-1]
@@ -92,9 +96,12 @@ def bar_text(ax, x, r, all_kernels):
 def draw_panel(ax, bars, all_kernels):
     for x, r in enumerate(bars):
         med = r["gweights_s_median"]
-        ref = is_reference(r["kernel"])
-        ax.bar(x, med, 0.72, color=family_color(r["layout"], r["source"]), alpha=0.45 if ref else 1.0,
-               hatch="//" if ref else None, edgecolor="white" if not ref else "0.4", lw=0.5)
+        ref, peer = is_reference(r["kernel"]), r["engine"] == "peer"
+        if peer:
+            ax.bar(x, med, 0.72, color=PEER_COLOR, hatch="xx", edgecolor="black", lw=0.8)
+        else:
+            ax.bar(x, med, 0.72, color=family_color(r["layout"], r["source"]), alpha=0.45 if ref else 1.0,
+                   hatch="//" if ref else None, edgecolor="white" if not ref else "0.4", lw=0.5)
         ax.errorbar(x, med, yerr=[[med - r["gweights_s_min"]], [r["gweights_s_max"] - med]], fmt="none",
                     ecolor="black", elinewidth=0.9, capsize=3)
         ax.hlines(r["ceiling_gweights_s"], x - 0.46, x + 0.46, colors="black", lw=2.6, zorder=4)
@@ -179,6 +186,10 @@ def legend(fig, run, drawn, all_kernels):
     handles = [Line2D([], [], color="black", lw=2.6,
                       label="paired read ceiling: median probe GB/s / the layout's bytes per weight"),
                Line2D([], [], color="black", lw=0.9, marker="_", ms=8, label="whiskers: min-max of the repetitions")]
+    if any(r["engine"] == "peer" for r in drawn):
+        from matplotlib.patches import Patch
+        handles.append(Patch(facecolor=PEER_COLOR, hatch="xx", edgecolor="black",
+                             label="the runtime's own type (ciot bench --peer), timed by the same protocol"))
     handles += flag_handles(flags_present(run, drawn))
     fig.legend(handles=handles, loc="lower center", ncol=min(2, len(handles)), fontsize=9, frameon=False)
 

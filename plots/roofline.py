@@ -24,6 +24,7 @@ from runfolder import InputError
 
 PROG = "roofline"
 MARKERS = {"gemv": "o", "gemm": "s"}
+PEER_MARKER = "X"   # a runtime's own type (ciot bench --peer), edged in black
 
 
 def points_of(run):
@@ -33,7 +34,7 @@ def points_of(run):
             continue
         gw, gbs = c.median("gweights_s"), c.median("kernel_gbs")
         roof = c.roof_stats()
-        out.append(dict(what="point", kernel=c.kernel, source=c.source, op=c.op, shape=c.shape, batch=c.batch, threads=c.threads,
+        out.append(dict(what="point", kernel=c.kernel, engine=c.engine, source=c.source, op=c.op, shape=c.shape, batch=c.batch, threads=c.threads,
                         pool=c.pool, gweights_s=gw, gb_s=gbs, ops_per_byte=2 * gw / gbs, gops=2 * gw,
                         ratio_median=c.median("ratio"), roof=c.roof_note,
                         roof_ratio_median=roof["median"] if roof else "", flags=",".join(c.flags)))
@@ -72,7 +73,7 @@ def plot(run, base, all_kernels=False):
     comp = {r["threads"]: r for r in roofs if r["what"] == "compute_roof"}
     shown = leading_pick(run)
     for p in points:
-        p["shown"] = (p["kernel"], p["shape"], p["batch"]) in shown
+        p["shown"] = (p["kernel"], p["shape"], p["batch"]) in shown or p["engine"] == "peer"
     named = [p for p in points if p["shown"]]
     others = [p for p in points if not p["shown"]] if all_kernels else []
     lines = roof_lines(run, named, read, comp, paired=[r for r in roofs if r["what"] == "paired_compute_roof"])
@@ -96,8 +97,9 @@ def plot(run, base, all_kernels=False):
     for p in named:
         color = source_color(p["source"])
         full = p["threads"] == top
-        ax.plot(p["ops_per_byte"], p["gops"], MARKERS[p["op"]], color=color if full else "white", mec=color,
-                ms=8 if full else 6, mew=1.4, zorder=3)
+        peer = p["engine"] == "peer"
+        ax.plot(p["ops_per_byte"], p["gops"], PEER_MARKER if peer else MARKERS[p["op"]], color=color if full else "white",
+                mec="black" if peer else color, ms=10 if full else 7, mew=1.4, zorder=3)
         flag_marks(ax, p["ops_per_byte"], p["gops"], [f for f in p["flags"].split(",") if f])
     ax.set_xlabel("operations per byte of weight traffic (2 per weight per activation row / bytes per weight)", fontsize=10)
     ax.set_ylabel("GOPS (int8 operations, 1e9 per second)", fontsize=10)
@@ -172,7 +174,8 @@ def label_points(placer, points):
     """Each point at the most threads named by its source file, kernel (and batch) and its % of its roof."""
     for p in sorted(points, key=lambda p: -p["gops"]):
         pct = f"{fmt(100 * p['roof_ratio_median'])}%" if p["roof_ratio_median"] != "" else "no roof"
-        name = f"{p['source'].upper()} {p['kernel']}" + (f" b{p['batch']}" if p["op"] == "gemm" else "") + f"  {pct}"
+        who = ("runtime " if p["engine"] == "peer" else f"{p['source'].upper()} ") + p["kernel"]
+        name = who + (f" b{p['batch']}" if p["op"] == "gemm" else "") + f"  {pct}"
         placer.add(p["ops_per_byte"], p["gops"], name, source_color(p["source"]), fontsize=8.5,
                    radii=(8, 16, 28, 42, 60, 80, 105))
 
@@ -188,6 +191,9 @@ def legend_handles(run, named, others, top, threads):
                           label=f"hollow: {fewer} thread{'s' if fewer != '1' else ''} (dashed roofs)"))
     if others:
         out.append(Line2D([], [], ls="none", marker="o", color="0.78", mec="0.55", ms=4, label="the other kernels"))
+    if any(p["engine"] == "peer" for p in named):
+        out.append(Line2D([], [], ls="none", marker=PEER_MARKER, mfc="0.5", mec="black", mew=1.4, ms=9,
+                          label="the runtime's own type (ciot bench --peer; label: runtime MODULE:TYPE)"))
     return out + flag_handles(flags_present(run, named + others))
 
 

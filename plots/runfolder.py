@@ -192,6 +192,10 @@ class BenchCase:
         self.layout = get(d, "layout", "str", path, where)
         # the file format the kernel reads (older runs lack it: their layouts then stand for it)
         self.source = get(d, "source", "str", path, where) if d.get("source") is not None else self.layout
+        # "peer": a runtime's own type (ciot bench --peer), its kernel named MODULE:TYPE; older runs have only ciot's
+        self.engine = get(d, "engine", "str", path, where) if d.get("engine") is not None else "ciot"
+        if self.engine not in ("ciot", "peer"):
+            _fail(path, f"{where}, \"engine\" is {_show(self.engine)}, expected \"ciot\" or \"peer\"")
         self.op = get(d, "op", "str", path, where)
         if self.op not in ("gemv", "gemm"):
             _fail(path, f"{where}, \"op\" is {_show(self.op)}, expected \"gemv\" or \"gemm\"")

@@ -152,6 +152,7 @@ void fill_row(const Case &c, ciot_bench_row &r) {
     memset(&r, 0, sizeof r);
     snprintf(r.kernel, sizeof r.kernel, "%s", c.k->name);
     snprintf(r.pool, sizeof r.pool, "%s", pool_name(c.kind));
+    snprintf(r.op, sizeof r.op, "%s", c.k->op == CIOT_OP_GEMM ? "gemm" : "gemv");
     r.threads = c.threads, r.batch = c.batch, r.rows = c.rows, r.K = c.K, r.reps = int(c.reps.size());
     r.gw_min = s.gw.min, r.gw_median = s.gw.median, r.gw_max = s.gw.max;
     r.gbs_median = s.gbs.median, r.gmacs_median = c.k->op == CIOT_OP_GEMM ? s.gw.median : 0;

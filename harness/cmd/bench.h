@@ -9,7 +9,7 @@ extern "C" {
 
 /* One row of the summary: one benchmark case over its repetitions. */
 typedef struct {
-    char kernel[64], pool[16];
+    char kernel[64], pool[16], op[8];   /* op: "gemv" or "gemm" */
     int threads, batch, rows, K;
     int reps;
     double gw_min, gw_median, gw_max;           /* Gweights/s */

@@ -18,7 +18,7 @@ static double source_bits(ciot_format f) {
 /* Whether row i is the first of its cell (so each cell is printed once, in the rows' order). */
 static int first_of_cell(const ciot_bench_row *rows, int i) {
     for (int j = 0; j < i; j++)
-        if (ciot_suite_same_cell(&rows[j], &rows[i])) return 0;
+        if (!rows[j].peer && ciot_suite_same_cell(&rows[j], &rows[i])) return 0;
     return 1;
 }
 

@@ -9,7 +9,10 @@
 /* The bit classes the files compete in: 2-bit (PQ2_0, TQ2_0) and at most 1.75 bits (PTQ1_0, TQ1_0). */
 #define CIOT_SMALL_CLASS_BITS 1.8
 
-static double row_bits(const ciot_bench_row *r) { return r->gw_median > 0 ? 8 * r->gbs_median / r->gw_median : 0; }
+/* Bits a weight of a row: its bytes over the weights it read (a gemm reads each weight once for the batch). */
+static double row_bits(const ciot_bench_row *r) {
+    return r->gw_median > 0 ? 8 * r->gbs_median * r->batch / r->gw_median : 0;
+}
 static int small_class(double bits) { return bits <= CIOT_SMALL_CLASS_BITS; }
 
 /* The fastest ciot row of the class in the cell of row c (same op, shape, batch, threads), or NULL. */
@@ -38,7 +41,7 @@ void ciot_suite_peers_summary(FILE *f, ciot_json *j, const ciot_bench_row *rows,
         if (!r->peer) continue;
         const int small = small_class(row_bits(r));
         const ciot_bench_row *b = best_of_class(rows, n, r, small);
-        const char *op = r->gmacs_median > 0 ? "gemm" : "gemv";
+        const char *op = r->op;
         char ours[96] = "-", speed[48] = "-", ratio[48] = "-";
         if (b) {
             snprintf(ours, sizeof ours, "%s", b->kernel);
