@@ -105,8 +105,43 @@ static void mm_free(ciot_peer_mm *mm) {
     free(mm);
 }
 
+/* Of the token ops, the test module runs the state copy alone (a memcpy per instance). */
+struct ciot_peer_op {
+    size_t bytes;
+    int instances;
+    unsigned char *src, *dst;
+};
+
+static ciot_peer_op *op_new(const ciot_peer_op_shape *s, int threads, char *err, size_t len) {
+    if (s->op != CIOT_PEER_OP_STATE_COPY || s->instances < 1 || !s->bytes) {
+        refuse(err, len, "the test module runs only the state copy");
+        return NULL;
+    }
+    ciot_peer_op *op = calloc(1, sizeof *op);
+    if (!op) return NULL;
+    op->bytes = s->bytes, op->instances = s->instances;
+    op->src = calloc((size_t)s->instances, s->bytes), op->dst = calloc((size_t)s->instances, s->bytes);
+    if (!op->src || !op->dst) {
+        free(op->src), free(op->dst), free(op);
+        return NULL;
+    }
+    return op;
+}
+
+static int op_run(ciot_peer_op *op, int instance, char *err, size_t len) {
+    if (instance < 0 || instance >= op->instances) return refuse(err, len, "no such instance");
+    memcpy(op->dst + (size_t)instance * op->bytes, op->src + (size_t)instance * op->bytes, op->bytes);
+    return 0;
+}
+
+static void op_free(ciot_peer_op *op) {
+    if (!op) return;
+    free(op->src), free(op->dst), free(op);
+}
+
 static const ciot_peer_api api = {CIOT_PEER_ABI, sizeof(ciot_peer_api), "fake", "ciot's scalar references (a test module)",
-                                  N_TYPES, listed, row_bytes, quantize, dequantize_row, mm_new, mm_run, mm_free};
+                                  N_TYPES, listed, row_bytes, quantize, dequantize_row, mm_new, mm_run, mm_free,
+                                  op_new, op_run, op_free};
 static ciot_peer_api other_abi;
 
 __attribute__((visibility("default"))) const ciot_peer_api *ciot_peer_entry(void) {

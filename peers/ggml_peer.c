@@ -5,6 +5,7 @@
  *
  * Two API generations are met: forks with the split CPU backend (ggml-cpu.h: type traits in two tables, a
  * threadpool object) and ik_llama.cpp's (one traits table with per-row metadata, the plan takes a count). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,8 +195,190 @@ static int mm_run(ciot_peer_mm *mm, const void *w, const float *x, float *y, cha
     return 0;
 }
 
+
+/* Token ops: one graph of the runtime's op, the tensors that differ per instance re-pointed before each call. */
+enum { MAX_SLOTS = 4, MAX_BUFFERS = 4096 };
+
+struct ciot_peer_op {
+    struct ggml_context *ctx;
+    struct ggml_cgraph *graph;
+    struct ggml_cplan plan;
+#if SPLIT_CPU_BACKEND
+    struct ggml_threadpool *pool;
+#endif
+    void *work;
+    int instances, slots;
+    struct ggml_tensor *slot[MAX_SLOTS];   /* re-pointed per instance */
+    struct ggml_tensor *view;              /* a result that is a view of slot view_of (CPY's), re-pointed with it */
+    int view_of;
+    void **data;                           /* [instance * slots + slot] */
+    void *buffers[MAX_BUFFERS];
+    int n_buffers;
+};
+
+static void op_free(ciot_peer_op *op) {
+    if (!op) return;
+#if SPLIT_CPU_BACKEND
+    if (op->pool) ggml_threadpool_free(op->pool);
+#endif
+    for (int i = 0; i < op->n_buffers; i++) free(op->buffers[i]);
+    free(op->data);
+    free(op->work);
+    if (op->ctx) ggml_free(op->ctx);
+    free(op);
+}
+
+/* Memory the op owns, filled with small values the runtime's op takes as it takes real ones. */
+static void *op_buffer(ciot_peer_op *op, size_t bytes, enum ggml_type type, unsigned seed) {
+    void *p = NULL;
+    if (op->n_buffers == MAX_BUFFERS || posix_memalign(&p, 64, bytes ? bytes : 64) != 0) return NULL;
+    op->buffers[op->n_buffers++] = p;
+    /* a drawn pattern of up to 64 KiB, repeated: the fill of gigabytes of caches stays quick */
+    float pattern[4096];
+    unsigned x = seed * 2654435761u + 1;
+    for (int i = 0; i < 4096; i++) {
+        x = x * 1664525u + 1013904223u;
+        pattern[i] = (float)((int)(x >> 9) - (1 << 22)) / (float)(1 << 22) * 0.05f;
+    }
+    const size_t width = type == GGML_TYPE_F16 ? 2 : 4, n = bytes / width, run = n < 4096 ? n : 4096;
+    if (type == GGML_TYPE_F16) ggml_fp32_to_fp16_row(pattern, (ggml_fp16_t *)p, (int64_t)run);
+    else memcpy(p, pattern, run * width);
+    for (size_t done = run; done < n; done += run)
+        memcpy((char *)p + done * width, p, (n - done < run ? n - done : run) * width);
+    return p;
+}
+
+/* Every tensor's data: a slot's one buffer per instance, any other tensor one buffer shared by the calls. */
+static int op_place(ciot_peer_op *op, struct ggml_tensor *const *shared, int n_shared) {
+    op->data = calloc((size_t)op->instances * (size_t)op->slots, sizeof(void *));
+    if (!op->data) return 1;
+    for (int i = 0; i < n_shared; i++)
+        if (!(shared[i]->data = op_buffer(op, ggml_nbytes(shared[i]), shared[i]->type, 7u + (unsigned)i))) return 1;
+    for (int k = 0; k < op->instances; k++)
+        for (int j = 0; j < op->slots; j++) {
+            void *p = op_buffer(op, ggml_nbytes(op->slot[j]), op->slot[j]->type, 100u + (unsigned)(k * MAX_SLOTS + j));
+            if (!p) return 1;
+            op->data[k * op->slots + j] = p;
+        }
+    return 0;
+}
+
+static int op_plan(ciot_peer_op *op, struct ggml_tensor *out, int threads) {
+    op->graph = ggml_new_graph(op->ctx);
+    ggml_build_forward_expand(op->graph, out);
+#if SPLIT_CPU_BACKEND
+    struct ggml_threadpool_params tp = ggml_threadpool_params_default(threads);
+    op->pool = ggml_threadpool_new(&tp);
+    op->plan = ggml_graph_plan(op->graph, threads, op->pool);
+#else
+    op->plan = ggml_graph_plan(op->graph, threads);
+#endif
+    if (op->plan.work_size && posix_memalign(&op->work, 64, op->plan.work_size) != 0) return 1;
+    op->plan.work_data = op->work;
+    return 0;
+}
+
+/* The graph of the op at the shape: its result, the per-instance slots set, the shared inputs listed. */
+static struct ggml_tensor *op_graph(ciot_peer_op *op, const ciot_peer_op_shape *s, struct ggml_tensor **shared,
+                                    int *n_shared, char *err, size_t len) {
+    struct ggml_context *c = op->ctx;
+    switch (s->op) {
+    case CIOT_PEER_OP_DELTANET: {
+        const int D = s->head_dim;
+#if SPLIT_CPU_BACKEND
+        struct ggml_tensor *q = ggml_new_tensor_4d(c, GGML_TYPE_F32, D, s->k_heads, 1, 1);
+        struct ggml_tensor *k = ggml_new_tensor_4d(c, GGML_TYPE_F32, D, s->k_heads, 1, 1);
+        struct ggml_tensor *v = ggml_new_tensor_4d(c, GGML_TYPE_F32, D, s->v_heads, 1, 1);
+        struct ggml_tensor *g = ggml_new_tensor_4d(c, GGML_TYPE_F32, 1, s->v_heads, 1, 1);
+        struct ggml_tensor *b = ggml_new_tensor_4d(c, GGML_TYPE_F32, 1, s->v_heads, 1, 1);
+        struct ggml_tensor *st = ggml_new_tensor_4d(c, GGML_TYPE_F32, D, D, s->v_heads, 1);
+        struct ggml_tensor *out = ggml_gated_delta_net(c, q, k, v, g, b, st);
+#else
+        struct ggml_tensor *q = ggml_new_tensor_4d(c, GGML_TYPE_F32, D, 1, s->k_heads, 1);
+        struct ggml_tensor *k = ggml_new_tensor_4d(c, GGML_TYPE_F32, D, 1, s->k_heads, 1);
+        struct ggml_tensor *v = ggml_new_tensor_4d(c, GGML_TYPE_F32, D, 1, s->v_heads, 1);
+        struct ggml_tensor *g = ggml_new_tensor_4d(c, GGML_TYPE_F32, 1, 1, s->v_heads, 1);
+        struct ggml_tensor *b = ggml_new_tensor_4d(c, GGML_TYPE_F32, 1, 1, s->v_heads, 1);
+        struct ggml_tensor *st = ggml_new_tensor_4d(c, GGML_TYPE_F32, D, D * s->v_heads, 1, 1);
+        struct ggml_tensor *out = ggml_delta_net(c, q, k, v, g, b, st, NULL);
+#endif
+        /* the state is each instance's own, and so is the new state the op writes beside it */
+        op->slot[0] = st, op->slot[1] = out, op->slots = 2;
+        shared[0] = q, shared[1] = k, shared[2] = v, shared[3] = g, shared[4] = b, *n_shared = 5;
+        return out;
+    }
+    case CIOT_PEER_OP_ATTENTION: {
+        const int D = s->head_dim, P = s->L + 1;   /* the cached positions and the token's own */
+        struct ggml_tensor *q = ggml_new_tensor_4d(c, GGML_TYPE_F32, D, 1, s->q_heads, 1);
+        struct ggml_tensor *k = ggml_new_tensor_4d(c, GGML_TYPE_F16, D, P, s->kv_heads, 1);
+        struct ggml_tensor *v = ggml_new_tensor_4d(c, GGML_TYPE_F16, D, P, s->kv_heads, 1);
+        struct ggml_tensor *out = ggml_flash_attn_ext(c, q, k, v, NULL, 1.0f / sqrtf((float)D), 0.0f, 0.0f);
+        op->slot[0] = k, op->slot[1] = v, op->slots = 2;
+        shared[0] = q, shared[1] = out, *n_shared = 2;
+        return out;
+    }
+    case CIOT_PEER_OP_RMS_NORM: {
+        struct ggml_tensor *x = ggml_new_tensor_1d(c, GGML_TYPE_F32, s->n);
+        struct ggml_tensor *out = ggml_rms_norm(c, x, 1e-6f);
+        op->slot[0] = x, op->slots = 1;
+        shared[0] = out, *n_shared = 1;
+        return out;
+    }
+    case CIOT_PEER_OP_STATE_COPY: {
+        struct ggml_tensor *src = ggml_new_tensor_1d(c, GGML_TYPE_F32, (int64_t)(s->bytes / 4));
+        struct ggml_tensor *dst = ggml_new_tensor_1d(c, GGML_TYPE_F32, (int64_t)(s->bytes / 4));
+        struct ggml_tensor *out = ggml_cpy(c, src, dst);
+        op->slot[0] = src, op->slot[1] = dst, op->slots = 2;
+        op->view = out, op->view_of = 1;
+        *n_shared = 0;
+        return out;
+    }
+    }
+    refuse(err, len, "no such op (%d)", s->op);
+    return NULL;
+}
+
+static int op_shape_ok(const ciot_peer_op_shape *s, char *err, size_t len) {
+    if (s->instances < 1) return !refuse(err, len, "instances start at 1");
+    if (s->op == CIOT_PEER_OP_DELTANET && (s->head_dim < 1 || s->k_heads < 1 || s->v_heads % s->k_heads))
+        return !refuse(err, len, "the delta rule takes value heads a multiple of the key heads");
+    if (s->op == CIOT_PEER_OP_ATTENTION && (s->head_dim < 1 || s->L < 0 || s->kv_heads < 1 || s->q_heads % s->kv_heads))
+        return !refuse(err, len, "attention takes query heads a multiple of the KV heads");
+    if (s->op == CIOT_PEER_OP_RMS_NORM && s->n < 1) return !refuse(err, len, "rms_norm takes a row of at least 1");
+    if (s->op == CIOT_PEER_OP_STATE_COPY && (s->bytes < 4 || s->bytes % 4))
+        return !refuse(err, len, "the state copy takes whole floats");
+    return 1;
+}
+
+static ciot_peer_op *op_new(const ciot_peer_op_shape *s, int threads, char *err, size_t len) {
+    if (!op_shape_ok(s, err, len)) return NULL;
+    ciot_peer_op *op = calloc(1, sizeof *op);
+    if (!op) return NULL;
+    op->instances = s->instances;
+    struct ggml_init_params ip = {ggml_tensor_overhead() * 16 + ggml_graph_overhead(), NULL, true};
+    struct ggml_tensor *shared[8];
+    int n_shared = 0;
+    struct ggml_tensor *out = (op->ctx = ggml_init(ip)) ? op_graph(op, s, shared, &n_shared, err, len) : NULL;
+    if (!out || op_place(op, shared, n_shared) || op_plan(op, out, threads)) {
+        if (out) refuse(err, len, "out of memory for the op's %d instances", s->instances);
+        op_free(op);
+        return NULL;
+    }
+    return op;
+}
+
+static int op_run(ciot_peer_op *op, int instance, char *err, size_t len) {
+    if (instance < 0 || instance >= op->instances) return refuse(err, len, "no instance %d", instance);
+    for (int j = 0; j < op->slots; j++) op->slot[j]->data = op->data[instance * op->slots + j];
+    if (op->view) op->view->data = op->slot[op->view_of]->data;
+    if (ggml_graph_compute(op->graph, &op->plan) != GGML_STATUS_SUCCESS)
+        return refuse(err, len, "the runtime's graph compute failed");
+    return 0;
+}
+
 static ciot_peer_api api = {CIOT_PEER_ABI, sizeof(ciot_peer_api), "ggml", CIOT_PEER_BUILD, 0, types,
-                            row_bytes, quantize, dequantize_row, mm_new, mm_run, mm_free};
+                            row_bytes, quantize, dequantize_row, mm_new, mm_run, mm_free,
+                            op_new, op_run, op_free};
 
 __attribute__((visibility("default"))) const ciot_peer_api *ciot_peer_entry(void) {
     if (!n_types) list_types();

@@ -27,6 +27,28 @@ typedef struct {
     int ternary;         /* 1: every weight is -1, 0 or +1 times a scale (the type's quantizer writes no other) */
 } ciot_peer_type;
 
+/* The token ops a module may run with the runtime's own op (0 in a shape's op: none). Each call is one decode
+ * token's op for one layer, on instance (0 .. instances - 1) of the op's state, so that the calls rotate over
+ * as many states as ciot's own op does and start cold:
+ * - DELTANET: the gated delta rule's recurrent step (ggml's GATED_DELTA_NET) for k_heads key heads, v_heads value
+ *   heads of head_dim, on an fp32 state of v_heads x head_dim x head_dim per instance;
+ * - ATTENTION: one query position over L cached positions (ggml's FLASH_ATTN_EXT), q_heads query heads and
+ *   kv_heads fp16 K and V heads of head_dim, one cache per instance;
+ * - RMS_NORM: one row of n floats;
+ * - STATE_COPY: bytes copied from an instance's source to its destination (the state snapshot, ggml's CPY). */
+typedef enum { CIOT_PEER_OP_DELTANET = 1, CIOT_PEER_OP_ATTENTION, CIOT_PEER_OP_RMS_NORM, CIOT_PEER_OP_STATE_COPY } ciot_peer_op_kind;
+
+typedef struct {
+    int op;              /* ciot_peer_op_kind */
+    int k_heads, v_heads, head_dim;   /* DELTANET; ATTENTION: head_dim */
+    int q_heads, kv_heads, L;         /* ATTENTION */
+    int n;                            /* RMS_NORM */
+    size_t bytes;                     /* STATE_COPY */
+    int instances;
+} ciot_peer_op_shape;
+
+typedef struct ciot_peer_op ciot_peer_op;
+
 /* A prepared product: the runtime's graph (or what stands for it) for one type, shape, batch and thread
  * count, with its work memory and its threads. */
 typedef struct ciot_peer_mm ciot_peer_mm;
@@ -49,6 +71,11 @@ typedef struct {
     /* One product, y = x . w^T, activation quantization included; w holds rows x row_bytes(type, K) bytes. */
     int (*mm_run)(ciot_peer_mm *mm, const void *w, const float *x, float *y, char *err, size_t err_len);
     void (*mm_free)(ciot_peer_mm *mm);
+    /* The runtime's own token op at a shape, its inputs and instances allocated and filled: NULL when the
+     * runtime lacks the op or refuses the shape (err says which). */
+    ciot_peer_op *(*op_new)(const ciot_peer_op_shape *shape, int threads, char *err, size_t err_len);
+    int (*op_run)(ciot_peer_op *op, int instance, char *err, size_t err_len);
+    void (*op_free)(ciot_peer_op *op);
 } ciot_peer_api;
 
 typedef const ciot_peer_api *(*ciot_peer_entry_fn)(void);

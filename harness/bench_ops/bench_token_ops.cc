@@ -13,7 +13,9 @@
 // the DRAM runs can approach; L=1023 spreads the call's fixed costs (append, combine, two barriers) over four
 // times the positions. deltanet-hot likewise calls one block (3 MiB of states) again and again: the state
 // pass's rate from L2 and L3, the bound its DRAM run can approach.
-// usage: bench_token_ops [--benchmark_filter=REGEX] [--benchmark_repetitions=N] ...
+// --peer MODULE[,MODULE] adds each runtime's own op per cold row (a peer module: deltanet, attention/L, state_copy),
+// at ciot's shape and instance count, its bytes counted by ciot's traffic model of that shape.
+// usage: bench_token_ops [--peer LIST] [--benchmark_filter=REGEX] [--benchmark_repetitions=N] ...
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -31,6 +33,7 @@ extern "C" {
 #include "cpu.h"
 #include "fp16.h"
 #include "measure.h"
+#include "peer.h"
 #include "pool.h"
 #include "prefetch.h"
 #include "probe_bw.h"
@@ -59,12 +62,14 @@ struct Pool {
     int threads = 0;
     void *probe = nullptr;
     size_t probe_bytes = 0;
-    ciot_pool *get(int n) {
-        if (pool && threads == n) return pool;
+    ciot_pool_kind kind = CIOT_POOL_PERSISTENT;
+    // A runtime's row samples its ruler on the spawn pool: no idle ciot thread spins beside the runtime's.
+    ciot_pool *get(int n, ciot_pool_kind k = CIOT_POOL_PERSISTENT) {
+        if (pool && threads == n && kind == k) return pool;
         if (pool) ciot_pool_destroy(pool), ciot_bw_buffer_free(probe, probe_bytes), probe = nullptr;
         ciot_pool_opts o = {n, 1, 0, 0};
-        if (ciot_pool_create(CIOT_POOL_PERSISTENT, &o, &pool) != CIOT_OK) return pool = nullptr;
-        threads = n;
+        if (ciot_pool_create(k, &o, &pool) != CIOT_OK) return pool = nullptr;
+        threads = n, kind = k;
         size_t llc = ciot_topo_llc_bytes(nullptr);
         probe_bytes = std::max<size_t>(4 * llc, size_t(1) << 30);
         if (ciot_bw_buffer_alloc(pool, probe_bytes, 1, &probe) != CIOT_OK) probe = nullptr;
@@ -169,6 +174,37 @@ void make_state_copy(Instances &in) {
     for (size_t b = 0; b < blocks; b++) in.sc.push_back({src + b * bytes, dst + b * bytes, bytes});
 }
 
+// The runtime's op of a --peer row, one alive at a time (bench_peer), gone with the instances of its op.
+std::unique_ptr<ciot_peer_op, void (*)(ciot_peer_op *)> g_peer_op{nullptr, nullptr};
+std::tuple<ciot_peer *, int, int, int> g_peer_key{nullptr, -1, -1, 0};
+
+// One op's instances alive at a time, kept across its versions, thread counts, runtimes and repetitions.
+Instances &instances_of(ciot_step_kind kind, int L, bool hot) {
+    static std::unique_ptr<Instances> held;
+    static std::tuple<int, int, bool> held_key{-1, -1, false};
+    if (held_key != std::make_tuple((int)kind, L, hot)) {
+        g_peer_op.reset(), g_peer_key = {nullptr, -1, -1, 0};
+        held.reset();
+        held.reset(new Instances);
+        held_key = {(int)kind, L, hot};
+        if (kind == CIOT_STEP_DELTANET) make_deltanet(*held, hot);
+        else if (kind == CIOT_STEP_ATTENTION) make_attention(*held, L, hot);
+        else make_state_copy(*held);
+    }
+    return *held;
+}
+
+// One sample of the ruler over one round of calls moving `round` bytes, on g_pool's pool.
+double ruler_sample(ciot_bw_kind ruler, size_t round) {
+    ciot_ruler r{};
+    r.bytes = g_pool.probe_bytes;
+    const size_t span = ciot_ruler_span(&r, ruler, round);
+    double gbs = 0;
+    int passes = 0;
+    ciot_bw_sample_kind(g_pool.pool, ruler, g_pool.probe, span, 0.2, CIOT_PREFETCH_DEFAULT, &gbs, &passes);
+    return gbs;
+}
+
 void bench(benchmark::State &st, ciot_step_kind kind, int L, bool hot, const char *version, int threads) {
     const ciot_token_ops *v = ciot_token_ops_find(version);
     if (!v || (v->features & ciot_cpu_features()) != v->features) {
@@ -180,29 +216,13 @@ void bench(benchmark::State &st, ciot_step_kind kind, int L, bool hot, const cha
         st.SkipWithError("no pool or probe buffer");
         return;
     }
-    // one op's instances alive at a time, kept across its versions, thread counts and repetitions
-    static std::unique_ptr<Instances> held;
-    static std::tuple<int, int, bool> held_key{-1, -1, false};
-    if (held_key != std::make_tuple((int)kind, L, hot)) {
-        held.reset(new Instances);
-        held_key = {(int)kind, L, hot};
-        if (kind == CIOT_STEP_DELTANET) make_deltanet(*held, hot);
-        else if (kind == CIOT_STEP_ATTENTION) make_attention(*held, L, hot);
-        else make_state_copy(*held);
-    }
-    Instances &in = *held;
+    Instances &in = instances_of(kind, L, hot);
     // the replay's ruler of this kind, over what one round of the calls moves (measure.h: within 4 x LLC and
     // the probe buffer)
     const ciot_bw_kind ruler = ciot_step_ruler(kind, v->copy_streams);
     size_t round = 0;
     for (size_t b = 0; b < in.count(); b++) round += in.bytes(b);
-    ciot_ruler r{};
-    r.bytes = g_pool.probe_bytes;
-    const size_t span = ciot_ruler_span(&r, ruler, round);
-    auto sample = [&](double *gbs) {
-        int passes = 0;
-        ciot_bw_sample_kind(pool, ruler, g_pool.probe, span, 0.2, CIOT_PREFETCH_DEFAULT, gbs, &passes);
-    };
+    auto sample = [&](double *gbs) { *gbs = ruler_sample(ruler, round); };
     static int order = 0;
     double probe_gbs = 0, probe_first = 0;
     if ((order++ & 1) == 0) sample(&probe_first);
@@ -230,9 +250,93 @@ void bench(benchmark::State &st, ciot_step_kind kind, int L, bool hot, const cha
     st.SetLabel(std::string("ruler ") + ciot_bw_kind_name(ruler));
 }
 
+// A runtime's own op (a peer module, --peer) at the shape and instance count of ciot's: the same bytes a call
+// moves (ciot's traffic model of the op at that shape), the same ruler, every call on the next instance.
+void bench_peer(benchmark::State &st, ciot_step_kind kind, int L, ciot_peer *m, int threads) {
+    Instances &in = instances_of(kind, L, false);
+    ciot_peer_op_shape s{};
+    // as many bytes to rotate over as ciot's op: the runtime's delta rule writes its new state beside the old
+    // one, so each of its instances is two states
+    s.instances = int(kind == CIOT_STEP_DELTANET ? std::max<size_t>(2, in.count() / 2) : in.count());
+    if (kind == CIOT_STEP_DELTANET)
+        s.op = CIOT_PEER_OP_DELTANET, s.k_heads = in.dn[0].k_heads, s.v_heads = in.dn[0].v_heads, s.head_dim = in.dn[0].head_dim;
+    else if (kind == CIOT_STEP_ATTENTION)
+        s.op = CIOT_PEER_OP_ATTENTION, s.q_heads = in.at[0].q_heads, s.kv_heads = in.at[0].kv_heads,
+        s.head_dim = in.at[0].head_dim, s.L = L;
+    else
+        s.op = CIOT_PEER_OP_STATE_COPY, s.bytes = in.sc[0].bytes;
+    const ciot_peer_api *a = ciot_peer_api_of(m);
+    char why[512] = "";
+    if (g_peer_key != std::make_tuple(m, (int)kind, L, threads)) {
+        g_peer_op.reset();
+        g_peer_op = {a->op_new(&s, threads, why, sizeof why), a->op_free};
+        g_peer_key = {m, (int)kind, L, threads};
+    }
+    ciot_peer_op *held = g_peer_op.get();
+    if (!held) {
+        st.SkipWithError((std::string("the runtime does not run it: ") + why).c_str());
+        return;
+    }
+    if (!g_pool.get(threads, CIOT_POOL_SPAWN) || !g_pool.probe) {
+        st.SkipWithError("no pool or probe buffer");
+        return;
+    }
+    const ciot_bw_kind ruler = ciot_step_ruler(kind, 0);
+    const size_t round = in.bytes(0) * in.count();
+    double probe_gbs = ruler_sample(ruler, round), ns = 0;
+    size_t i = 0, moved = 0;
+    for (auto _ : st) {
+        const uint64_t t0 = ciot_now_ns();
+        if (a->op_run(held, int(i++ % size_t(s.instances)), why, sizeof why)) {
+            st.SkipWithError(why);
+            return;
+        }
+        const uint64_t dt = ciot_now_ns() - t0;
+        ns += double(dt);
+        moved += in.bytes(0);
+        st.SetIterationTime(double(dt) * 1e-9);
+    }
+    probe_gbs = std::max(probe_gbs, ruler_sample(ruler, round));   // the faster of the samples either side
+    const double gbs = ns > 0 ? double(moved) / ns : 0;
+    st.counters["GB/s"] = gbs;
+    st.counters["ceiling_GB/s"] = probe_gbs;
+    st.counters["pct"] = probe_gbs > 0 ? 100.0 * gbs / probe_gbs : 0;
+    st.counters["MB/call"] = double(in.bytes(0)) / 1e6;
+    st.SetLabel(std::string("runtime ") + a->build + ", ruler " + ciot_bw_kind_name(ruler));
+}
+
+// --peer MODULE[,MODULE]: taken out of argv before Google Benchmark reads it; false after one line.
+bool take_peers(int &argc, char **argv, std::vector<ciot_peer *> &out) {
+    int w = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *list = nullptr;
+        if (!std::strncmp(argv[i], "--peer=", 7)) list = argv[i] + 7;
+        else if (!std::strcmp(argv[i], "--peer") && i + 1 < argc) list = argv[++i];
+        if (!list) {
+            argv[w++] = argv[i];
+            continue;
+        }
+        for (const char *p = list; *p;) {
+            const size_t len = std::strcspn(p, ",");
+            char why[4352];
+            ciot_peer *m;
+            if (ciot_peer_open(std::string(p, len).c_str(), &m, why, sizeof why) != CIOT_OK) {
+                std::fprintf(stderr, "bench_token_ops: --peer %s\n", why);
+                return false;
+            }
+            out.push_back(m);
+            p += len + (p[len] == ',');
+        }
+    }
+    argc = w;
+    return true;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
+    std::vector<ciot_peer *> peers;
+    if (!take_peers(argc, argv, peers)) return 2;
     struct Kind {
         const char *name;
         ciot_step_kind kind;
@@ -245,18 +349,27 @@ int main(int argc, char **argv) {
                  {"attention/L=4096", CIOT_STEP_ATTENTION, 4096, false},
                  {"attention/L=32768", CIOT_STEP_ATTENTION, 32768, false},
                  {"state_copy", CIOT_STEP_STATE_COPY, 0, false}};
-    for (const Kind &k : kinds)
+    auto common = [](benchmark::internal::Benchmark *b) {
+        b->UseManualTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(0.5)
+            ->ComputeStatistics("min", [](const std::vector<double> &x) { return *std::min_element(x.begin(), x.end()); })
+            ->ComputeStatistics("max", [](const std::vector<double> &x) { return *std::max_element(x.begin(), x.end()); });
+    };
+    for (const Kind &k : kinds) {
         for (int vi = 0; vi < ciot_token_ops_count(); vi++)
             for (int threads = 1; threads <= 2; threads++) {
                 const ciot_token_ops *v = ciot_token_ops_at(vi);
                 std::string name = std::string(k.name) + "/" + v->name + "/threads:" + std::to_string(threads);
-                benchmark::RegisterBenchmark(name.c_str(), bench, k.kind, k.L, k.hot, v->name, threads)
-                    ->UseManualTime()
-                    ->Unit(benchmark::kMillisecond)
-                    ->MinTime(0.5)
-                    ->ComputeStatistics("min", [](const std::vector<double> &x) { return *std::min_element(x.begin(), x.end()); })
-                    ->ComputeStatistics("max", [](const std::vector<double> &x) { return *std::max_element(x.begin(), x.end()); });
+                common(benchmark::RegisterBenchmark(name.c_str(), bench, k.kind, k.L, k.hot, v->name, threads));
             }
+        // a runtime's rows right after ciot's of the op (its instances are made once for both), cold ones only
+        for (ciot_peer *m : k.hot ? std::vector<ciot_peer *>{} : peers)
+            for (int threads = 1; threads <= 2; threads++) {
+                std::string name = std::string(k.name) + "/peer:" + ciot_peer_name(m) + "/threads:" + std::to_string(threads);
+                common(benchmark::RegisterBenchmark(name.c_str(), bench_peer, k.kind, k.L, m, threads));
+            }
+    }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

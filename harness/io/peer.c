@@ -67,7 +67,7 @@ static ciot_status check_table(const ciot_peer *p, char *why, size_t len) {
         return CIOT_E_FORMAT;
     }
     if (a->size < sizeof *a || a->n_types < 0 || (a->n_types && !a->types) || !a->row_bytes || !a->quantize ||
-        !a->dequantize_row || !a->mm_new || !a->mm_run || !a->mm_free) {
+        !a->dequantize_row || !a->mm_new || !a->mm_run || !a->mm_free || !a->op_new || !a->op_run || !a->op_free) {
         snprintf(why, len, "%s: its peer table is incomplete (size %u, %d types)", p->path, a->size, a->n_types);
         return CIOT_E_FORMAT;
     }
