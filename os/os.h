@@ -9,6 +9,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* C11's _Alignas is alignas in C++ (bench's .cc files include this header through pool.h). */
+#ifdef __cplusplus
+#define CIOT_OS_ALIGNAS(n) alignas(n)
+#else
+#define CIOT_OS_ALIGNAS(n) _Alignas(n)
+#endif
+
 /* A file name's longest component, where limits.h does not say (mingw-w64). */
 #ifndef NAME_MAX
 #define NAME_MAX 255
@@ -48,7 +55,7 @@ int ciot_os_processor_feature(unsigned feature);
 
 /* A thread, held by its creator until joined (no allocation: the spawn pool starts threads in timed code). */
 typedef struct {
-    _Alignas(16) unsigned char opaque[16];  /* pthread_t; the thread's HANDLE */
+    CIOT_OS_ALIGNAS(16) unsigned char opaque[16];  /* pthread_t; the thread's HANDLE */
     void (*fn)(void *);
     void *arg;
 } ciot_os_thread;
@@ -76,7 +83,7 @@ void ciot_os_priority_restore(const ciot_os_priority_saved *saved);
  * with them blocked, so only the main thread takes them). Nothing on Windows, where the console handler
  * runs on a thread of its own. */
 typedef struct {
-    _Alignas(16) unsigned char opaque[256];
+    CIOT_OS_ALIGNAS(16) unsigned char opaque[256];
 } ciot_os_stopmask;
 void ciot_os_stop_block(ciot_os_stopmask *saved);
 void ciot_os_stop_restore(const ciot_os_stopmask *saved);
@@ -175,6 +182,15 @@ void ciot_os_std_descriptors(void);
 /* Lists a directory's entries (not "." and ".."): fn(name, arg) for each until it returns nonzero; -1 with
  * errno set when the directory cannot be read, else 0. */
 int ciot_os_list_dir(const char *dir, int (*fn)(const char *name, void *arg), void *arg);
+
+/* ---- regular expressions (POSIX extended: regcomp; std::regex's extended grammar on Windows) ---- */
+
+typedef struct ciot_os_regex ciot_os_regex;
+/* NULL when pattern is no regular expression (err says why) or memory ran out. */
+ciot_os_regex *ciot_os_regex_compile(const char *pattern, char *err, size_t len);
+/* 1 when the expression matches somewhere in text. */
+int ciot_os_regex_search(const ciot_os_regex *re, const char *text);
+void ciot_os_regex_free(ciot_os_regex *re);
 
 /* ---- shared modules ---- */
 

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <dlfcn.h>
+#include <regex.h>
 #if defined(__linux__) && defined(__aarch64__)
 #include <sys/auxv.h>
 #endif
@@ -542,4 +543,30 @@ const char *ciot_os_module_error(char *buf, size_t len) {
     const char *e = dlerror();
     snprintf(buf, len, "%s", e ? e : "no error");
     return buf;
+}
+
+/* ---- regular expressions ---- */
+
+struct ciot_os_regex {
+    regex_t re;
+};
+
+ciot_os_regex *ciot_os_regex_compile(const char *pattern, char *err, size_t len) {
+    ciot_os_regex *r = malloc(sizeof *r);
+    if (!r) return snprintf(err, len, "out of memory"), NULL;
+    const int rc = regcomp(&r->re, pattern, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        regerror(rc, &r->re, err, len);
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+int ciot_os_regex_search(const ciot_os_regex *r, const char *text) { return regexec(&r->re, text, 0, NULL, 0) == 0; }
+
+void ciot_os_regex_free(ciot_os_regex *r) {
+    if (!r) return;
+    regfree(&r->re);
+    free(r);
 }

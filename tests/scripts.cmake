@@ -37,3 +37,8 @@ if(CIOT_PYTHON3 AND CIOT_OBJDUMP AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD6
            $<TARGET_FILE:ciot>)
   set_tests_properties(test_compute_loop_multiplies PROPERTIES TIMEOUT 60 LABELS any_cpu)
 endif()
+# No file outside os/ includes an OS header (tests/os_seam.py says what it catches).
+if(CIOT_PYTHON3 AND NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
+  add_test(NAME test_os_seam COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/os_seam.py)
+  set_tests_properties(test_os_seam PROPERTIES TIMEOUT 60 LABELS any_cpu)
+endif()

@@ -20,7 +20,7 @@ ciot_windows_deps() {
     [ -d benchmark-1.7.1 ] || apt-get source -q benchmark=1.7.1-1 )
 
   echo "deps: building hwloc 2.9.0 for $triple into $prefix"
-  rm -rf "$prefix/obj-hwloc" && mkdir -p "$prefix/obj-hwloc"
+  rm -rf "$prefix/obj-hwloc" "$prefix/obj-benchmark" && mkdir -p "$prefix/obj-hwloc"
   ( cd "$prefix/obj-hwloc"
     "$src/hwloc-2.9.0/configure" -q --host=$triple --prefix="$prefix" CC=$triple-gcc-posix \
       --enable-static --disable-shared --disable-cairo --disable-libxml2 --disable-io --disable-plugins \
@@ -34,7 +34,7 @@ ciot_windows_deps() {
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/x86_64-w64-mingw32.cmake" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$prefix" -DBUILD_SHARED_LIBS=OFF -DBENCHMARK_ENABLE_TESTING=OFF \
     -DBENCHMARK_ENABLE_GTEST_TESTS=OFF -DBENCHMARK_ENABLE_WERROR=OFF -DBENCHMARK_INSTALL_DOCS=OFF \
-    -DHAVE_STD_REGEX=ON >/dev/null
+    -DHAVE_STD_REGEX=ON -DGIT_VERSION=1.7.1 >/dev/null
   cmake --build "$prefix/obj-benchmark" -j"$(nproc)" >/dev/null
   cmake --install "$prefix/obj-benchmark" >/dev/null
   touch "$stamp"
