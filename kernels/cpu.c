@@ -1,11 +1,12 @@
-/* CPU feature detection from kernels/isa.def's detection column: cpuid + XCR0 on x86, getauxval / sysctl /
- * IsProcessorFeaturePresent on ARM; CIOT_CPU masks the result down so dispatch can be tested without the
+/* CPU feature detection from kernels/isa.def's detection column: cpuid + XCR0 on x86; on ARM what the OS
+ * reports through the seam (os.h: getauxval on Linux, IsProcessorFeaturePresent on Windows); CIOT_CPU masks the result down so dispatch can be tested without the
  * hardware (cpu.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
 #include "kernel.h"
+#include "os.h"
 
 /* Each row of kernels/isa.def says how its feature is detected; DETECTED ORs in the bit of each row of this
  * architecture whose detection holds, with CPUID or ARMCAP defined for this architecture and OS. */
@@ -34,31 +35,20 @@ static unsigned detect(void) {
     return 0u CIOT_ISA_X86(DETECTED);
 #undef CPUID
 }
-#elif (defined(__aarch64__) && (defined(__linux__) || defined(__APPLE__))) || (defined(_M_ARM64) && defined(_WIN32))
+#elif (defined(__aarch64__) || defined(_M_ARM64)) && (defined(__linux__) || defined(_WIN32))
 #define ALWAYS 1 /* Advanced SIMD is mandatory on AArch64 */
-#define NEVER 0  /* a feature this OS does not report (Apple has no SVE) */
+#define NEVER 0  /* a feature this OS does not report */
 #if defined(__linux__)
-#include <sys/auxv.h>
 #define ARMCAP(hwcap, apple, windows) (hwcap)
 #define HWCAP(bit) ((hw >> (bit)) & 1)
 #define HWCAP2(bit) ((hw2 >> (bit)) & 1)
-#elif defined(__APPLE__)
-#include <sys/sysctl.h>
-static int sysctl_flag(const char *name) {
-    int v = 0;
-    size_t n = sizeof v;
-    return sysctlbyname(name, &v, &n, NULL, 0) == 0 && v;
-}
-#define ARMCAP(hwcap, apple, windows) (apple)
-#define SYSCTL(name) sysctl_flag(name)
 #else
-#include <windows.h>
 #define ARMCAP(hwcap, apple, windows) (windows)
-#define PF(feature) IsProcessorFeaturePresent(feature)
+#define PF(feature) ciot_os_processor_feature(feature)
 #endif
 static unsigned detect(void) {
 #if defined(__linux__)
-    const unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
+    const unsigned long hw = ciot_os_arm_hwcap(1), hw2 = ciot_os_arm_hwcap(2);
 #endif
     return 0u CIOT_ISA_ARM(DETECTED);
 }
@@ -183,28 +173,4 @@ int ciot_cpu_is_amd(void) {
 #endif
 }
 
-const char *ciot_cpu_model(char *buf, int len) {
-    snprintf(buf, (size_t)len, "unknown");
-#if defined(__APPLE__)
-    size_t n = (size_t)len;
-    if (sysctlbyname("machdep.cpu.brand_string", buf, &n, NULL, 0) != 0) snprintf(buf, (size_t)len, "unknown");
-#elif defined(__linux__)
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return buf;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        /* x86 says "model name", many ARM kernels only "CPU part" (a number) */
-        if (!strncmp(line, "model name", 10) || !strncmp(line, "Model", 5) || !strncmp(line, "CPU part", 8)) {
-            char *colon = strchr(line, ':');
-            if (!colon) continue;
-            colon++;
-            while (*colon == ' ' || *colon == '\t') colon++;
-            colon[strcspn(colon, "\n")] = 0;
-            snprintf(buf, (size_t)len, "%s%s", strncmp(line, "CPU part", 8) ? "" : "CPU part ", colon);
-            if (strncmp(line, "CPU part", 8)) break;
-        }
-    }
-    fclose(f);
-#endif
-    return buf;
-}
+const char *ciot_cpu_model(char *buf, int len) { return ciot_os_cpu_model(buf, (size_t)len); }

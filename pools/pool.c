@@ -2,40 +2,22 @@
  * the accessors, and the monotonic clock. */
 #include "pool_internal.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include "pin.h"
 
 enum { DEFAULT_SPIN = 1 << 14, OVERSUBSCRIBED_SPIN = 64 };
 
-uint64_t ciot_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t ciot_now_ns(void) { return ciot_os_now_ns(); }
 
-void ciot_stop_signals(sigset_t *set) {
-    sigemptyset(set);
-    sigaddset(set, SIGINT);
-    sigaddset(set, SIGTERM);
-    sigaddset(set, SIGHUP);
-}
-
-void ciot_pool_block_stop(sigset_t *saved) {
-    sigset_t stop;
-    ciot_stop_signals(&stop);
-    pthread_sigmask(SIG_BLOCK, &stop, saved);
-}
+void ciot_pool_block_stop(ciot_os_stopmask *saved) { ciot_os_stop_block(saved); }
 
 /* A stop signal that came meanwhile is pending: it is taken here, in the creating thread. */
-void ciot_pool_unblock_stop(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }
+void ciot_pool_unblock_stop(const ciot_os_stopmask *saved) { ciot_os_stop_restore(saved); }
 
 int ciot_pool_spin_limit(const ciot_pool_opts *opts) {
     if (opts->spin > 0) return opts->spin;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const int cpus = ciot_os_cpus_online();
     return (cpus > 0 && opts->threads > cpus) ? OVERSUBSCRIBED_SPIN : DEFAULT_SPIN;
 }
 

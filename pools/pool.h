@@ -3,7 +3,6 @@
 #ifndef CIOT_POOL_H
 #define CIOT_POOL_H
 
-#include <signal.h>
 #include <stdint.h>
 #include "status.h"
 
@@ -49,9 +48,8 @@ void ciot_pool_set_timing(ciot_pool *p, int on);
 
 uint64_t ciot_now_ns(void);
 
-/* SIGINT, SIGTERM and SIGHUP, the signals that stop a run. Every thread a pool creates runs with them
- * blocked, so they are taken by the threads the program made itself (ciot: the main thread alone, which
- * is what harness/io/tmpfiles.h needs). */
-void ciot_stop_signals(sigset_t *set);
+/* Every thread a pool creates runs with the stop signals (SIGINT, SIGTERM, SIGHUP: os.h) blocked, so they
+ * are taken by the threads the program made itself (ciot: the main thread alone, which is what
+ * harness/io/tmpfiles.h needs). */
 
 #endif

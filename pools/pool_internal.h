@@ -3,6 +3,7 @@
 #ifndef CIOT_POOL_INTERNAL_H
 #define CIOT_POOL_INTERNAL_H
 
+#include "os.h"
 #include "pool.h"
 #include "priority.h"
 
@@ -42,8 +43,8 @@ int ciot_pool_spin_limit(const ciot_pool_opts *opts);
 
 /* Blocks the stop signals in the calling thread (*saved: its mask before) so the threads it creates until
  * ciot_pool_unblock_stop inherit them blocked: a new thread takes its creator's mask. */
-void ciot_pool_block_stop(sigset_t *saved);
-void ciot_pool_unblock_stop(const sigset_t *saved);
+void ciot_pool_block_stop(ciot_os_stopmask *saved);
+void ciot_pool_unblock_stop(const ciot_os_stopmask *saved);
 
 ciot_status ciot_pool_persistent_create(const ciot_pool_opts *opts, ciot_pool **out);
 ciot_status ciot_pool_spawn_create(const ciot_pool_opts *opts, ciot_pool **out);

@@ -1,7 +1,6 @@
 /* Persistent pool: threads-1 workers created and pinned once; they wait for a job by spinning on an
  * atomic generation counter (then yielding), the caller works as thread 0, and one atomic count of
  * finished workers is the job's only barrier. */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,7 @@ typedef struct {
 
 struct persistent_pool {
     ciot_pool base;
-    pthread_t *workers;         /* threads 1 .. threads-1 */
+    ciot_os_thread *workers;    /* threads 1 .. threads-1 */
     worker_arg *args;
     int started;                /* workers actually created */
     ciot_task_fn fn;            /* the job; written by the caller before the generation is bumped */
@@ -31,7 +30,7 @@ struct persistent_pool {
     atomic_int pin_failures;
 };
 
-static void *worker_main(void *v) {
+static void worker_main(void *v) {
     worker_arg *a = v;
     persistent_pool *pp = a->pool;
     if (pp->base.pin && ciot_pin_self_to_core(a->thread) != CIOT_OK)
@@ -45,7 +44,6 @@ static void *worker_main(void *v) {
         ciot_pool_run_one(&pp->base, pp->fn, pp->arg, a->thread);
         atomic_fetch_add_explicit(&pp->finished, 1, memory_order_release);
     }
-    return NULL;
 }
 
 static void persistent_run(ciot_pool *p, ciot_task_fn fn, void *arg) {
@@ -63,7 +61,7 @@ static void persistent_run(ciot_pool *p, ciot_task_fn fn, void *arg) {
 static void stop_workers(persistent_pool *pp) {
     pp->stop = 1;
     atomic_fetch_add_explicit(&pp->generation, 1, memory_order_release);
-    for (int i = 0; i < pp->started; i++) pthread_join(pp->workers[i], NULL);
+    for (int i = 0; i < pp->started; i++) ciot_os_thread_join(&pp->workers[i]);
     pp->started = 0;
 }
 
@@ -99,11 +97,11 @@ ciot_status ciot_pool_persistent_create(const ciot_pool_opts *opts, ciot_pool **
         persistent_destroy(&pp->base);
         return CIOT_E_NOMEM;
     }
-    sigset_t saved;
+    ciot_os_stopmask saved;
     ciot_pool_block_stop(&saved);
     for (int i = 0; i < n; i++) {
         pp->args[i] = (worker_arg){pp, i + 1};
-        if (pthread_create(&pp->workers[i], NULL, worker_main, &pp->args[i]) != 0) {
+        if (ciot_os_thread_start(&pp->workers[i], worker_main, &pp->args[i]) != 0) {
             ciot_pool_unblock_stop(&saved);
             persistent_destroy(&pp->base);
             return CIOT_E_SYS;

@@ -1,6 +1,5 @@
-/* Spawn-per-call pool: every job creates threads-1 pthreads (pinned when asked), the caller works as
+/* Spawn-per-call pool: every job creates threads-1 threads (pinned when asked), the caller works as
  * thread 0, and joining them is the barrier, so thread creation lands inside the timed region. */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,35 +18,34 @@ typedef struct {
 
 struct spawn_pool {
     ciot_pool base;
-    pthread_t *threads;     /* threads 1 .. threads-1 of the current job */
+    ciot_os_thread *threads;    /* threads 1 .. threads-1 of the current job */
     spawn_arg *args;
     atomic_int pin_failures;
 };
 
-static void *spawned_main(void *v) {
+static void spawned_main(void *v) {
     spawn_arg *a = v;
     spawn_pool *sp = a->pool;
     if (sp->base.pin && ciot_pin_self_to_core(a->thread) != CIOT_OK)
         atomic_fetch_add_explicit(&sp->pin_failures, 1, memory_order_relaxed);
     ciot_pool_run_one(&sp->base, a->fn, a->arg, a->thread);
-    return NULL;
 }
 
 static void spawn_run(ciot_pool *p, ciot_task_fn fn, void *arg) {
     spawn_pool *sp = (spawn_pool *)p;
     int n = p->threads - 1;
     if (p->timing) p->job_start_ns = ciot_now_ns();
-    sigset_t saved;
+    ciot_os_stopmask saved;
     ciot_pool_block_stop(&saved);
     for (int i = 0; i < n; i++) {
         sp->args[i] = (spawn_arg){sp, i + 1, 0, fn, arg};
-        sp->args[i].created = pthread_create(&sp->threads[i], NULL, spawned_main, &sp->args[i]) == 0;
+        sp->args[i].created = ciot_os_thread_start(&sp->threads[i], spawned_main, &sp->args[i]) == 0;
     }
     ciot_pool_unblock_stop(&saved);
     ciot_pool_run_one(p, fn, arg, 0);
     for (int i = 0; i < n; i++) {
         if (sp->args[i].created)
-            pthread_join(sp->threads[i], NULL);
+            ciot_os_thread_join(&sp->threads[i]);
         else /* the OS refused a thread: its share still has to run, so the caller does it */
             ciot_pool_run_one(p, fn, arg, i + 1);
     }

@@ -3,14 +3,12 @@
 #define CIOT_PRIORITY_H
 
 #include <stddef.h>
+#include "os.h"
 
 /* The nice value a pool asks for: enough to win against ordinary processes, not real-time. */
 enum { CIOT_POOL_NICE = -5 };
 
-typedef struct {
-    int changed;    /* 1 when the nice value was changed and must be restored */
-    int old_nice;
-} ciot_priority_saved;
+typedef ciot_os_priority_saved ciot_priority_saved;
 
 /* Sets the calling thread's nice value to `nice` (threads it creates afterwards inherit it on Linux).
  * Returns 1 when the priority is now at least that high, and describes the outcome in msg,

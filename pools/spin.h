@@ -3,8 +3,8 @@
 #ifndef CIOT_SPIN_H
 #define CIOT_SPIN_H
 
-#include <sched.h>
 #include <stdatomic.h>
+#include "os.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -25,7 +25,7 @@ static inline unsigned ciot_wait_change(atomic_uint *v, unsigned old, int spin) 
         if (now != old) return now;
         ciot_spin_pause();
     }
-    while ((now = atomic_load_explicit(v, memory_order_acquire)) == old) sched_yield();
+    while ((now = atomic_load_explicit(v, memory_order_acquire)) == old) ciot_os_yield();
     return now;
 }
 
@@ -35,7 +35,7 @@ static inline void ciot_wait_equal(atomic_int *v, int target, int spin) {
         if (atomic_load_explicit(v, memory_order_acquire) == target) return;
         ciot_spin_pause();
     }
-    while (atomic_load_explicit(v, memory_order_acquire) != target) sched_yield();
+    while (atomic_load_explicit(v, memory_order_acquire) != target) ciot_os_yield();
 }
 
 #endif

@@ -2,14 +2,13 @@
  * run metadata ask. */
 #include "topo.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+#include "os.h"
 
 static hwloc_topology_t topology;
 static int topology_ok;
-static pthread_once_t topology_once = PTHREAD_ONCE_INIT;
+static int topology_once;
 
 static void topology_load(void) {
     if (hwloc_topology_init(&topology) != 0) return;
@@ -22,7 +21,7 @@ static void topology_load(void) {
 
 ciot_status ciot_topo_get(hwloc_topology_t *out) {
     if (!out) return CIOT_E_ARG;
-    pthread_once(&topology_once, topology_load);
+    ciot_os_once(&topology_once, topology_load);
     if (!topology_ok) return CIOT_E_SYS;
     *out = topology;
     return CIOT_OK;
@@ -34,8 +33,8 @@ int ciot_topo_cores(void) {
         int n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
         if (n >= 1) return n;
     }
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return online >= 1 ? (int)online : 1;
+    const int online = ciot_os_cpus_online();
+    return online >= 1 ? online : 1;
 }
 
 /* The last cache level hwloc knows with a non-zero size: its type and instance count (0 when none). */
@@ -108,7 +107,7 @@ int ciot_topology_read(ciot_topology *t) {
     t->cores = ciot_topo_cores();
     t->pus = t->cores, t->packages = 1;
     /* the OS's count: hwloc's NUMA total misses hot-plugged memory on some virtual machines */
-    t->memory_bytes = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+    t->memory_bytes = ciot_os_memory_total();
     int level;
     t->llc_bytes = ciot_topo_llc_bytes(&level);
     hwloc_topology_t topo;

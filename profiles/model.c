@@ -3,22 +3,20 @@
 #include "model.h"
 #include "registry.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "fileio.h"
 #include "gguf.h"
+#include "os.h"
 
 enum { MAX_DIM = 1 << 30, MAX_TOKENS = 16 };
 static const long long MAX_WEIGHTS = 1LL << 62;
 
 static int is_file(const char *path) {
-    struct stat s;
-    return stat(path, &s) == 0 && S_ISREG(s.st_mode);
+    ciot_os_file_info s;
+    return ciot_os_file_info_of(path, 1, &s) == 0 && s.kind == CIOT_OS_REGULAR;
 }
 
 ciot_status ciot_model_resolve(const char *name_or_file, char *path, size_t len) {
@@ -36,20 +34,27 @@ ciot_status ciot_model_resolve(const char *name_or_file, char *path, size_t len)
     return CIOT_E_UNKNOWN;
 }
 
+typedef struct {
+    char *buf;
+    size_t len, used;
+} list_state;
+
+/* Appends an op list's name ("name.ops" without ".ops"); nonzero when buf is full. */
+static int add_profile(const char *name, void *arg) {
+    list_state *s = arg;
+    size_t n = strlen(name);
+    if (n <= 4 || strcmp(name + n - 4, ".ops")) return 0;
+    int w = snprintf(s->buf + s->used, s->len - s->used, "%s%.*s", s->used ? ", " : "", (int)(n - 4), name);
+    if (w < 0 || (size_t)w >= s->len - s->used) return 1;
+    s->used += (size_t)w;
+    return 0;
+}
+
 const char *ciot_model_list(char *buf, size_t len) {
     if (!len) return buf;
     buf[0] = 0;
-    DIR *d = opendir(CIOT_SOURCE_DIR "/profiles");
-    if (!d) return buf;
-    size_t used = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t n = strlen(e->d_name);
-        if (n <= 4 || strcmp(e->d_name + n - 4, ".ops")) continue;
-        int w = snprintf(buf + used, len - used, "%s%.*s", used ? ", " : "", (int)(n - 4), e->d_name);
-        if (w < 0 || (size_t)w >= len - used) break;
-        used += (size_t)w;
-    }
-    closedir(d);
+    list_state s = {buf, len, 0};
+    ciot_os_list_dir(CIOT_SOURCE_DIR "/profiles", add_profile, &s);
     return buf;
 }
 
@@ -239,23 +244,23 @@ static int is_gguf(const char *path, FILE *f) {
 ciot_status ciot_model_load(const char *name_or_file, ciot_model *m, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
     char path[1024], known[512];
-    struct stat sb;
+    ciot_os_file_info sb;
     /* Something that exists but is no file (a directory, a FIFO, a device) is named as such, not looked up. */
-    if (name_or_file && stat(name_or_file, &sb) == 0 && !S_ISREG(sb.st_mode))
+    if (name_or_file && ciot_os_file_info_of(name_or_file, 1, &sb) == 0 && sb.kind != CIOT_OS_REGULAR)
         return ciot_error(CIOT_E_ARG, err, errlen, "%s: %s, not a regular file: --model takes an op-list file, a .gguf "
                                                    "file or a name (known: %s)", name_or_file,
-                          ciot_file_kind(sb.st_mode), ciot_model_list(known, sizeof known));
+                          ciot_file_kind(sb.kind), ciot_model_list(known, sizeof known));
     if (ciot_model_resolve(name_or_file, path, sizeof path) != CIOT_OK)
         return ciot_error(
             CIOT_E_UNKNOWN, err, errlen, "unknown model '%s': no such file, and no profiles/%s.ops (known: %s)",
             name_or_file ? name_or_file : "", name_or_file ? name_or_file : "", ciot_model_list(known, sizeof known));
     const int fd = ciot_open_regular(path, &sb);
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+    FILE *f = fd < 0 ? NULL : ciot_os_stream_of(fd);
     if (!f) {
         const int e = errno;
-        if (fd >= 0) close(fd);
+        if (fd >= 0) ciot_os_close(fd);
         return e ? ciot_error(CIOT_E_IO, err, errlen, "%s: cannot open: %s", path, strerror(e))
-                 : ciot_error(CIOT_E_IO, err, errlen, "%s: %s, not a regular file", path, ciot_file_kind(sb.st_mode));
+                 : ciot_error(CIOT_E_IO, err, errlen, "%s: %s, not a regular file", path, ciot_file_kind(sb.kind));
     }
     if (is_gguf(path, f)) {
         fclose(f);

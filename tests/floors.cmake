@@ -5,14 +5,15 @@
 # each is compiled alone for the finding); positive controls (each of its own headers and one header of
 # every lower library it links) must compile, so the test cannot pass by finding nothing; and no source
 # includes a quoted path with "..", which would step around the floors.
-set(ciot_floors ciot_kernels ciot_pools ciot_io ciot_measure ciot_check ciot_profiles ciot_cmd)
-set(ciot_floor_may_use_ciot_kernels "")
-set(ciot_floor_may_use_ciot_pools ciot_kernels)
-set(ciot_floor_may_use_ciot_io ciot_kernels ciot_pools)
-set(ciot_floor_may_use_ciot_measure ciot_kernels ciot_pools ciot_io)
-set(ciot_floor_may_use_ciot_check ciot_kernels ciot_pools ciot_io)
-set(ciot_floor_may_use_ciot_profiles ciot_kernels ciot_pools ciot_io ciot_measure)
-set(ciot_floor_may_use_ciot_cmd ciot_kernels ciot_pools ciot_io ciot_measure ciot_check ciot_profiles)
+set(ciot_floors ciot_os ciot_kernels ciot_pools ciot_io ciot_measure ciot_check ciot_profiles ciot_cmd)
+set(ciot_floor_may_use_ciot_os "")
+set(ciot_floor_may_use_ciot_kernels ciot_os)
+set(ciot_floor_may_use_ciot_pools ciot_os ciot_kernels)
+set(ciot_floor_may_use_ciot_io ciot_os ciot_kernels ciot_pools)
+set(ciot_floor_may_use_ciot_measure ciot_os ciot_kernels ciot_pools ciot_io)
+set(ciot_floor_may_use_ciot_check ciot_os ciot_kernels ciot_pools ciot_io)
+set(ciot_floor_may_use_ciot_profiles ciot_os ciot_kernels ciot_pools ciot_io ciot_measure)
+set(ciot_floor_may_use_ciot_cmd ciot_os ciot_kernels ciot_pools ciot_io ciot_measure ciot_check ciot_profiles)
 # Headers compiled as C++ in the positive controls (the rest as C11).
 set(ciot_floor_cxx_headers bench_console.h bench_run.h bench_state.h)
 

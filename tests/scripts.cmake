@@ -43,3 +43,8 @@ if(CIOT_PYTHON3 AND NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
   add_test(NAME test_peers COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/peers.py $<TARGET_FILE:ciot> ${CMAKE_CROSSCOMPILING_EMULATOR})
   set_tests_properties(test_peers PROPERTIES TIMEOUT 300 LABELS any_kernel)
 endif()
+# No file outside os/ includes an OS header (tests/os_seam.py says what it catches).
+if(CIOT_PYTHON3 AND NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
+  add_test(NAME test_os_seam COMMAND ${CIOT_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/os_seam.py)
+  set_tests_properties(test_os_seam PROPERTIES TIMEOUT 60 LABELS any_cpu)
+endif()

@@ -4,7 +4,6 @@
  * kernel this CPU runs that takes the tensor (its layout's source format, its shape) is packed as at load
  * time and checked at every slice a pool could cut, at batch 1 (gemv) or 1 and 5 (gemm): bit for bit
  * against the expected outputs and against its reference twin on the same bytes. */
-#include <regex.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "cpu.h"
 #include "gguf_check.h"
 #include "oracle.h"
+#include "os.h"
 #include "registry.h"
 #include "splitmix64.h"
 
@@ -181,13 +181,13 @@ static int check_tensor(const ciot_gguf_tensor *t, int index, const ciot_gguf_ch
 }
 
 /* Whether --tensors (re, when not NULL) takes tensor t, a ternary one of format *f. */
-static int selected(const ciot_gguf_tensor *t, const regex_t *re, ciot_format *f) {
-    return t->known && ciot_ggml_type_format(t->type, f) && (!re || regexec(re, t->name, 0, NULL, 0) == 0);
+static int selected(const ciot_gguf_tensor *t, const ciot_os_regex *re, ciot_format *f) {
+    return t->known && ciot_ggml_type_format(t->type, f) && (!re || ciot_os_regex_search(re, t->name));
 }
 
 /* Every selected 2-D tensor's block scales finite: a NaN or infinite one makes every output NaN, which
  * matches bit for bit whatever a kernel does, so such a file is refused before any kernel runs. */
-static ciot_status check_scales(const ciot_gguf *g, const regex_t *re, char *why, size_t why_len) {
+static ciot_status check_scales(const ciot_gguf *g, const ciot_os_regex *re, char *why, size_t why_len) {
     for (int i = 0; i < ciot_gguf_tensor_count(g); i++) {
         const ciot_gguf_tensor *t = ciot_gguf_tensor_at(g, i);
         ciot_format f;
@@ -208,14 +208,10 @@ static ciot_status check_scales(const ciot_gguf *g, const regex_t *re, char *why
 ciot_status ciot_gguf_check(const ciot_gguf *g, const ciot_gguf_check_opts *o, ciot_gguf_check_result *r, FILE *log,
                             char *why, size_t why_len) {
     memset(r, 0, sizeof *r);
-    regex_t re;
-    int rc;
-    if (o->tensor_regex && (rc = regcomp(&re, o->tensor_regex, REG_EXTENDED | REG_NOSUB)) != 0) {
-        char msg[256];
-        regerror(rc, &re, msg, sizeof msg);
+    char msg[256];
+    ciot_os_regex *sel = o->tensor_regex ? ciot_os_regex_compile(o->tensor_regex, msg, sizeof msg) : NULL;
+    if (o->tensor_regex && !sel)
         return ciot_error(CIOT_E_ARG, why, why_len, "bad --tensors regex '%s': %s", o->tensor_regex, msg);
-    }
-    const regex_t *sel = o->tensor_regex ? &re : NULL;
     ciot_status st = check_scales(g, sel, why, why_len);
     for (int i = 0; st == CIOT_OK && i < ciot_gguf_tensor_count(g); i++) {
         const ciot_gguf_tensor *t = ciot_gguf_tensor_at(g, i);
@@ -229,6 +225,6 @@ ciot_status ciot_gguf_check(const ciot_gguf *g, const ciot_gguf_check_opts *o, c
             r->tensors_skipped++;
         }
     }
-    if (sel) regfree(&re);
+    ciot_os_regex_free(sel);
     return st;
 }

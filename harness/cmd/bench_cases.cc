@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstring>
 
-#include <regex.h>
 
 #include "bench_state.h"
 
 extern "C" {
 #include "bigbuf.h"
 #include "cpu.h"
+#include "os.h"
 #include "registry.h"
 }
 
@@ -19,10 +19,16 @@ namespace {
 
 bool is_ref(const ciot_kernel *k) { return k->reference == k; }
 
+// A POSIX extended regular expression (what --benchmark_filter and --tensors take, os.h); NULL when it is none.
+ciot_os_regex *compile(const std::string &text) {
+    char err[256];
+    return ciot_os_regex_compile(text.c_str(), err, sizeof err);
+}
+
 // The cases of kernel k on a rows x K matrix (a tensor's when tensor is not empty): gemv, or gemm per batch,
 // per thread count and pool, those whose name the filter matches.
 void add_cases(const ciot_kernel *k, int rows, int K, const std::string &tensor, const std::vector<unsigned char> *packed,
-               const regex_t *re) {
+               const ciot_os_regex *re) {
     const Options &o = g->opt;
     const bool gemm = k->op == CIOT_OP_GEMM;
     const std::vector<int> batches = gemm ? std::vector<int>(o.batches.v, o.batches.v + o.batches.n) : std::vector<int>{1};
@@ -36,7 +42,7 @@ void add_cases(const ciot_kernel *k, int rows, int K, const std::string &tensor,
                 c.name = std::string(k->name) + "/" + (tensor.empty() ? "" : tensor + "/") + std::to_string(rows) + "x" +
                          std::to_string(K) + (gemm ? "/batch:" + std::to_string(b) : "") +
                          "/threads:" + std::to_string(c.threads) + "/" + pool_name(c.kind);
-                if (!re || regexec(re, c.name.c_str(), 0, nullptr, 0) == 0) g->cases.push_back(c);
+                if (!re || ciot_os_regex_search(re, c.name.c_str())) g->cases.push_back(c);
             }
 }
 
@@ -64,10 +70,10 @@ bool kernel_words_ok(unsigned cpu) {
             else if (!unrunnable) unrunnable = k;
         }
         if (named) continue;
-        char near[512];
-        ciot_kernel_suggest(w.c_str(), 1, near, sizeof near);
+        char nearest[512];
+        ciot_kernel_suggest(w.c_str(), 1, nearest, sizeof nearest);
         ciot_say("bench", "--kernels '%s' is in no kernel's name (%s%s%sciot kernels lists them)", w.c_str(),
-                 *near ? "nearest: " : "", near, *near ? "; " : "");
+                 *nearest ? "nearest: " : "", nearest, *nearest ? "; " : "");
         return false;
     }
     if (runs) return true;
@@ -92,7 +98,7 @@ int shape_refused(const std::vector<const ciot_kernel *> &ks, int gemm) {
 
 // --gguf: every 2-D ternary tensor matching --tensors, packed once per layout that takes it (the bytes a
 // runtime would have after loading), and its cases. Returns -1 when fine, else the exit code.
-int make_gguf_cases(const regex_t *re) {
+int make_gguf_cases(const ciot_os_regex *re) {
     const Options &o = g->opt;
     char why[512];
     ciot_status st = ciot_gguf_open(o.gguf.c_str(), &g->gguf, why, sizeof why);
@@ -100,8 +106,8 @@ int make_gguf_cases(const regex_t *re) {
         ciot_say("bench", "%s: %s", o.gguf.c_str(), why);
         return st == CIOT_E_NOMEM ? 1 : 2;
     }
-    regex_t tre;
-    if (!o.tensors.empty() && regcomp(&tre, o.tensors.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
+    ciot_os_regex *tre = o.tensors.empty() ? nullptr : compile(o.tensors);
+    if (!o.tensors.empty() && !tre) {
         ciot_say("bench", "--tensors '%s' is not a regular expression", o.tensors.c_str());
         return 2;
     }
@@ -112,7 +118,7 @@ int make_gguf_cases(const regex_t *re) {
         ciot_format f;
         int rows, K;
         if (!ciot_gguf_tensor_matrix(t, &f, &rows, &K)) continue;
-        if (!o.tensors.empty() && regexec(&tre, t->name, 0, nullptr, 0) != 0) continue;
+        if (tre && !ciot_os_regex_search(tre, t->name)) continue;
         matrices++;
         std::vector<unsigned char> src(static_cast<const unsigned char *>(t->data),
                                        static_cast<const unsigned char *>(t->data) + t->bytes);   /* aligned copy */
@@ -132,7 +138,7 @@ int make_gguf_cases(const regex_t *re) {
             add_cases(k, rows, K, t->name, &g->packed[key], re);
         }
     }
-    if (!o.tensors.empty()) regfree(&tre);
+    ciot_os_regex_free(tre);
     if (rc < 0 && !matrices) {
         ciot_say("bench", "%s has no 2-D ternary tensor%s%s", o.gguf.c_str(),
                  o.tensors.empty() ? "" : " matching ", o.tensors.c_str());
@@ -146,12 +152,12 @@ int make_gguf_cases(const regex_t *re) {
 // Cases from the registry, filtered; returns -1 when fine, else the exit code (message printed).
 int make_cases(const std::string &filter) {
     Options &o = g->opt;
-    regex_t re;
-    if (!filter.empty() && regcomp(&re, filter.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
+    ciot_os_regex *re = filter.empty() ? nullptr : compile(filter);
+    if (!filter.empty() && !re) {
         ciot_say("bench", "--benchmark_filter '%s' is not a regular expression", filter.c_str());
         return 2;
     }
-    const regex_t *fre = filter.empty() ? nullptr : &re;
+    const ciot_os_regex *fre = re;
     const unsigned cpu = ciot_cpu_features();
     int rc = kernel_words_ok(cpu) ? -1 : 2;
     if (rc < 0 && !o.gguf.empty()) {
@@ -173,9 +179,9 @@ int make_cases(const std::string &filter) {
         for (int pk = 0; pk < (o.spawn ? 2 : 1); pk++) {
             const ciot_pool_kind kind = pk ? CIOT_POOL_SPAWN : CIOT_POOL_PERSISTENT;
             Overhead ov{o.threads.v[ti], kind, "pool_empty_job/threads:" + std::to_string(o.threads.v[ti]) + "/" + pool_name(kind), {}};
-            if (!fre || regexec(fre, ov.name.c_str(), 0, nullptr, 0) == 0) g->overheads.push_back(ov);
+            if (!fre || ciot_os_regex_search(fre, ov.name.c_str())) g->overheads.push_back(ov);
         }
-    if (fre) regfree(&re);
+    ciot_os_regex_free(re);
     if (rc < 0 && g->cases.empty()) {
         fprintf(stderr, "ciot bench: no available kernel matches --kernels%s%s (ciot kernels lists them)\n",
                 filter.empty() ? "" : " and --benchmark_filter", o.gguf.empty() ? "" : " and takes a tensor of the file");

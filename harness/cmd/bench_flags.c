@@ -73,14 +73,14 @@ ciot_status ciot_bench_check_gb_flag(const char *arg, char *why, size_t why_len)
         if (strlen(flags[i].name) == len && !strncmp(flags[i].name, arg, len)) f = &flags[i];
     if (!f) {
         char word[65];
-        const gb_flag *near = NULL;
+        const gb_flag *closest = NULL;
         snprintf(word, sizeof word, "%.*s", (int)(len < 64 ? len : 64), arg);
         for (size_t i = 0, best = 0; i < sizeof flags / sizeof flags[0]; i++) {
             const int d = ciot_name_near(word, flags[i].name, 0);
-            if (d >= 0 && (!near || (size_t)d < best)) best = (size_t)d, near = &flags[i];
+            if (d >= 0 && (!closest || (size_t)d < best)) best = (size_t)d, closest = &flags[i];
         }
         ciot_error(CIOT_E_ARG, why, why_len, "unknown option '%.*s' (%s%s%s)", (int)len, arg,
-                   near ? "did you mean " : "not a Google Benchmark 1.7 flag", near ? near->name : "", near ? "?" : "");
+                   closest ? "did you mean " : "not a Google Benchmark 1.7 flag", closest ? closest->name : "", closest ? "?" : "");
         return CIOT_E_ARG;
     }
     const char *v = eq ? eq + 1 : NULL;

@@ -96,7 +96,7 @@ int try_shape(const PeerRow &r, int rows, int K, int batch, int threads) {
 }  // namespace
 
 // Rows of every --peer item, per op, shape, batch and thread count, filtered like the kernels; -1 when fine.
-int make_peer_cases(const regex_t *filter) {
+int make_peer_cases(const ciot_os_regex *filter) {
     const Options &o = g->opt;
     if (o.peers.empty()) return -1;
     peers.reset(new Peers);
@@ -117,7 +117,7 @@ int make_peer_cases(const regex_t *filter) {
                     c.name = r.name + "/" + std::to_string(s.rows) + "x" + std::to_string(s.K) +
                              (gemm ? "/batch:" + std::to_string(b) : "") + "/threads:" + std::to_string(c.threads) +
                              "/runtime";
-                    if (filter && regexec(filter, c.name.c_str(), 0, nullptr, 0) != 0) continue;
+                    if (filter && !ciot_os_regex_search(filter, c.name.c_str())) continue;
                     const int rc = try_shape(r, c.rows, c.K, c.batch, c.threads);
                     if (rc >= 0) return rc;
                     g->cases.push_back(c);

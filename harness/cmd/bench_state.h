@@ -3,8 +3,6 @@
 #ifndef CIOT_BENCH_STATE_H
 #define CIOT_BENCH_STATE_H
 
-#include <regex.h>
-
 #include <map>
 #include <string>
 #include <tuple>
@@ -69,7 +67,7 @@ int make_cases(const std::string &filter);
 int settle_memory();
 
 // bench_peer.cc: rows of the runtimes' own types (--peer), their prepared products and their timed calls.
-int make_peer_cases(const regex_t *filter);
+int make_peer_cases(const ciot_os_regex *filter);
 bool peer_prepare(Case &c);
 double peer_call(Case &c);
 const char *peer_module_name(const Case &c);

@@ -142,11 +142,11 @@ static int pick_kernel(const replay_opts *o, const ciot_kernel **out) {
     const unsigned cpu = ciot_cpu_features();
     const ciot_kernel *k = NULL;
     if (o->kernel) {
-        char q[CIOT_WHY_MAX], near[512];
+        char q[CIOT_WHY_MAX], nearest[512];
         if (!(k = ciot_kernel_find(o->kernel)))
             return fprintf(stderr, "ciot replay: unknown kernel '%s' (%s%s%sciot kernels lists them)\n",
-                           ciot_quote(o->kernel, q, sizeof q), *ciot_kernel_suggest(o->kernel, 0, near, sizeof near)
-                           ? "nearest: " : "", near, *near ? "; " : ""), 2;
+                           ciot_quote(o->kernel, q, sizeof q), *ciot_kernel_suggest(o->kernel, 0, nearest, sizeof nearest)
+                           ? "nearest: " : "", nearest, *nearest ? "; " : ""), 2;
         const unsigned missing = ciot_kernel_missing(k, cpu);
         char need[128];
         if (missing)

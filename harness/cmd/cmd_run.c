@@ -161,10 +161,10 @@ int ciot_cmd_run(int argc, char **argv) {
     const ciot_kernel *k = ciot_kernel_find(name);
     char msg[CIOT_WHY_MAX], why[CIOT_WHY_MAX];
     if (!k) {
-        char near[512];
-        ciot_kernel_suggest(name, 0, near, sizeof near);
-        snprintf(msg, sizeof msg, "unknown kernel '%s' (%s%s%sciot kernels lists them)", name, *near ? "nearest: " : "",
-                 near, *near ? "; " : "");
+        char nearest[512];
+        ciot_kernel_suggest(name, 0, nearest, sizeof nearest);
+        snprintf(msg, sizeof msg, "unknown kernel '%s' (%s%s%sciot kernels lists them)", name, *nearest ? "nearest: " : "",
+                 nearest, *nearest ? "; " : "");
         return fail(msg, 2);
     }
     const unsigned missing = ciot_kernel_missing(k, ciot_cpu_features());

@@ -7,14 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 #include "bench.h"
 #include "commands.h"
 #include "context.h"
 #include "fileio.h"
 #include "incomplete.h"
+#include "os.h"
 #include "output.h"
 #include "json.h"
 #include "opts.h"
@@ -125,13 +124,13 @@ static int make_run_folder(const char *results, const ciot_context *ctx, int qui
     time_t now = time(NULL);
     strftime(day, sizeof day, "%Y%m%d-%H%M%S", gmtime(&now));
     snprintf(dir, len, "%s/%s-%s-%s%s", results, day, ctx->host, ctx->commit, quick ? "-quick" : "");
-    if (mkdir(results, 0755) != 0 && errno != EEXIST) {
+    if (ciot_os_mkdir(results) != 0 && errno != EEXIST) {
         ciot_say("suite", "cannot create %s: %s", results, strerror(errno));
         return 2;
     }
     /* A folder made here, never one that exists: every file the suite writes is a new name in it, so none
      * can be an input (the model op list, under profiles/); each part's command checks its own files again. */
-    if (mkdir(dir, 0755) != 0) {
+    if (ciot_os_mkdir(dir) != 0) {
         ciot_say("suite", "cannot create the run folder %s: %s", dir, strerror(errno));
         return 2;
     }

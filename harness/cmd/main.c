@@ -1,13 +1,12 @@
 /* ciot: benchmark and profile ternary LLM weight kernels on this CPU. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include "bench.h"
 #include "commands.h"
 #include "context.h"
 #include "cpu.h"
+#include "os.h"
 #include "tmpfiles.h"
 
 static const ciot_command commands[] = {
@@ -33,10 +32,7 @@ static void usage(FILE *f) {
 
 /* A closed standard descriptor gets /dev/null, so no file this process opens later takes its number (a
  * table printed into a JSON file). */
-static void open_std_descriptors(void) {
-    for (int fd = 0; fd <= 2; fd++)
-        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF && open("/dev/null", O_RDWR) != fd) return;
-}
+static void open_std_descriptors(void) { ciot_os_std_descriptors(); }
 
 /* What went to stdout must have arrived: a full disk behind it is a runtime failure. */
 static int finish(int rc) {

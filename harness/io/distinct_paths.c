@@ -2,7 +2,7 @@
 #include "distinct_paths.h"
 
 #include <string.h>
-#include <sys/stat.h>
+#include "os.h"
 #include "output.h"
 
 /* The file an output would replace or create; 0 when it is written through or leads nowhere. */
@@ -14,10 +14,10 @@ static int output_file(const ciot_named_path *p, ciot_output_file *f) {
 
 /* Whether output f is the input p: only an existing regular file can be replaced by a rename. */
 static int is_input(const ciot_output_file *f, const ciot_named_path *p) {
-    struct stat st;
+    ciot_os_file_info st;
     if (p->role != CIOT_PATH_INPUT || !p->path || f->kind != CIOT_OUTPUT_REGULAR) return 0;
-    return stat(p->found ? p->found : p->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == f->dev &&
-           st.st_ino == f->ino;
+    return ciot_os_file_info_of(p->found ? p->found : p->path, 1, &st) == 0 && st.kind == CIOT_OS_REGULAR &&
+           st.dev == f->dev && st.ino == f->ino;
 }
 
 static int same_output(const ciot_output_file *a, const ciot_output_file *b) {

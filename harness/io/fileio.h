@@ -3,7 +3,7 @@
 #define CIOT_FILEIO_H
 
 #include <stddef.h>
-#include <sys/stat.h>
+#include "os.h"
 #include "output.h"
 #include "status.h"
 
@@ -12,13 +12,13 @@
  * differs, CIOT_E_NOMEM. On error, *why says what was wrong. */
 ciot_status ciot_read_exact(const char *path, size_t expect, void **out, char *why, size_t why_len);
 /* Opens path read-only when it is a regular file (links followed), the one way every reader opens its
- * input: anything else is looked at (stat) but never opened, so a FIFO cannot block and a device is not
- * touched, and a path replaced in between is refused after the open (fstat). Returns the descriptor
- * (close-on-exec) with *st filled, or -1: errno set when the path could not be looked at or opened,
- * errno 0 when it is not a regular file (st->st_mode says what it is, ciot_file_kind names it). */
-int ciot_open_regular(const char *path, struct stat *st);
-/* What a file that is not a regular one is, from its st_mode: "a directory", "a FIFO", "a character
- * device", ... ("not a regular file" for anything else). */
-const char *ciot_file_kind(unsigned mode);
+ * input (os.h): anything else is looked at (stat) but never opened, so a FIFO cannot block and a device is
+ * not touched, and a path replaced in between is refused after the open (fstat). Returns the descriptor
+ * (close-on-exec) with *fi filled, or -1: errno set when the path could not be looked at or opened,
+ * errno 0 when it is not a regular file (fi->kind says what it is, ciot_file_kind names it). */
+int ciot_open_regular(const char *path, ciot_os_file_info *fi);
+/* What a file that is not a regular one is: "a directory", "a FIFO", "a character device", ... ("not a
+ * regular file" for anything else). */
+const char *ciot_file_kind(ciot_os_kind kind);
 
 #endif

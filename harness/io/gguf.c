@@ -6,14 +6,11 @@
 #include "gguf.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "fileio.h"
+#include "os.h"
 #include "gguf_cursor.h"
 
 enum {
@@ -218,20 +215,21 @@ ciot_status ciot_gguf_parse(const void *data, size_t size, ciot_gguf **out, char
 ciot_status ciot_gguf_open(const char *path, ciot_gguf **out, char *why, size_t why_len) {
     *out = NULL;
     cursor c = {NULL, 0, 0, why, why_len};
-    struct stat st;
+    ciot_os_file_info st;
     const int fd = ciot_open_regular(path, &st);
     if (fd < 0 && errno) return failf(&c, CIOT_E_IO, "cannot open: %s", strerror(errno));
-    if (fd < 0) return failf(&c, CIOT_E_IO, "%s, not a GGUF file", ciot_file_kind(st.st_mode));
-    if (st.st_size == 0) {
-        close(fd);
+    if (fd < 0) return failf(&c, CIOT_E_IO, "%s, not a GGUF file", ciot_file_kind(st.kind));
+    if (st.size == 0) {
+        ciot_os_close(fd);
         return failf(&c, CIOT_E_FORMAT, "not a GGUF file: it is empty");
     }
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED) return failf(&c, CIOT_E_IO, "cannot map %lld bytes: %s", (long long)st.st_size, strerror(errno));
-    const ciot_status s = ciot_gguf_parse(m, (size_t)st.st_size, out, why, why_len);
+    const void *m = ciot_os_map_read(fd, (size_t)st.size);
+    const int map_errno = errno;
+    ciot_os_close(fd);
+    if (!m) return failf(&c, CIOT_E_IO, "cannot map %lld bytes: %s", st.size, strerror(map_errno));
+    const ciot_status s = ciot_gguf_parse(m, (size_t)st.size, out, why, why_len);
     if (s != CIOT_OK) {
-        munmap(m, (size_t)st.st_size);
+        ciot_os_unmap(m, (size_t)st.size);
         return s;
     }
     (*out)->mapped = 1;
@@ -243,7 +241,7 @@ void ciot_gguf_close(ciot_gguf *g) {
     for (int i = 0; i < g->n_kv; i++) free((void *)g->kv[i].key), free((void *)g->kv[i].str);
     for (int i = 0; i < g->n_tensors; i++) free((void *)g->tensors[i].name);
     free(g->kv), free(g->tensors);
-    if (g->mapped) munmap((void *)g->base, g->size);
+    if (g->mapped) ciot_os_unmap(g->base, g->size);
     free(g);
 }
 

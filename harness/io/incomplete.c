@@ -5,8 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
+#include "os.h"
 #include "output.h"
 
 static const char MARK[] = "INCOMPLETE";
@@ -21,13 +20,11 @@ ciot_status ciot_run_mark_incomplete(const char *dir, const char *what, char *wh
     if (!dir || !mark_path(dir, path, sizeof path)) {
         return ciot_error(CIOT_E_ARG, why, why_len, "%s: the folder's name is too long", dir ? dir : "(null)");
     }
-    const time_t now = time(NULL);
-    struct tm utc;
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &utc));
+    ciot_os_utc_now(date, sizeof date);
     int n = snprintf(text, sizeof text,
                      "This run folder is incomplete: %s (pid %ld) started writing it at %s and has not finished "
                      "(it was interrupted, failed, or is still running). The other files here are whole.\n",
-                     what ? what : "ciot", (long)getpid(), date);
+                     what ? what : "ciot", ciot_os_pid(), date);
     return ciot_write_atomic(path, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1, why, why_len);
 }
 
@@ -36,7 +33,7 @@ ciot_status ciot_run_mark_complete(const char *dir, char *why, size_t why_len) {
     if (!dir || !mark_path(dir, path, sizeof path)) {
         return ciot_error(CIOT_E_ARG, why, why_len, "%s: the folder's name is too long", dir ? dir : "(null)");
     }
-    if (unlink(path) != 0 && errno != ENOENT) {
+    if (ciot_os_remove(path) != 0 && errno != ENOENT) {
         return ciot_error(CIOT_E_IO, why, why_len, "%s: cannot remove it: %s", path, strerror(errno));
     }
     return CIOT_OK;
@@ -44,5 +41,5 @@ ciot_status ciot_run_mark_complete(const char *dir, char *why, size_t why_len) {
 
 int ciot_run_is_incomplete(const char *dir) {
     char path[PATH_MAX];
-    return dir && mark_path(dir, path, sizeof path) && access(path, F_OK) == 0;
+    return dir && mark_path(dir, path, sizeof path) && ciot_os_exists(path);
 }

@@ -2,19 +2,11 @@
  * onto a regular target, or copied through to a device, FIFO, socket or descriptor of this process. */
 #include "output.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <time.h>
-#include <unistd.h>
+#include "os.h"
 #include "tmpfiles.h"
 
 enum { MAX_LINKS = 40, FIFO_WAIT_MS = 5000 };
@@ -31,9 +23,8 @@ typedef enum {
 typedef struct {
     target_kind kind;
     char path[PATH_MAX];    /* the file itself, symbolic links followed */
-    mode_t mode;            /* TARGET_REGULAR: its permission bits */
-    dev_t dev;              /* TARGET_REGULAR: the file; TARGET_NEW: the directory it goes in */
-    ino_t ino;
+    unsigned mode;          /* TARGET_REGULAR: its permission bits */
+    uint64_t dev, ino;      /* TARGET_REGULAR: the file; TARGET_NEW: the directory it goes in */
     int fd;                 /* TARGET_FD */
 } target;
 
@@ -46,27 +37,19 @@ struct ciot_out {
 };
 
 /* The directory part of p ("." when it has none). */
+/* The last path separator in p, NULL when it has none. */
+static const char *last_sep(const char *p) {
+    const char *s = NULL;
+    for (; *p; p++)
+        if (ciot_os_is_sep(*p)) s = p;
+    return s;
+}
+
 static void dir_of(const char *p, char *dir, size_t len) {
-    const char *slash = strrchr(p, '/');
+    const char *slash = last_sep(p);
     if (!slash) snprintf(dir, len, ".");
     else if (slash == p) snprintf(dir, len, "/");
     else snprintf(dir, len, "%.*s", (int)(slash - p), p);
-}
-
-/* A link inside /proc (/proc/self/fd/1, reached from /dev/stdout or /dev/fd/1): 1 when it is, with
- * *fd set to the descriptor when the link is one of this process's own, else -1. */
-static int proc_link(const char *link, int *fd) {
-    char dir[PATH_MAX], real[PATH_MAX], own[64];
-    dir_of(link, dir, sizeof dir);
-    if (!realpath(dir, real) || strncmp(real, "/proc/", 6) != 0) return 0;
-    *fd = -1;
-    snprintf(own, sizeof own, "/proc/%ld/fd", (long)getpid());
-    const char *base = strrchr(link, '/');
-    base = base ? base + 1 : link;
-    char *end;
-    long n = strtol(base, &end, 10);
-    if (!strcmp(real, own) && isdigit((unsigned char)*base) && !*end && n <= INT_MAX) *fd = (int)n;
-    return 1;
 }
 
 /* Where PATH leads, symbolic links followed: the kind of target and the file itself (t->dev, t->ino: the
@@ -77,49 +60,51 @@ static ciot_status follow(const char *path, target *t, char *why, size_t len) {
     t->fd = -1;
     if (!path || !*path) return ciot_error(CIOT_E_ARG, why, len, "an empty file name");
     if (strlen(path) >= PATH_MAX) return ciot_error(CIOT_E_ARG, why, len, "%.60s...: the name is too long", path);
-    if (path[strlen(path) - 1] == '/')
+    if (ciot_os_is_sep(path[strlen(path) - 1]))
         return ciot_error(CIOT_E_ARG, why, len, "%s: names a directory, not a file", path);
     snprintf(t->path, sizeof t->path, "%s", path);
     for (int hop = 0;; hop++) {
-        struct stat st;
+        ciot_os_file_info st;
         if (hop > MAX_LINKS) return ciot_error(CIOT_E_ARG, why, len, "%s: too many levels of symbolic links", path);
-        if (lstat(t->path, &st) != 0) {
+        if (ciot_os_file_info_of(t->path, 0, &st) != 0) {
             if (errno != ENOENT) return ciot_error(CIOT_E_ARG, why, len, "%s: %s", path, strerror(errno));
             t->kind = TARGET_NEW;
             break;
         }
-        if (S_ISLNK(st.st_mode)) {
-            if (proc_link(t->path, &t->fd)) {
-                t->kind = t->fd >= 0 ? TARGET_FD : TARGET_DEVICE;
+        if (st.kind == CIOT_OS_LINK) {
+            /* a link inside /proc (/proc/self/fd/1, reached from /dev/stdout or /dev/fd/1) */
+            const int own = ciot_os_descriptor_link(t->path, &t->fd);
+            if (own) {
+                t->kind = own > 0 && t->fd >= 0 ? TARGET_FD : TARGET_DEVICE;
                 return CIOT_OK;
             }
             char link[PATH_MAX], dir[PATH_MAX];
-            ssize_t n = readlink(t->path, link, sizeof link - 1);
-            if (n < 0) return ciot_error(CIOT_E_ARG, why, len, "%s: %s", path, strerror(errno));
-            link[n] = 0;
+            if (ciot_os_readlink(t->path, link, sizeof link) != 0)
+                return ciot_error(CIOT_E_ARG, why, len, "%s: %s", path, strerror(errno));
             dir_of(t->path, dir, sizeof dir);
-            int w = link[0] == '/' ? snprintf(t->path, sizeof t->path, "%s", link)
-                                   : snprintf(t->path, sizeof t->path, "%s/%s", dir, link);
+            int w = ciot_os_is_sep(link[0]) ? snprintf(t->path, sizeof t->path, "%s", link)
+                                            : snprintf(t->path, sizeof t->path, "%s/%s", dir, link);
             if (w < 0 || (size_t)w >= sizeof t->path)
                 return ciot_error(CIOT_E_ARG, why, len, "%s: the file it links to has too long a name", path);
             continue;
         }
-        if (S_ISDIR(st.st_mode))
+        if (st.kind == CIOT_OS_DIR)
             return ciot_error(CIOT_E_ARG, why, len, "%s: is a directory%s", path,
                               hop ? " (through a symbolic link)" : "");
-        t->kind = S_ISREG(st.st_mode) ? TARGET_REGULAR : S_ISFIFO(st.st_mode) ? TARGET_FIFO
-                : S_ISSOCK(st.st_mode) ? TARGET_SOCKET : TARGET_DEVICE;
-        t->mode = st.st_mode & 07777;
-        t->dev = st.st_dev, t->ino = st.st_ino;
+        t->kind = st.kind == CIOT_OS_REGULAR ? TARGET_REGULAR : st.kind == CIOT_OS_FIFO ? TARGET_FIFO
+                : st.kind == CIOT_OS_SOCKET ? TARGET_SOCKET : TARGET_DEVICE;
+        t->mode = st.mode;
+        t->dev = st.dev, t->ino = st.ino;
         return CIOT_OK;
     }
     /* a new name: its directory, which must be one */
     char dir[PATH_MAX];
-    struct stat st;
+    ciot_os_file_info st;
     dir_of(t->path, dir, sizeof dir);
-    if (stat(dir, &st) != 0) return ciot_error(CIOT_E_ARG, why, len, "%s: no such directory %s", path, dir);
-    if (!S_ISDIR(st.st_mode)) return ciot_error(CIOT_E_ARG, why, len, "%s: %s is not a directory", path, dir);
-    t->dev = st.st_dev, t->ino = st.st_ino;
+    if (ciot_os_file_info_of(dir, 1, &st) != 0)
+        return ciot_error(CIOT_E_ARG, why, len, "%s: no such directory %s", path, dir);
+    if (st.kind != CIOT_OS_DIR) return ciot_error(CIOT_E_ARG, why, len, "%s: %s is not a directory", path, dir);
+    t->dev = st.dev, t->ino = st.ino;
     return CIOT_OK;
 }
 
@@ -128,19 +113,18 @@ static ciot_status resolve(const char *path, target *t, char *why, size_t len) {
     ciot_status st = follow(path, t, why, len);
     if (st != CIOT_OK) return st;
     if (t->kind == TARGET_FD) {
-        int fl = fcntl(t->fd, F_GETFL);
-        if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
+        if (!ciot_os_fd_writable(t->fd))
             return ciot_error(CIOT_E_ARG, why, len, "%s: descriptor %d is not open for writing", path, t->fd);
         return CIOT_OK;
     }
     if (t->kind == TARGET_NEW || t->kind == TARGET_REGULAR) {
         char dir[PATH_MAX];
         dir_of(t->path, dir, sizeof dir);
-        if (access(dir, W_OK | X_OK) != 0)
+        if (!ciot_os_can_write(dir, 1))
             return ciot_error(CIOT_E_ARG, why, len, "%s: cannot create files in %s: %s", path, dir, strerror(errno));
         if (t->kind == TARGET_NEW) return CIOT_OK;
     }
-    if (access(t->path, W_OK) != 0)
+    if (!ciot_os_can_write(t->path, 0))
         return ciot_error(CIOT_E_ARG, why, len, "%s: not writable: %s", path, strerror(errno));
     return CIOT_OK;
 }
@@ -154,7 +138,7 @@ ciot_status ciot_output_identify(const char *path, ciot_output_file *f, char *wh
                                                                                     : CIOT_OUTPUT_THROUGH;
     f->dev = t.dev, f->ino = t.ino;
     if (t.kind == TARGET_NEW) {
-        const char *slash = strrchr(t.path, '/'), *base = slash ? slash + 1 : t.path;
+        const char *slash = last_sep(t.path), *base = slash ? slash + 1 : t.path;
         if (strlen(base) >= sizeof f->name)
             return ciot_error(CIOT_E_ARG, why, why_len, "%s: %s", path, strerror(ENAMETOOLONG));
         snprintf(f->name, sizeof f->name, "%s", base);
@@ -168,28 +152,24 @@ static ciot_status make_temp(ciot_out *o, char *why, size_t len) {
     if (o->t.kind == TARGET_NEW || o->t.kind == TARGET_REGULAR) {
         snprintf(base, sizeof base, "%s", o->t.path);
     } else {
-        const char *dir = getenv("TMPDIR");
-        snprintf(base, sizeof base, "%s/ciot-output", dir && *dir ? dir : "/tmp");
+        char dir[PATH_MAX];
+        ciot_os_temp_dir(dir, sizeof dir);
+        snprintf(base, sizeof base, "%s/ciot-output", dir);
     }
     for (int n = 0; n < 100; n++) {
-        int w = n ? snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld.%d", base, (long)getpid(), n)
-                  : snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", base, (long)getpid());
+        int w = n ? snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld.%d", base, ciot_os_pid(), n)
+                  : snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", base, ciot_os_pid());
         if (w < 0 || (size_t)w >= sizeof o->tmp)
             return ciot_error(CIOT_E_IO, why, len, "%s: the name is too long", o->given);
         if (ciot_tmpfile_register(o->tmp, &o->slot) != CIOT_OK)
             return ciot_error(CIOT_E_IO, why, len, "%s: too many temporary files at once", o->given);
-        int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0) {
+        o->f = ciot_os_create_excl(o->tmp, o->t.kind == TARGET_REGULAR ? o->t.mode : 0);
+        if (!o->f) {
             const int e = errno;
             ciot_tmpfile_release(o->slot);
             o->slot = -1;
             if (e == EEXIST) continue;   /* left by an earlier process with our pid, or ours: take another */
             return ciot_error(CIOT_E_IO, why, len, "%s: cannot create %s: %s", o->given, o->tmp, strerror(e));
-        }
-        if (o->t.kind == TARGET_REGULAR) (void)fchmod(fd, o->t.mode);
-        if (!(o->f = fdopen(fd, "wb"))) {
-            close(fd);
-            return ciot_error(CIOT_E_IO, why, len, "%s: %s", o->given, strerror(errno));
         }
         return CIOT_OK;
     }
@@ -201,7 +181,7 @@ static ciot_status make_temp(ciot_out *o, char *why, size_t len) {
 static void drop_temp(ciot_out *o, int renamed) {
     if (o->f) fclose(o->f);
     o->f = NULL;
-    if (!renamed) unlink(o->tmp);
+    if (!renamed) ciot_os_remove(o->tmp);
     ciot_tmpfile_release(o->slot);
     o->slot = -1;
 }
@@ -228,87 +208,12 @@ ciot_status ciot_out_open(const char *path, ciot_out **out, char *why, size_t wh
 FILE *ciot_out_stream(ciot_out *o) { return o->f; }
 const char *ciot_out_temp_path(const ciot_out *o) { return o->tmp; }
 
-/* The target opened for writing through; -1 with errno set when it cannot be. */
-static int open_through(const target *t) {
-    if (t->kind == TARGET_FD) return dup(t->fd);
-    if (t->kind == TARGET_SOCKET) {
-        struct sockaddr_un a = {.sun_family = AF_UNIX};
-        if (strlen(t->path) >= sizeof a.sun_path) return errno = ENAMETOOLONG, -1;
-        memcpy(a.sun_path, t->path, strlen(t->path) + 1);
-        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (s >= 0 && connect(s, (const struct sockaddr *)&a, sizeof a) != 0) {
-            const int e = errno;
-            close(s);
-            return errno = e, -1;
-        }
-        return s;
-    }
-    if (t->kind != TARGET_FIFO) {
-        int fd = open(t->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-        struct stat st;
-        /* another process's descriptor (/proc/PID/fd/N) may lead to a regular file: write it from the start */
-        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) {
-            const int e = errno;
-            close(fd);
-            return errno = e, -1;
-        }
-        return fd;
-    }
-    /* A FIFO without a reader: wait a while for one rather than block forever. */
-    for (int waited = 0;; waited += 50) {
-        int fd = open(t->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd >= 0) {
-            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-            return fd;
-        }
-        if (errno != ENXIO || waited >= FIFO_WAIT_MS) return -1;
-        nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
-    }
-}
-
 /* Copies the temporary file through to the target; 0 with errno set when a step fails. */
 static int copy_through(const ciot_out *o, char *stage, size_t stage_len) {
-    int in = open(o->tmp, O_RDONLY | O_CLOEXEC);
-    if (in < 0) return snprintf(stage, stage_len, "cannot read back its temporary file"), 0;
-    fflush(NULL);   /* what this process printed to the same descriptor goes first */
-    int out = open_through(&o->t);
-    if (out < 0) {
-        const int e = errno;
-        close(in);
-        if (e == ENXIO && o->t.kind == TARGET_FIFO)
-            snprintf(stage, stage_len, "no reader opened the FIFO in %d s", FIFO_WAIT_MS / 1000);
-        else snprintf(stage, stage_len, "cannot open it");
-        return errno = e, 0;
-    }
-    /* A reader that went away is EPIPE here, not a SIGPIPE that kills us without a word. */
-    sigset_t pipe_set, old;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    char buf[1 << 16];
-    int ok = 1, e = 0;
-    for (ssize_t n; ok && (n = read(in, buf, sizeof buf)) != 0;) {
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            ok = 0, e = errno;
-            break;
-        }
-        for (ssize_t done = 0; ok && done < n;) {
-            ssize_t w = write(out, buf + done, (size_t)(n - done));
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) ok = 0, e = w < 0 ? errno : EIO;
-            else done += w;
-        }
-    }
-    if (close(out) != 0 && ok && errno != EINTR) ok = 0, e = errno;
-    close(in);
-    if (e == EPIPE) {   /* take the SIGPIPE that is now pending before unblocking */
-        struct timespec zero = {0, 0};
-        sigtimedwait(&pipe_set, NULL, &zero);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!ok) snprintf(stage, stage_len, "writing failed");
-    return ok ? 1 : (errno = e, 0);
+    const ciot_os_kind kind = o->t.kind == TARGET_FIFO ? CIOT_OS_FIFO : o->t.kind == TARGET_SOCKET ? CIOT_OS_SOCKET
+                                                                                                   : CIOT_OS_CHAR;
+    return ciot_os_write_through(o->tmp, kind, o->t.path, o->t.kind == TARGET_FD ? o->t.fd : -1, FIFO_WAIT_MS,
+                                 stage, stage_len);
 }
 
 ciot_status ciot_output_check(const char *path, char *why, size_t why_len) {
@@ -327,7 +232,7 @@ ciot_status ciot_out_commit(ciot_out *o, char *why, size_t why_len) {
     if (!ok) {
         st = ciot_error(CIOT_E_IO, why, why_len, "%s: cannot write %s: %s", o->given, o->tmp, strerror(e));
     } else if (o->t.kind == TARGET_NEW || o->t.kind == TARGET_REGULAR) {
-        if (rename(o->tmp, o->t.path) == 0) renamed = 1;
+        if (ciot_os_replace(o->tmp, o->t.path) == 0) renamed = 1;
         else
             st = ciot_error(CIOT_E_IO, why, why_len, "%s: cannot rename %s onto it: %s", o->given, o->tmp,
                             strerror(errno));

@@ -19,7 +19,8 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <sys/types.h>
+#include <stdint.h>
+#include "os.h"
 #include "status.h"
 
 /* Room for any message of these functions (two paths and a reason). */
@@ -39,8 +40,7 @@ typedef enum {
 } ciot_output_kind;
 typedef struct {
     ciot_output_kind kind;
-    dev_t dev;
-    ino_t ino;
+    uint64_t dev, ino;      /* os.h: st_dev and st_ino; the volume serial number and file index on Windows */
     char name[NAME_MAX + 1];
 } ciot_output_file;
 /* Where PATH leads; CIOT_E_ARG with *why when it leads nowhere a file could be written (a directory, a

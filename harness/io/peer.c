@@ -1,24 +1,29 @@
 /* Peer modules: found, loaded with the dynamic loader, their table checked before anything calls it. */
 #include "peer.h"
 
-#include <dlfcn.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "os.h"
 
 struct ciot_peer {
-    void *handle;
+    ciot_os_module *handle;
     const ciot_peer_api *api;
     char name[64];
     char path[4096];
 };
 
 static int is_file(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    ciot_os_file_info fi;
+    return ciot_os_file_info_of(path, 1, &fi) == 0 && fi.kind == CIOT_OS_REGULAR;
+}
+
+static int same_name(const char *a, const char *b) {
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+    return *a == *b;
 }
 
 static int has_suffix(const char *s, const char *suffix) {
@@ -36,9 +41,7 @@ static int find_named(const char *name, char *out, size_t len) {
     snprintf(out, len, "build/peers/%s/" CIOT_PEER_FILE, name);
     if (is_file(out)) return 1;
     char exe[4096];
-    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return 0;
-    exe[n] = 0;
+    if (ciot_os_readlink("/proc/self/exe", exe, sizeof exe) < 0) return 0;
     char *slash = strrchr(exe, '/');
     if (!slash) return 0;
     *slash = 0;   /* build/native/ciot -> build/native, whose parent holds peers/ */
@@ -88,11 +91,12 @@ ciot_status ciot_peer_open(const char *arg, ciot_peer **out, char *why, size_t l
         return CIOT_E_IO;
     }
     name_of(p->path, p->name, sizeof p->name);
-    p->handle = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
-    ciot_peer_entry_fn entry = p->handle ? (ciot_peer_entry_fn)dlsym(p->handle, CIOT_PEER_ENTRY) : NULL;
+    p->handle = ciot_os_module_open(p->path);
+    char e[512] = "";
+    if (!p->handle) ciot_os_module_error(e, sizeof e);
+    ciot_peer_entry_fn entry = p->handle ? (ciot_peer_entry_fn)ciot_os_module_symbol(p->handle, CIOT_PEER_ENTRY) : NULL;
     if (!entry) {
-        const char *e = dlerror();
-        snprintf(why, len, "%s is not a peer module (%s)", p->path, p->handle ? "it has no " CIOT_PEER_ENTRY : e ? e : "");
+        snprintf(why, len, "%s is not a peer module (%s)", p->path, p->handle ? "it has no " CIOT_PEER_ENTRY : e);
         ciot_peer_close(p);
         return CIOT_E_IO;
     }
@@ -109,7 +113,7 @@ ciot_status ciot_peer_open(const char *arg, ciot_peer **out, char *why, size_t l
 
 void ciot_peer_close(ciot_peer *p) {
     if (!p) return;
-    if (p->handle) dlclose(p->handle);
+    if (p->handle) ciot_os_module_close(p->handle);
     free(p);
 }
 
@@ -119,7 +123,7 @@ const ciot_peer_api *ciot_peer_api_of(const ciot_peer *p) { return p->api; }
 
 int ciot_peer_type_find(const ciot_peer *p, const char *type) {
     for (int i = 0; i < p->api->n_types; i++)
-        if (strcasecmp(p->api->types[i].name, type) == 0) return i;
+        if (same_name(p->api->types[i].name, type)) return i;
     return -1;
 }
 
@@ -139,7 +143,7 @@ int ciot_peer_type_format(const ciot_peer *p, int type, ciot_format *f) {
     const ciot_peer_type *t = &p->api->types[type];
     for (size_t i = 0; i < sizeof same_bytes / sizeof same_bytes[0]; i++) {
         const ciot_format g = same_bytes[i].format;
-        if (strcasecmp(t->name, same_bytes[i].name) || t->block_values != ciot_format_block_values(g) ||
+        if (!same_name(t->name, same_bytes[i].name) || t->block_values != ciot_format_block_values(g) ||
             p->api->row_bytes(type, t->block_values) != ciot_format_block_bytes(g))
             continue;
         *f = g;

@@ -1,12 +1,13 @@
 /* Temporary files a signal must not leave behind. Every temporary file is registered here while it
- * exists; SIGINT, SIGTERM and SIGHUP unlink every registered file, then kill the process with the same
+ * exists; SIGINT, SIGTERM and SIGHUP (on Windows the console's ^C, ^Break, close, logoff and shutdown
+ * events, through the OS seam's stop handler, os.h) unlink every registered file, then kill the process with the same
  * signal (its default action), so an interrupted command leaves only whole files and its exit status
  * says which signal stopped it (128 + the signal number in a shell).
  *
  * This holds because
  * - one thread alone takes these signals, the thread that registers, creates, renames and releases the
  *   temporary files (in ciot, the main thread); every other thread runs with them blocked. The pools
- *   create their threads so (ciot_stop_signals, pools/pool.h); any other thread must be created the same
+ *   create their threads so (pools/pool.h); any other thread must be created the same
  *   way. So the handler never runs beside those steps, only instead of them, and it never returns: a file
  *   registered and not yet created is not created, a file renamed no longer has its temporary name;
  * - the default action comes back only once the files are gone, restored by the handler while the three

@@ -1,23 +1,15 @@
 /* Collects the run context once per command; git is asked at run time, in the source tree. */
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
-#include <unistd.h>
 #include "context.h"
 #include "cpu.h"
 #include "measure.h"
+#include "os.h"
 #include "registry.h"
 #include "rules.h"
 #include "topo.h"
 
-static void first_line(const char *cmd, char *out, size_t n) {
-    out[0] = 0;
-    FILE *p = popen(cmd, "r");
-    if (!p) return;
-    if (fgets(out, (int)n, p)) out[strcspn(out, "\n")] = 0;
-    pclose(p);
-}
+static void first_line(const char *cmd, char *out, size_t n) { ciot_os_command_line(cmd, out, n); }
 
 static void read_line(const char *path, char *out, size_t n) {
     FILE *f = fopen(path, "r");
@@ -31,12 +23,11 @@ const char *ciot_version(void) { return CIOT_VERSION; }
 
 void ciot_context_collect(ciot_context *c) {
     memset(c, 0, sizeof *c);
-    if (gethostname(c->host, sizeof c->host - 1) != 0) snprintf(c->host, sizeof c->host, "unknown");
+    if (!ciot_os_host_name(c->host, sizeof c->host)) snprintf(c->host, sizeof c->host, "unknown");
     ciot_cpu_model(c->cpu, sizeof c->cpu);
     ciot_feature_list(ciot_cpu_features(), c->features, sizeof c->features);
     ciot_feature_list(ciot_cpu_detect(), c->detected, sizeof c->detected);
-    struct utsname u;
-    if (uname(&u) == 0) snprintf(c->os, sizeof c->os, "%s %s %s", u.sysname, u.release, u.machine);
+    if (!ciot_os_describe(c->os, sizeof c->os)) c->os[0] = 0;
     read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", c->governor, sizeof c->governor);
     snprintf(c->compiler, sizeof c->compiler, "%s", CIOT_COMPILER);
     snprintf(c->build_type, sizeof c->build_type, "%s", CIOT_BUILD_TYPE);
@@ -58,8 +49,7 @@ void ciot_context_collect(ciot_context *c) {
                    status, sizeof status);
         c->dirty = status[0] != 0;
     }
-    time_t now = time(NULL);
-    strftime(c->date, sizeof c->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    ciot_os_utc_now(c->date, sizeof c->date);
     ciot_topology_read(&c->topo);
 }
 

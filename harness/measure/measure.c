@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "bigbuf.h"
+#include "os.h"
 #include "probe_bw.h"
 
 ciot_status ciot_ruler_init(ciot_ruler *r, ciot_pool *p, size_t bytes, int huge, size_t prefetch, double min_seconds,
@@ -38,10 +39,6 @@ void ciot_ruler_free(ciot_ruler *r) {
 }
 
 const char *ciot_loadavg(char *buf, size_t len) {
-    double a, b, c;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f && fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3) snprintf(buf, len, "%.2f %.2f %.2f", a, b, c);
-    else snprintf(buf, len, "unknown");
-    if (f) fclose(f);
+    if (!ciot_os_loadavg(buf, len)) snprintf(buf, len, "unknown");
     return buf;
 }

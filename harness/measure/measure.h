@@ -54,7 +54,7 @@ static inline ciot_pair ciot_pair_of(double kernel_gbs, double probe_gbs, int pr
     return (ciot_pair){kernel_gbs, probe_gbs, probe_gbs > 0 ? kernel_gbs / probe_gbs : 0, probe_first};
 }
 
-/* /proc/loadavg's three averages into buf ("0.52 0.58 0.59"), "unknown" when unreadable. */
+/* /proc/loadavg's three averages into buf ("0.52 0.58 0.59"), "unknown" when unreadable or on Windows. */
 const char *ciot_loadavg(char *buf, size_t len);
 
 #endif

@@ -51,7 +51,11 @@ typedef struct {
 
 /* The args of any kind, held beside the kind they are for (each kind's file asserts that its args fit). */
 typedef struct {
+#ifdef __cplusplus
+    alignas(16) unsigned char bytes[192];   /* g++ (mingw's, for bench) has no _Alignas in C++ */
+#else
     _Alignas(16) unsigned char bytes[192];
+#endif
 } ciot_token_args;
 
 /* One version's loop of a kind: phase `phase`, the part-th of parts. */
