@@ -112,7 +112,11 @@ static int quantize(int type, const float *src, void *dst, int rows, int K, char
     if (!fits(type, K)) return refuse(err, len, "%s takes K a multiple of its block, not %d", type_name(type), K);
     if (ggml_quantize_requires_imatrix(ggml_of[type]))
         return refuse(err, len, "%s's quantizer needs an importance matrix", types[type].name);
+#if SPLIT_CPU_BACKEND
     ggml_quantize_chunk(ggml_of[type], src, dst, 0, rows, K, NULL);
+#else
+    ggml_quantize_chunk(ggml_of[type], src, dst, 0, rows, K, NULL, NULL);   /* its last argument: options, none */
+#endif
     return 0;
 }
 
