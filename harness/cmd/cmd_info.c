@@ -31,6 +31,7 @@ int ciot_cmd_info(int argc, char **argv) {
         printf("cache L%d     %zu KiB %s x %d\n", t.caches[i].level, t.caches[i].bytes >> 10, t.caches[i].type, t.caches[i].count);
     if (!ciot_llc_plausible()) printf("llc rule     %s\n", ciot_llc_rule_note(buf, sizeof buf));
     printf("memory       %.1f GiB\n", (double)t.memory_bytes / (1u << 30));
+    ciot_info_domains();
     printf("\nkernels this CPU can run:\n");
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *k = ciot_kernel_at(i);

@@ -4,7 +4,9 @@
 
 #include <stdio.h>
 #include "choice.h"
+#include "place.h"
 #include "registry.h"
+#include "topo.h"
 
 /* The regimes to show for a file and op at threads: the installed ones, or the one static regime. */
 static int regimes_of(ciot_format f, ciot_op op, int threads, int *lo, int *hi, int max) {
@@ -44,4 +46,30 @@ void ciot_info_choices(unsigned cpu, int threads, int with_why) {
             }
         }
     }
+}
+
+/* "NAME PUs LIST (N cores)" of each domain, comma-separated. */
+static void print_domains(const ciot_domain *d, int n) {
+    for (int i = 0; i < n; i++) {
+        char pus[256];
+        hwloc_bitmap_list_snprintf(pus, sizeof pus, d[i].pus);
+        printf("%s%s PUs %s (%d core%s)", i ? ", " : "", d[i].name, pus, d[i].cores, d[i].cores == 1 ? "" : "s");
+    }
+    printf("\n");
+}
+
+void ciot_info_domains(void) {
+    hwloc_topology_t t;
+    ciot_domain d[CIOT_PLACE_MAX_DOMAINS];
+    const char *level;
+    if (ciot_topo_get(&t) != CIOT_OK) return;
+    const int n = ciot_place_domains(t, d, CIOT_PLACE_MAX_DOMAINS, &level);
+    printf("domains      %d by %s (--place): ", n, level);
+    print_domains(d, n);
+    ciot_place_free(d, n);
+    const int k = ciot_place_kinds(t, d, CIOT_PLACE_MAX_DOMAINS);
+    printf("cpu kinds    ");
+    if (k > 1) print_domains(d, k);
+    else printf("one kind (hwloc reports %s)\n", k ? "a single CPU kind" : "no CPU kinds");
+    ciot_place_free(d, k);
 }
