@@ -63,8 +63,8 @@ static ciot_status domains(queue *q, int nd, const ciot_domain *d, int threads, 
     for (int i = 0; i < nd; i++)
         if (!q[i].n) return ciot_error(CIOT_E_ARG, why, len, "--place domains: --cpus leaves domain %s empty", d[i].name);
     if (threads < nd)
-        return ciot_error(CIOT_E_ARG, why, len, "--place domains with %d threads leaves a domain empty: it needs at least "
-                          "%d, one per domain", threads, nd);
+        return ciot_error(CIOT_E_ARG, why, len, "--place domains with %d thread%s leaves a domain empty: it needs at least "
+                          "%d, one per domain", threads, threads == 1 ? "" : "s", nd);
     for (int i = 0, th = 0; i < nd; i++) {
         const int share = threads / nd + (i < threads % nd);
         if (share > q[i].n) return too_many(share, q[i].n, d[i].name, why, len);

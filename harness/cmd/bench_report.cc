@@ -211,6 +211,10 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
     ciot_json_kv_int(j, "batch", c.batch);
     ciot_json_kv_int(j, "threads", c.threads);
     ciot_json_kv_bool(j, "chosen", is_chosen(c));
+    ciot_json_key(j, "pus");   // the PU each thread ran on after its binding; null where unknown (not pinned)
+    ciot_json_begin_array(j);
+    for (int pu : c.pus) pu >= 0 ? ciot_json_int(j, pu) : ciot_json_null(j);
+    ciot_json_end_array(j);
     ciot_json_kv_string(j, "pool", pool_name(c.kind));
     ciot_json_kv_string(j, "pinning", c.pinning.c_str());
     ciot_json_kv_string(j, "priority", c.priority.c_str());

@@ -11,6 +11,7 @@
 #include "distinct_paths.h"
 #include "op_kernels.h"
 #include "opts.h"
+#include "place_opts.h"
 #include "output.h"
 #include "prefetch.h"
 #include "choice.h"
@@ -34,6 +35,7 @@ typedef struct {
     size_t ceiling_bytes, ring_bytes;
     int matvecs_only, dispatch_given, context_given;
     ciot_int_list context;
+    ciot_place_args place;
 } replay_opts;
 
 static int parse_dispatch(const char *v, replay_opts *o) {
@@ -100,6 +102,7 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
         {"--pages", CIOT_OPT_CHOICE, &o->pages_small, 0, 0, "huge|small", "huge|small",
          "page policy of the weights and the probe buffer alike (default huge)", NULL},
         {"--no-pin", CIOT_OPT_FLAG, &o->no_pin, 0, 0, NULL, NULL, "do not pin threads to cores", NULL},
+        CIOT_PLACE_OPTS(&o->place),
         {"--ceiling-size", CIOT_OPT_SIZE, &o->ceiling_bytes, 1 << 20, 1e18, NULL, "BYTES",
          "the probe buffer (default max(4 x LLC, 1G); below that the ceiling is flagged)", NULL},
         {"--ring-size", CIOT_OPT_SIZE, &o->ring_bytes, 1 << 20, 1e18, NULL, "BYTES",
@@ -287,6 +290,7 @@ int ciot_cmd_replay(int argc, char **argv) {
     ciot_replay_plan plan;
     const int threads = o.threads ? o.threads : ciot_topo_cores(), n_ops = o.ops ? o.ops : m.n_ops;
     const size_t probe_bytes = o.ceiling_bytes ? o.ceiling_bytes : ciot_cold_bytes();
+    if ((rc = ciot_place_apply("replay", &o.place, o.no_pin, &threads, 1)) >= 0) return ciot_model_free(&m), rc;
     if ((rc = refuse(&o, &m, n_ops, threads, probe_bytes, &kernel, &plan)) < 0) {
         notes(&m, &plan, threads, probe_bytes);
         if (plan.whole && !o.dispatch_given) parse_dispatch("static", &o);
