@@ -89,9 +89,9 @@ ciot_status ciot_place_pick(hwloc_topology_t t, ciot_place_policy p, hwloc_const
     int nd, total;
     queue *q = domain_queues(t, cpus, &nd, d, &total);
     ciot_status st = !q ? CIOT_E_NOMEM
+                   : p == CIOT_PLACE_DOMAINS ? domains(q, nd, d, threads, pus, why, len)
                    : threads > total ? too_many(threads, total, "the placement", why, len)
-                   : p == CIOT_PLACE_SPREAD ? spread(q, nd, threads, pus)
-                                            : domains(q, nd, d, threads, pus, why, len);
+                                     : spread(q, nd, threads, pus);
     free(q);
     ciot_place_free(d, nd);
     return st;

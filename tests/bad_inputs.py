@@ -246,6 +246,7 @@ class Runner:
         env = dict(os.environ, **extra)
         for e in row.flags.get("env", []):
             k, _, v = e.partition("=")
+            v = v.replace("{src}", ROOT)
             env[k] = f"{env[k]}:{v}" if k == "CIOT_CPU" and env.get(k) else v
         return env
 

@@ -79,7 +79,8 @@ static void intel_hybrid(hwloc_topology_t t) {
     PICK(t, CIOT_PLACE_COMPACT, NULL, 13, "0,2,4,6,8,9,10,11,12,13,14,15,1");
     PICK(t, CIOT_PLACE_SPREAD, NULL, 4, "8,0,9,2");
     PICK(t, CIOT_PLACE_DOMAINS, NULL, 5, "8,9,10,0,2");
-    PICK(t, CIOT_PLACE_DOMAINS, NULL, 17, "refused: 17 threads, but the placement has 16");
+    PICK(t, CIOT_PLACE_DOMAINS, NULL, 17, "refused: 9 threads, but kind E (IntelAtom) has 8 processing units");
+    PICK(t, CIOT_PLACE_SPREAD, NULL, 17, "refused: 17 threads, but the placement has 16 processing units");
     PICK(t, CIOT_PLACE_DOMAINS, NULL, 14, "8,9,10,11,12,13,14,0,2,4,6,1,3,5");
     PICK(t, CIOT_PLACE_DOMAINS, "0-1,8-15", 6, "refused: 3 threads, but kind P (IntelCore) has 2 processing units");
     PICK(t, CIOT_PLACE_COMPACT, "0-7", 4, "0,2,4,6");

@@ -28,6 +28,7 @@ typedef struct {
     size_t prefetch;
     const char *kernels, *json_path;
     ciot_place_args place;
+    int threads_given;
 } bw_opts;
 
 /* One sweep of the run: the whole run, or under --place domains one domain alone and then all of them. */
@@ -298,14 +299,15 @@ static int make_phases(const bw_opts *o, bw_phase *ph) {
         hwloc_bitmap_copy(set, d[i].pus);
         if (allowed) hwloc_bitmap_and(set, set, allowed);
         const int cores = hwloc_get_nbobjs_inside_cpuset_by_type(t, set, HWLOC_OBJ_CORE);
-        if (hwloc_bitmap_iszero(set)) continue;   /* the "all" sweep's check refuses it */
+        if (hwloc_bitmap_iszero(set)) continue;   /* check_phases refuses it */
         bw_phase *q = &ph[n++];
         *q = (bw_phase){"", "", CIOT_PLACE_COMPACT, {{cores > 0 ? cores : 1}, 1}};
         snprintf(q->label, sizeof q->label, "%s", d[i].name);
         hwloc_bitmap_list_snprintf(q->cpus, sizeof q->cpus, set);
         all += q->threads.v[0];
     }
-    ph[n] = (bw_phase){"all", "", CIOT_PLACE_DOMAINS, {{all > 0 ? all : 1}, 1}};
+    /* all together: a thread per core of every domain, as each ran alone */
+    ph[n] = (bw_phase){"all", "", CIOT_PLACE_COMPACT, {{all > 0 ? all : 1}, 1}};
     snprintf(ph[n].cpus, sizeof ph[n].cpus, "%s", o->place.cpus ? o->place.cpus : "");
     ciot_place_free(d, nd);
     hwloc_bitmap_free(set), hwloc_bitmap_free(allowed);
@@ -317,6 +319,13 @@ static int check_phases(const bw_opts *o, const bw_phase *ph, int n) {
     char why[512];
     if (ciot_place_policy_of(&o->place) != CIOT_PLACE_DEFAULT && o->no_pin)
         return ciot_say("bw", "--cpus and --place pin the threads: they do not go with --no-pin"), 2;
+    if (ciot_place_policy_of(&o->place) == CIOT_PLACE_DOMAINS && o->threads_given)
+        return ciot_say("bw", "--threads does not go with --place domains: each domain runs a thread per core"), 2;
+    /* a domain --cpus leaves empty is refused as --place domains refuses it */
+    if (ph[n - 1].label[0] && (ciot_place_set(CIOT_PLACE_DOMAINS, ph[n - 1].cpus, why, sizeof why) != CIOT_OK ||
+                               ciot_place_check(CIOT_PLACE_MAX_DOMAINS, why, sizeof why) != CIOT_OK) &&
+        strstr(why, "empty"))
+        return ciot_say("bw", "%s", why), 2;
     for (int i = 0; i < n; i++) {
         if (ciot_place_set(ph[i].policy, ph[i].cpus, why, sizeof why) != CIOT_OK) return ciot_say("bw", "%s", why), 2;
         for (int k = 0; k < ph[i].threads.n; k++)
@@ -345,6 +354,7 @@ int ciot_cmd_bw(int argc, char **argv) {
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
     if ((rc = settle_size(&o)) >= 0) return rc;
+    o.threads_given = o.threads.n > 0;
     if (o.threads.n == 0) ciot_sweep_default_threads(&o.threads);
     /* --place domains asks for the read ceilings: the other kinds only when --kernels names them */
     if (ciot_place_policy_of(&o.place) == CIOT_PLACE_DOMAINS && !o.kernels) o.n_kinds = 1, o.kinds[0] = CIOT_BW_READ;
