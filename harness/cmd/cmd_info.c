@@ -46,7 +46,7 @@ int ciot_cmd_info(int argc, char **argv) {
         printf("\nchosen per source file at %d thread%s (fastest of its layouts):\n", th, th > 1 ? "s" : "");
         ciot_info_choices(cpu, th, 0);
     }
-    printf("\nchosen per layout:\n");
+    printf("\nchosen per layout (the static rank):\n");
     for (int i = 0; i < ciot_layout_count(); i++) {
         const ciot_layout *l = ciot_layout_at(i);
         for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM; op++) {
