@@ -100,6 +100,10 @@ int main(void) {
     CHECK(c.tuned && !strcmp(c.kernel->name, "tl2_gemm_ref"), "batch 5 at 2 threads takes the 1-thread regime 1-63: %s",
           c.kernel ? c.kernel->name : "none");
     CHECK(strstr(ciot_choice_why(&c, why, sizeof why), "measured here, 2026-12-07, 2.0 against 2.1") != NULL, "why: %s", why);
+    const ciot_choice_ask b100 = {CIOT_FMT_PQ2_0, NULL, CIOT_OP_GEMM, 100, 1, 0, 0, ciot_cpu_features()};
+    c = ciot_kernel_choose(&b100);
+    CHECK(c.tuned && !strcmp(c.kernel->name, "t2x4_gemm_ref"), "batch 100 takes the regime from 64: %s",
+          c.kernel ? c.kernel->name : "none");
     const ciot_choice_ask tq = {CIOT_FMT_TQ2_0, NULL, CIOT_OP_GEMM, 4, 1, 0, 0, ciot_cpu_features()};
     c = ciot_kernel_choose(&tq);
     CHECK(!c.tuned && c.kernel && strstr(ciot_choice_why(&c, why, sizeof why), "static rank"), "uncovered: %s", why);
