@@ -46,8 +46,10 @@ static int runs_vector_kernel(void) {
 }
 
 typedef struct {
-    int quick;
-    const char *out, *shape, *gemm_shape;
+    int quick, shape_given, gemm_given;
+    const char *out;
+    ciot_shape shape, gemm;
+    char shape_text[32], gemm_text[32];
 } tune_opts;
 
 /* ciot bench's argument list for the measurement, into v (at most 24 words) over store. */
@@ -59,9 +61,9 @@ static int bench_argv(const tune_opts *o, char **v, char *store, size_t len) {
                              "--reps", o->quick ? "2" : "5", "--rep-ms", o->quick ? "5" : "50", "--no-spawn"};
     int n = 10;
     if (runs_vector_kernel()) words[n++] = "--refs", words[n++] = "none";
-    if (o->shape) words[n++] = "--shape", words[n++] = o->shape;
+    if (o->shape_given) words[n++] = "--shape", words[n++] = o->shape_text;
     /* --quick: a gemm of a quarter of the rows, so a batch-64 call does not outlast the repetition */
-    if (o->gemm_shape || o->quick) words[n++] = "--gemm-shape", words[n++] = o->gemm_shape ? o->gemm_shape : "4352x5120";
+    if (o->gemm_given || o->quick) words[n++] = "--gemm-shape", words[n++] = o->gemm_given ? o->gemm_text : "4352x5120";
     size_t used = 0;
     for (int i = 0; i < n; i++) {
         const size_t w = strlen(words[i]) + 1;
@@ -78,13 +80,15 @@ static int run(const tune_opts *o) {
         return ciot_say("tune", "no cache folder: set XDG_CACHE_HOME or HOME, or give --out DIR"), 2;
     const int argc = bench_argv(o, argv, store, sizeof store);
     if (argc < 0) return ciot_say("tune", "the bench arguments do not fit"), 1;
+    ciot_json *j;   /* opened first: a file that cannot be written is refused before anything is timed */
+    if (ciot_tuning_open(path, &j, why, sizeof why) != CIOT_OK) return ciot_say("tune", "%s", why), 2;
     if (o->quick) ciot_rules_guard_llc();
     ciot_progress p;
     ciot_progress_start(&p, 0);
     static ciot_bench_row rows[MAX_ROWS];
     int nrows = 0;
     const int rc = ciot_bench_main(argc, argv, rows, MAX_ROWS, &nrows);
-    if (rc != 0) return rc;
+    if (rc != 0) return ciot_json_discard(j), rc;
     static ciot_tuned t[CIOT_TUNING_MAX];
     double margin = 0;
     const int n = ciot_tuning_from_rows(rows, nrows, t, CIOT_TUNING_MAX, &margin);
@@ -92,7 +96,7 @@ static int run(const tune_opts *o) {
     ciot_tuning_key_here(&key);
     const time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
-    if (ciot_tuning_write(path, &key, date, o->quick, margin, t, n, why, sizeof why) != CIOT_OK)
+    if (ciot_tuning_commit(j, &key, date, o->quick, margin, t, n, why, sizeof why) != CIOT_OK)
         return ciot_say("tune", "%s", why), 1;
     ciot_say("tune", "%d choices in %s (%s)", n, path, ciot_duration(ciot_progress_elapsed(&p), d, sizeof d));
     ciot_say("tune", "margin: a winner's repetitions spread up to %.0f%% of its median%s; kernels whose ranges overlap "
@@ -105,8 +109,8 @@ int ciot_cmd_tune(int argc, char **argv) {
     const ciot_opt opts[] = {
         {"--quick", CIOT_OPT_FLAG, &o.quick, 0, 0, NULL, NULL, "about a minute: batches 4 and 64 only, a 4352x5120 gemm, 2 repetitions of at\nleast 5 ms (default: every regime, 5 repetitions of 50 ms)", NULL},
         {"--out", CIOT_OPT_STRING, &o.out, 0, 0, NULL, "DIR", "write DIR/tuning.json (default: the cache folder, ciot info says which)", NULL},
-        {"--shape", CIOT_OPT_STRING, &o.shape, 0, 0, NULL, "RxK", "the gemv matrix (ciot bench --shape)", NULL},
-        {"--gemm-shape", CIOT_OPT_STRING, &o.gemm_shape, 0, 0, NULL, "RxK", "the gemm matrix (ciot bench --gemm-shape)", NULL},
+        {"--shape", CIOT_OPT_SHAPE, &o.shape, 1, 1 << 28, NULL, "RxK", "the gemv matrix (ciot bench --shape)", &o.shape_given},
+        {"--gemm-shape", CIOT_OPT_SHAPE, &o.gemm, 1, 1 << 28, NULL, "RxK", "the gemm matrix (ciot bench --gemm-shape)", &o.gemm_given},
     };
     const ciot_cmdline c = {"tune", "[--quick] [--out DIR]",
                             "Times every kernel this CPU runs, per source file and op: the gemv (decode) and the gemm at\n"
@@ -117,5 +121,7 @@ int ciot_cmd_tune(int argc, char **argv) {
                             "model, its features and ciot's commit; info, bench, suite and replay then choose by it.",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     const int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
+    snprintf(o.shape_text, sizeof o.shape_text, "%dx%d", o.shape.rows, o.shape.K);
+    snprintf(o.gemm_text, sizeof o.gemm_text, "%dx%d", o.gemm.rows, o.gemm.K);
     return rc >= 0 ? rc : run(&o);
 }

@@ -116,12 +116,20 @@ static void write_entry(ciot_json *j, const ciot_tuned *t) {
     ciot_json_end_object(j);
 }
 
+ciot_status ciot_tuning_open(const char *path, ciot_json **out, char *why, size_t why_len) {
+    make_folder(path);
+    return ciot_json_create(path, out, why, why_len);
+}
+
 ciot_status ciot_tuning_write(const char *path, const ciot_tuning_key *key, const char *date, int quick, double margin,
                               const ciot_tuned *t, int n, char *why, size_t why_len) {
-    make_folder(path);
     ciot_json *j;
-    ciot_status st = ciot_json_create(path, &j, why, why_len);
-    if (st != CIOT_OK) return st;
+    const ciot_status st = ciot_tuning_open(path, &j, why, why_len);
+    return st != CIOT_OK ? st : ciot_tuning_commit(j, key, date, quick, margin, t, n, why, why_len);
+}
+
+ciot_status ciot_tuning_commit(ciot_json *j, const ciot_tuning_key *key, const char *date, int quick, double margin,
+                               const ciot_tuned *t, int n, char *why, size_t why_len) {
     ciot_json_begin_object(j);
     ciot_json_kv_string(j, "schema", CIOT_TUNING_SCHEMA);
     ciot_json_kv_string(j, "cpu", key->cpu);

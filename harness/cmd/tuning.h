@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "bench.h"
 #include "choice.h"
+#include "json.h"
 #include "status.h"
 
 #define CIOT_TUNING_SCHEMA "ciot-tuning-1"
@@ -29,7 +30,13 @@ const char *ciot_tuning_path(const char *dir, char *buf, size_t len);
  * count written to out (at most max). *margin: the widest relative spread (max - min over median) of a winner. */
 int ciot_tuning_from_rows(const ciot_bench_row *rows, int n, ciot_tuned *out, int max, double *margin);
 
-/* Writes the file whole (temporary file renamed), its folder made when missing. */
+/* Opens the file for writing (its folder made when missing; a temporary file until ciot_tuning_commit), so that
+a path that cannot be written is refused before anything is measured. */
+ciot_status ciot_tuning_open(const char *path, ciot_json **out, char *why, size_t why_len);
+/* Writes the document and commits it whole (the temporary file renamed); frees j. */
+ciot_status ciot_tuning_commit(ciot_json *j, const ciot_tuning_key *key, const char *date, int quick, double margin,
+                               const ciot_tuned *t, int n, char *why, size_t why_len);
+/* Both in one. */
 ciot_status ciot_tuning_write(const char *path, const ciot_tuning_key *key, const char *date, int quick, double margin,
                               const ciot_tuned *t, int n, char *why, size_t why_len);
 

@@ -94,14 +94,18 @@ ciot_status ciot_tuning_read(const char *path, const ciot_tuning_key *key, ciot_
 
 int ciot_tuning_use(const char *command) {
     static ciot_tuned t[CIOT_TUNING_MAX];
+    static int installed;
+    static char last[1100];   /* the file read last: read once a process, so suite's parts say a refusal once */
     char path[1100], date[32], why[1400];
     ciot_tuning_key key;
     int n = 0;
     ciot_tuning_path(NULL, path, sizeof path);
     if (!path[0]) return 0;
+    if (!strcmp(last, path)) return installed;
+    snprintf(last, sizeof last, "%s", path);
     ciot_tuning_key_here(&key);
     const ciot_status st = ciot_tuning_read(path, &key, t, CIOT_TUNING_MAX, &n, date, sizeof date, why, sizeof why);
     if (st == CIOT_OK) ciot_choice_install(t, n, date);
     else if (why[0]) ciot_say(command, "%s", why);
-    return st == CIOT_OK ? n : 0;
+    return installed = st == CIOT_OK ? n : 0;
 }
