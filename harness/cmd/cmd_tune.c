@@ -107,7 +107,7 @@ static int run(const tune_opts *o) {
 int ciot_cmd_tune(int argc, char **argv) {
     tune_opts o = {0};
     const ciot_opt opts[] = {
-        {"--quick", CIOT_OPT_FLAG, &o.quick, 0, 0, NULL, NULL, "about a minute: batches 4 and 64 only, a 4352x5120 gemm, 2 repetitions of at\nleast 5 ms (default: every regime, 5 repetitions of 50 ms)", NULL},
+        {"--quick", CIOT_OPT_FLAG, &o.quick, 0, 0, NULL, NULL, "short: batches 4 and 64 only, a 4352x5120 gemm, 2 repetitions of at least\n5 ms, each still paired with a probe sample, most of its time (default: every\nregime, 5 repetitions of 50 ms)", NULL},
         {"--out", CIOT_OPT_STRING, &o.out, 0, 0, NULL, "DIR", "write DIR/tuning.json (default: the cache folder, ciot info says which)", NULL},
         {"--shape", CIOT_OPT_SHAPE, &o.shape, 1, 1 << 28, NULL, "RxK", "the gemv matrix (ciot bench --shape)", &o.shape_given},
         {"--gemm-shape", CIOT_OPT_SHAPE, &o.gemm, 1, 1 << 28, NULL, "RxK", "the gemm matrix (ciot bench --gemm-shape)", &o.gemm_given},
