@@ -11,6 +11,7 @@
 #include "choice.h"
 #include "cpu.h"
 #include "registry.h"
+#include "json_read.h"
 #include "tuning.h"
 
 static ciot_bench_row row(const char *k, int batch, int threads, double lo, double med, double hi) {
@@ -59,7 +60,31 @@ static void refused(const char *good, const char *dir, const char *name, const c
     CHECK(ciot_tuning_use("test") == 0 && ciot_choice_installed() == 0, "%s: a refused file is not installed", name);
 }
 
+/* The reader behind the tuning file: values it must take, and text it must refuse with where. */
+static void reader(void) {
+    static const char *const good[] = {"{\"a\": [1, -2.5e3, true, null, \"x\\\"y\"], \"b\": {}}", "[]", " 7 "};
+    static const char *const bad[] = {"{\"a\": 1", "{\"a\" 1}", "[1,]", "{\"a\": 1} x", "\"open", "tru", "{1: 2}",
+                                      "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", ""};
+    char why[128];
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        ciot_jv *v = ciot_jv_parse(good[i], strlen(good[i]), why, sizeof why);
+        CHECK(v != NULL, "parses %s: %s", good[i], v ? "" : why);
+        if (i == 0 && v) {
+            const ciot_jv *a = ciot_jv_get(v, "a");
+            CHECK(a && a->n == 5 && a->items[1].number == -2500 && !strcmp(a->items[4].string, "x\"y"), "values of %s", good[i]);
+        }
+        ciot_jv_free(v);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        why[0] = 0;
+        ciot_jv *v = ciot_jv_parse(bad[i], strlen(bad[i]), why, sizeof why);
+        CHECK(!v && !strncmp(why, "byte ", 5), "refuses %s (%s)", bad[i], why);
+        ciot_jv_free(v);
+    }
+}
+
 int main(void) {
+    reader();
     const ciot_bench_row rows[] = {
         /* gemv: the lower-ranked t2p_gemv_ref clearly fastest; tl2_gemv_ref (rank 4) overlaps pq2_0_gemv_ref */
         row("pq2_0_gemv_ref", 1, 1, 1.0, 1.1, 1.2), row("t2p_gemv_ref", 1, 1, 3.0, 3.1, 3.2),
