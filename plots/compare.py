@@ -67,11 +67,11 @@ def long_rows(runs):
     for t in threads:
         rows += _rows_for("paired_probe", f"paired probe {t}T", "GB/s", [run.paired_ceiling(t) for run in runs],
                           runs, dict(threads=t))
-    threads = sorted({p.threads for run in runs if run.has("bw.json") for p in run.bw if p.name == "read"})
+    threads = sorted({p.threads for run in runs if run.has("bw.json") for p in run.bw if p.name == "read" and not p.domain})
     for t in threads:
         vals = []
         for run in runs:
-            p = [p for p in run.bw if p.name == "read" and p.threads == t] if run.has("bw.json") else []
+            p = [p for p in run.bw if p.name == "read" and p.threads == t and not p.domain] if run.has("bw.json") else []
             vals.append(dict(p[0].stats, flags="cache_resident" if p[0].cache_resident else "") if p else None)
         rows += _rows_for("probe", f"bw.json read {t}T", "GB/s", vals, runs, dict(threads=t))
     return rows

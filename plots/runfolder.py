@@ -39,9 +39,10 @@ class Context:
 
 
 class ProbeRow:
-    def __init__(self, name, threads, stats, note, cache_resident, low_outlier=False):
+    def __init__(self, name, threads, stats, note, cache_resident, low_outlier=False, domain=None):
         self.name, self.threads, self.stats, self.note = name, threads, stats, note
         self.cache_resident, self.low_outlier = cache_resident, low_outlier
+        self.domain = domain   # bw.json under `ciot bw --place domains`: the domain measured alone, or "all"
 
 
 # harness/measure/stats.h: a probe sample below this fraction of its median is flagged low_outlier
@@ -82,8 +83,9 @@ def _probe(path, probe, name_key, unit):
             _fail(path, f"{where}: \"low_outlier\" is {json.dumps(low)} but min_{unit} {st['min']:g} is "
                         f"{'' if st['min'] < LOW_OUTLIER * st['median'] else 'not '}below half median_{unit} "
                         f"{st['median']:g}")
+        domain = get(r, "domain", "str", path, where) if r.get("domain") is not None else None
         rows.append(ProbeRow(get(r, name_key, "str", path, where), count(r, "threads", path, where), st, note, cache,
-                             bool(low)))
+                             bool(low), domain))
     return rows
 
 

@@ -12,7 +12,9 @@ its family (a triangle where the compute roof bounds it). A lookup or scalar gem
 so no ratio: it is left out of the right panel and named under it. A case with a flagged repetition or a
 cache-resident working set is ringed, its flag explained in the legend. A run of more series than a legend
 can hold (plotkit.leading_series) draws the fastest kernel per source file, op and batch and the stock gemv,
-and says so in the title; --table still has every row."""
+and says so in the title; --table still has every row. A bw.json of `ciot bw --place domains` with more than one
+domain adds a third panel: the read ceiling of each domain alone, then of all together (medians, whiskers
+min-max); those rows stay out of the thread panels."""
 import sys
 import textwrap
 
@@ -37,6 +39,11 @@ def rows_of(run):
     cases = run.bench.cases   # first: an old bench.json is the message to give, before bw.json's
     rows = []
     for p in run.bw:
+        if p.domain:   # ciot bw --place domains: a domain's read ceiling alone, or all together (domain panel)
+            rows.append(dict(what="domain", series=f"domain {p.domain}", domain=p.domain, kind=p.name,
+                             threads=p.threads, traffic=p.note, gb_s_min=p.stats["min"], gb_s_median=p.stats["median"],
+                             gb_s_max=p.stats["max"], flags="cache_resident" if p.cache_resident else ""))
+            continue
         rows.append(dict(what="bw", series=f"ciot bw {p.name}", threads=p.threads, traffic=p.note,
                          gb_s_min=p.stats["min"], gb_s_median=p.stats["median"], gb_s_max=p.stats["max"],
                          flags="cache_resident" if p.cache_resident else ""))
@@ -77,7 +84,8 @@ def plot(run, base):
     for r in table:
         if r["what"] == "kernel":
             r["shown"] = shown is None or (r["kernel"], r["shape"], r["batch"]) in shown
-    rows = [r for r in table if r.get("shown", True)]
+    domains = [r for r in table if r["what"] == "domain" and r["kind"] == "read"]
+    rows = [r for r in table if r.get("shown", True) and r["what"] != "domain"]
     kernels = [r for r in rows if r["what"] == "kernel"]
     batches = sorted({r["batch"] for r in kernels if " b" in r["series"]})
     threads = sorted({r["threads"] for r in rows})
@@ -85,7 +93,13 @@ def plot(run, base):
     log_y = max(gbs) / min(gbs) > 20
 
     legend_rows = -(-len({r["series"] for r in kernels}) // 4) + len({r["series"] for r in rows if r["what"] != "kernel"}) + 2
-    fig, (ax, axp) = plt.subplots(1, 2, figsize=(14, 5.2 + 0.19 * legend_rows), gridspec_kw={"width_ratios": [3, 2]})
+    panel = len([d for d in domains if d["domain"] != "all"]) > 1   # the per-domain panel: more than one domain
+    if panel:
+        fig, (ax, axp, axd) = plt.subplots(1, 3, figsize=(19, 5.2 + 0.19 * legend_rows),
+                                           gridspec_kw={"width_ratios": [3, 2, 2]})
+        domain_panel(axd, domains)
+    else:
+        fig, (ax, axp) = plt.subplots(1, 2, figsize=(14, 5.2 + 0.19 * legend_rows), gridspec_kw={"width_ratios": [3, 2]})
     rank = {"paired_probe": 0, "bw": 1, "kernel": 2}
     for what, series in sorted({(r["what"], r["series"]) for r in rows}, key=lambda ws: (rank[ws[0]], ws[1])):
         pts = sorted((r for r in rows if r["series"] == series), key=lambda r: r["threads"])
@@ -166,6 +180,22 @@ def plot(run, base):
     fig.tight_layout(rect=(0, (0.25 + row_in * (kernel_rows + len(probes))) / height, 1, 1))
     report(PROG, save(fig, base))
     return table
+
+
+def domain_panel(axd, domains):
+    """bw.json's read ceiling of each domain alone, then of all together (ciot bw --place domains): bars of the
+    median with min-max whiskers, each labelled with its thread count."""
+    names = [d["domain"] for d in domains]
+    med = [d["gb_s_median"] for d in domains]
+    err = [[m - d["gb_s_min"] for m, d in zip(med, domains)], [d["gb_s_max"] - m for m, d in zip(med, domains)]]
+    colors = ["0.35" if n == "all" else "tab:blue" for n in names]
+    axd.bar(range(len(domains)), med, yerr=err, color=colors, capsize=3)
+    axd.set_xticks(range(len(domains)), [f"{n}\n{d['threads']} thr" for n, d in zip(names, domains)], fontsize=7.5)
+    for i, (m, d) in enumerate(zip(med, domains)):
+        axd.text(i, d["gb_s_max"], f"{m:.1f}\n", ha="center", va="bottom", fontsize=7)
+    axd.set_ylabel("read GB/s (bw.json, --place domains)")
+    axd.set_title("read ceiling per domain: each alone, then all\n(median, whiskers min-max)", fontsize=9)
+    axd.grid(True, axis="y", lw=0.3, alpha=0.5)
 
 
 def unroofed_note(kernels):

@@ -262,6 +262,8 @@ def check_scaling(run_dir, rows, expect):
     bw = raw_json(run_dir, "bw.json")
     bad = []
     for x in bw["results"]:
+        if x.get("domain") is not None:
+            continue
         r = [r for r in rows if r["series"] == f"ciot bw {x['kernel']}" and r["threads"] == x["threads"]]
         if len(r) != 1 or not all(close(r[0][f"gb_s_{s}"], x[f"{s}_gbs"]) for s in ("min", "median", "max")) \
                 or row_flags(r[0]) != (["cache_resident"] if bw["cache_resident"] else []):
@@ -293,7 +295,19 @@ def check_scaling(run_dir, rows, expect):
           not bad and len(kernel_rows) == sum(1 for c in cases if c["pool"] == "persistent"), bad)
     check_flags("scaling", kernel_rows, lambda r: find_case(cases, kernel=r["kernel"], shape=r["shape"], batch=r["batch"],
                                                             threads=r["threads"], pool="persistent")["_flags"], expect)
+    check_domains(bw, rows)
     return kernel_rows
+
+
+def check_domains(bw, rows):
+    """`ciot bw --place domains` rows: one table row per domain alone and all, its read min/median/max."""
+    raw = [x for x in bw["results"] if x.get("domain") is not None]
+    got = [r for r in rows if r["what"] == "domain"]
+    bad = [x["domain"] for x in raw
+           if len([r for r in got if r["domain"] == x["domain"] and r["threads"] == x["threads"] and
+                   all(close(r[f"gb_s_{s}"], x[f"{s}_gbs"]) for s in ("min", "median", "max"))]) != 1]
+    check("scaling: a row per bw.json domain (each alone, then all) = its read min/median/max, none in the thread "
+          "panels", not bad and len(got) == len(raw), bad or f"{len(got)} rows, {len(raw)} in bw.json")
 
 
 def check_shown(run_dir, label, plot, rows):
@@ -528,6 +542,9 @@ def test_run(run_dir, label, tmp, expect=None, render=True):
         if plot == "layouts":
             check_readable(run_dir, label)
         if plot == "scaling":
+            domains = {x["domain"] for x in raw_json(run_dir, "bw.json")["results"] if x.get("domain") not in (None, "all")}
+            check(f"{label} scaling: the per-domain panel is drawn when bw.json has more than one domain",
+                  ("read ceiling per domain" in svg) == (len(domains) > 1), f"{len(domains)} domains")
             unroofed = [r for r in flagged if r["roof_ratio_median"] == "" and r["shown"]]
             check(f"{label} scaling: the rows without a roof are named under the ratio panel, not drawn",
                   ("no roof, not drawn" in svg) == bool(unroofed), f"{len(unroofed)} rows without a roof")
@@ -1143,7 +1160,9 @@ def main():
         a = make_run.make(os.path.join(tmp, "synthetic-a"))
         b = make_run.make(os.path.join(tmp, "synthetic-b"), host="synth-b", commit="fedcba987654", seed=2,
                           threads=(1, 2, 4, 8), quick=True, compiler="GCC 12.2.0", dirty=True, speed=1.3,
-                          with_replay=False, date="2026-02-03T04:05:06Z", cache_resident=True)
+                          with_replay=False, date="2026-02-03T04:05:06Z", cache_resident=True,
+                          domains=[("L2 0", 4, [0, 1, 2, 3], 30.0), ("L2 1", 4, [4, 5, 6, 7], 31.0),
+                                   ("L2 2", 4, [8, 9, 10, 11], 16.0), ("all", 12, list(range(12)), 60.0)])
         test_run(a, "synthetic", tmp, expect="mixed")
         test_run(b, "synthetic-cache-resident-no-replay", tmp, expect="all")
         test_compare(a, b, tmp)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pin.h"
+#include "place.h"
 
 enum { DEFAULT_SPIN = 1 << 14, OVERSUBSCRIBED_SPIN = 64 };
 
@@ -56,7 +57,7 @@ ciot_status ciot_pool_base_init(ciot_pool *p, ciot_pool_kind kind, const ciot_po
         strcpy(p->info.priority, "default (not raised)");
     if (p->pin) {
         ciot_binding_save(&p->caller_binding);
-        p->info.pinned = ciot_pin_self_to_core(0) == CIOT_OK;
+        p->info.pinned = ciot_place_pin_self(0, p->threads) == CIOT_OK;
     }
     return CIOT_OK;
 }

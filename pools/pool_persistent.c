@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pin.h"
+#include "place.h"
 #include "pool_internal.h"
 #include "spin.h"
 
@@ -33,7 +34,7 @@ struct persistent_pool {
 static void worker_main(void *v) {
     worker_arg *a = v;
     persistent_pool *pp = a->pool;
-    if (pp->base.pin && ciot_pin_self_to_core(a->thread) != CIOT_OK)
+    if (pp->base.pin && ciot_place_pin_self(a->thread, pp->base.threads) != CIOT_OK)
         atomic_fetch_add_explicit(&pp->pin_failures, 1, memory_order_relaxed);
     /* Read the generation before announcing readiness: no job is published until all are ready. */
     unsigned seen = atomic_load_explicit(&pp->generation, memory_order_acquire);

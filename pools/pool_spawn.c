@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pin.h"
+#include "place.h"
 #include "pool_internal.h"
 
 typedef struct spawn_pool spawn_pool;
@@ -26,7 +27,7 @@ struct spawn_pool {
 static void spawned_main(void *v) {
     spawn_arg *a = v;
     spawn_pool *sp = a->pool;
-    if (sp->base.pin && ciot_pin_self_to_core(a->thread) != CIOT_OK)
+    if (sp->base.pin && ciot_place_pin_self(a->thread, sp->base.threads) != CIOT_OK)
         atomic_fetch_add_explicit(&sp->pin_failures, 1, memory_order_relaxed);
     ciot_pool_run_one(&sp->base, a->fn, a->arg, a->thread);
 }

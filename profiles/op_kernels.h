@@ -9,11 +9,11 @@
 #include "status.h"
 
 /* Each of the first n_ops ops' kernel (model.h) for op (gemv, or gemm for a batch above 1): named for the
- * format it reads, when given, else the best this CPU runs for the op's format (PQ2_0 for op lists, which
- * give none) and shape (registry.h: ciot_kernel_best_shape). A fuse group whose kernels differ is split
+ * format it reads, when given, else the choice for the op's format (PQ2_0 for op lists, which give none),
+ * shape, batch and threads (choice.h: the tuning file's where it covers them, else the static rank). A fuse group whose kernels differ is split
  * where they do. CIOT_E_CPU with *why when an op has no kernel on this CPU, CIOT_E_ARG when named reads no
  * replayed op's format. */
-ciot_status ciot_pick_op_kernels(ciot_model *m, int n_ops, ciot_op op, const ciot_kernel *named, char *why,
-                                 size_t why_len);
+ciot_status ciot_pick_op_kernels(ciot_model *m, int n_ops, ciot_op op, int batch, int threads,
+                                 const ciot_kernel *named, char *why, size_t why_len);
 
 #endif

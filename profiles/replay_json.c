@@ -2,6 +2,7 @@
 #include "replay_report.h"
 
 #include "json.h"
+#include "place.h"
 #include "prefetch.h"
 
 static const char rep_kernel_unknown[] = "unknown";
@@ -244,6 +245,14 @@ ciot_status ciot_replay_write_json(const char *path, const ciot_replay_report *r
     ciot_json_kv_int(j, "threads", rep->threads);
     ciot_json_kv_bool(j, "pinned", rep->pinned);
     ciot_json_kv_string(j, "pinning", rep->pinning);
+    ciot_json_key(j, "pus");   /* the PU each pool thread ran on after its binding; null where unknown */
+    ciot_json_begin_array(j);
+    for (int th = 0; th < rep->threads; th++) {
+        const int pu = rep->pinned ? ciot_place_ran_on(th) : -1;
+        if (pu >= 0) ciot_json_int(j, pu);
+        else ciot_json_null(j);
+    }
+    ciot_json_end_array(j);
     ciot_json_kv_int(j, "batch", rep->batch);
     ciot_json_kv_int(j, "chunk_tiles", rep->chunk);
     ciot_json_kv_string(j, "memory", rep->memory == CIOT_MEMORY_FULL ? "full" : "ring");

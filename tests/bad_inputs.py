@@ -244,8 +244,10 @@ class Runner:
         """The row's environment: the run's, its own variables, a CIOT_CPU of its own intersected with the
         run's (kernels/cpu.h): a row never gains a feature the run hid."""
         env = dict(os.environ, **extra)
+        env.setdefault("CIOT_TUNING", "none")   # never the user's tuning file (ciot tune): rows set their own
         for e in row.flags.get("env", []):
             k, _, v = e.partition("=")
+            v = v.replace("{src}", ROOT)
             env[k] = f"{env[k]}:{v}" if k == "CIOT_CPU" and env.get(k) else v
         return env
 

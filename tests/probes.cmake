@@ -21,3 +21,5 @@ target_link_libraries(test_llc_rule PRIVATE ciot_measure)
 foreach(shape vm server desktop)
   add_test(NAME test_llc_rule_${shape} COMMAND test_llc_rule ${shape})
 endforeach()
+# The tuning file and the one kernel choice (tune, info, bench, suite, replay), timing nothing.
+ciot_test(test_tuning ${CMAKE_CURRENT_LIST_DIR}/test_tuning.c)

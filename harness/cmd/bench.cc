@@ -22,6 +22,7 @@ extern "C" {
 #include "distinct_paths.h"
 #include "output.h"
 #include "sweep.h"
+#include "tuning.h"
 }
 
 using namespace ciot_bench;
@@ -217,6 +218,7 @@ extern "C" int ciot_bench_main(int argc, char **argv, ciot_bench_row *rows, int 
     std::vector<std::string> gb_flags;
     int rc = parse_args(argc, argv, o, gb_flags);
     if (rc >= 0) return rc;
+    ciot_tuning_use("bench");   // the CHOSEN marks follow this machine's measurements
     sort_gb_flags(gb_flags, gb);
     if ((rc = open_gb_out(o, gb, out)) >= 0) return rc;
     if ((rc = init_gb(gb)) >= 0) return rc;

@@ -6,6 +6,8 @@
 extern "C" {
 #include "bench_flags.h"
 #include "cli.h"
+#include "place_opts.h"
+#include "topo.h"
 }
 
 namespace ciot_bench {
@@ -28,6 +30,7 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
     const char *kernels = nullptr, *peers = nullptr, *json = nullptr, *gguf = nullptr, *tensors = nullptr;
     int refs = 1, no_spawn = 0, no_pin = 0, prefetch_off = 0, pages_small = 0, rep_ms = 100, shape_given = 0;
     ciot_int_list batches{}, threads{};
+    ciot_place_args place{};
     const ciot_opt opts[] = {
         {"--shape", CIOT_OPT_SHAPE, &o.gemv, 1, 1 << 28, nullptr, "RxK", "gemv matrix (default 32768x8192)", &shape_given},
         {"--gemm-shape", CIOT_OPT_SHAPE, &o.gemm, 1, 1 << 28, nullptr, "RxK", "gemm matrix (default 17408x5120)", &shape_given},
@@ -59,6 +62,7 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
          "each at its own rows x K (instead of --shape and --gemm-shape)", nullptr},
         {"--tensors", CIOT_OPT_STRING, &tensors, 0, 0, nullptr, "REGEX", "with --gguf: the tensors whose name matches (POSIX extended)", nullptr},
         {"--json", CIOT_OPT_STRING, &json, 0, 0, nullptr, "FILE", "every case and repetition as JSON (results/SCHEMA.md)", nullptr},
+        CIOT_PLACE_OPTS(&place),
     };
 
     const ciot_cmdline c = {
@@ -94,6 +98,9 @@ int parse_args(int argc, char **argv, Options &o, std::vector<std::string> &pass
     if (tensors) o.tensors = tensors;
     if (tensors && !gguf) return ciot_opts_fail(&c, "--tensors needs --gguf FILE");
     if (gguf && shape_given) return ciot_opts_fail(&c, "--shape and --gemm-shape do not apply to --gguf: each tensor has its own");
+    ciot_int_list counts = threads;
+    for (int t = 1; !threads.n && t <= ciot_topo_cores() && t <= CIOT_INT_LIST_MAX; t++) counts.v[counts.n++] = t;
+    if ((rc = ciot_place_apply("bench", &place, no_pin, counts.v, counts.n)) >= 0) return rc;
     const size_t cold = ciot_cold_bytes();
     char b1[32];
     if (o.ceiling_bytes && o.ceiling_bytes < cold)

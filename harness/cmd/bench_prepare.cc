@@ -7,6 +7,7 @@
 #include "bench_state.h"
 
 extern "C" {
+#include "place.h"
 #include "cli.h"
 }
 
@@ -56,6 +57,8 @@ int prepare() {
         fprintf(stderr, "\rciot bench: warming up and sizing %d/%zu", ++step, g->cases.size());
         ensure_filled(c, cp);
         call(c, cp);                                // page walks, pool wake-up, caches of the code
+        c.pus.clear();
+        for (int th = 0; th < c.threads; th++) c.pus.push_back(o.pin ? ciot_place_ran_on(th) : -1);
         c.warmup_seconds = call(c, cp);
         c.iterations = long(std::min(1e6, std::max(1.0, std::ceil(o.rep_seconds / std::max(c.warmup_seconds, 1e-9)))));
         c.intensity = ciot_intensity(c.rows, c.K, c.batch, c.ring->bytes);

@@ -11,10 +11,20 @@ extern "C" {
 #include "bigbuf.h"
 #include "cli.h"
 #include "json.h"
+#include "choice.h"
+#include "cpu.h"
 #include "registry.h"
 }
 
 namespace ciot_bench {
+
+#define CHOSEN_TEXT "the kernel ciot chooses for this source file, op, batch and thread count (ciot info): measured here by ciot tune, or the static rank"
+
+// Whether c's kernel is the one chosen for its file, op, shape, batch and threads (choice.h).
+static bool is_chosen(const Case &c) {
+    const ciot_choice_ask a = {c.k->layout->source, nullptr, c.k->op, c.batch, c.threads, c.rows, c.K, ciot_cpu_features()};
+    return ciot_kernel_choose(&a).kernel == c.k;
+}
 
 static ciot_spread spread_of(const std::vector<double> &v) { return ciot_spread_of(v.data(), int(v.size())); }
 
@@ -83,6 +93,7 @@ void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, co
         if (s.above_compute_roof) flags += flags.empty() ? "COMPUTE>100%" : " COMPUTE>100%";
         if (cache) flags += flags.empty() ? "CACHE" : " CACHE";
         if (s.low_outlier) flags += flags.empty() ? "OUTLIER" : " OUTLIER";
+        if (is_chosen(c)) flags += flags.empty() ? "CHOSEN" : " CHOSEN";
         read_flag |= s.ratio_above_1, compute_flag |= s.above_compute_roof, mixed |= s.bound_mixed;
         outlier |= s.low_outlier;
         fprintf(f, "%-*s %-24s %8.2f %-23s %7.1f %-29s %-8s %-18s %s\n", w, c.name.c_str(), gw, s.gbs.median, pr,
@@ -99,6 +110,7 @@ void print_summary(FILE *f, const Options &o, const std::vector<Case> &cases, co
     if (compute_flag) fprintf(f, "COMPUTE>100%%: %s; a finding, not a result.\n", CIOT_COMPUTE_FLAG);
     if (cache) fprintf(f, "CACHE: %s.\n", CIOT_CACHE_FLAG);
     if (outlier) fprintf(f, "OUTLIER: %s; that repetition's ratio is a finding, not a result.\n", CIOT_OUTLIER_FLAG);
+    fprintf(f, "CHOSEN: %s.\n", CHOSEN_TEXT);
 }
 
 // Rates and ratios keep every digit (%.17g): a slow reference under an emulator or a small ratio keeps its
@@ -178,6 +190,7 @@ static void protocol(ciot_json *j, const Options &o, const ciot_ruler &ruler, co
     ciot_json_kv_string(j, "above_compute_roof", CIOT_COMPUTE_FLAG);
     ciot_json_kv_string(j, "cache_resident", CIOT_CACHE_FLAG);
     ciot_json_kv_string(j, "low_outlier", CIOT_OUTLIER_FLAG);
+    ciot_json_kv_string(j, "chosen", CHOSEN_TEXT);
     ciot_json_end_object(j);
     ciot_json_end_object(j);
 }
@@ -199,6 +212,11 @@ static void one_case(ciot_json *j, const Case &c, bool cache) {
     ciot_json_kv_int(j, "K", c.K);
     ciot_json_kv_int(j, "batch", c.batch);
     ciot_json_kv_int(j, "threads", c.threads);
+    ciot_json_kv_bool(j, "chosen", is_chosen(c));
+    ciot_json_key(j, "pus");   // the PU each thread ran on after its binding; null where unknown (not pinned)
+    ciot_json_begin_array(j);
+    for (int pu : c.pus) pu >= 0 ? ciot_json_int(j, pu) : ciot_json_null(j);
+    ciot_json_end_array(j);
     ciot_json_kv_string(j, "pool", pool_name(c.kind));
     ciot_json_kv_string(j, "pinning", c.pinning.c_str());
     ciot_json_kv_string(j, "priority", c.priority.c_str());

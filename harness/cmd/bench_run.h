@@ -63,6 +63,7 @@ struct Case {
     const void *x = nullptr;
     std::vector<float> y;
     std::string pinning, priority;
+    std::vector<int> pus;               // the PU each thread ran on after its binding (-1 unknown)
     double intensity = 0;               // MACs per byte of weights (roof.h)
     bool has_family = false;            // a gemm whose roof includes a compute family
     ciot_compute_family family{};

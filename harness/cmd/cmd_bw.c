@@ -11,6 +11,7 @@
 #include "json.h"
 #include "measure.h"
 #include "opts.h"
+#include "place_opts.h"
 #include "pool.h"
 #include "prefetch.h"
 #include "probe_bw.h"
@@ -26,7 +27,26 @@ typedef struct {
     int no_pin, no_huge, priority, prefetch_off;
     size_t prefetch;
     const char *kernels, *json_path;
+    ciot_place_args place;
+    int threads_given;
 } bw_opts;
+
+/* One sweep of the run: the whole run, or under --place domains one domain alone and then all of them. */
+typedef struct {
+    char label[32];             /* "" outside --place domains; a domain's name, or "all" */
+    char cpus[256];
+    ciot_place_policy policy;
+    ciot_int_list threads;
+} bw_phase;
+
+/* The results of every phase, per step: the pool's info, the PUs its threads ran on, its phase's label. */
+typedef struct {
+    const ciot_bw_result *res;
+    const ciot_pool_info *infos;
+    const int *pus;             /* CIOT_PLACE_MAX_THREADS per step */
+    const char *const *labels;
+    int n;
+} bw_out;
 
 static int parse_kernels(const ciot_cmdline *c, bw_opts *o) {
     char *copy = strdup(o->kernels), *save = NULL;
@@ -66,10 +86,12 @@ static int parse_args(int argc, char **argv, bw_opts *o) {
          "4 KiB pages can cost a fifth of the read bandwidth in page walks)", NULL},
         {"--priority", CIOT_OPT_FLAG, &o->priority, 0, 0, NULL, NULL, "raise the threads' priority (nice -5) against other processes", NULL},
         {"--json", CIOT_OPT_STRING, &o->json_path, 0, 0, NULL, "FILE", "also write the results as JSON", NULL},
+        CIOT_PLACE_OPTS(&o->place),
     };
     const ciot_cmdline c = {"bw", "[options]", "The DRAM probe: read (the ceiling kernels are compared with), write, copy, update (in\n"
                             "place) and copy_nt (non-temporal stores), each labelled with the traffic it counts, over\n"
-                            "a thread sweep on the persistent pool.",
+                            "a thread sweep on the persistent pool. --place domains: the read ceiling of each domain\n"
+                            "alone (a thread per core), then of all of them together.",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc < 0 && o->kernels) rc = parse_kernels(&c, o);
@@ -94,8 +116,41 @@ static int settle_size(bw_opts *o) {
     return -1;
 }
 
-static void write_json(ciot_json *j, const bw_opts *o, const ciot_bw_result *res, int n_res,
-                       const ciot_pool_info *infos, ciot_context *ctx, double huge_fraction) {
+/* "pus": the PU each thread of step i ran on (null where unknown). */
+static void write_pus(ciot_json *j, const bw_out *out, int i) {
+    ciot_json_key(j, "pus");
+    ciot_json_begin_array(j);
+    for (int th = 0; th < out->res[i].threads && th < CIOT_PLACE_MAX_THREADS; th++) {
+        const int pu = out->pus[(size_t)i * CIOT_PLACE_MAX_THREADS + th];
+        if (pu >= 0) ciot_json_int(j, pu);
+        else ciot_json_null(j);
+    }
+    ciot_json_end_array(j);
+}
+
+/* "domains": under --place domains, each domain's read ceiling alone and all together (the read rows); else null. */
+static void write_domains(ciot_json *j, const bw_out *out) {
+    ciot_json_key(j, "domains");
+    if (!out->n || !out->labels[0][0]) return ciot_json_null(j);
+    ciot_json_begin_array(j);
+    for (int i = 0; i < out->n; i++) {
+        if (out->res[i].kind != CIOT_BW_READ) continue;
+        ciot_json_begin_object(j);
+        ciot_json_kv_string(j, "domain", out->labels[i]);
+        ciot_json_kv_int(j, "threads", out->res[i].threads);
+        write_pus(j, out, i);
+        ciot_json_kv_fixed(j, "read_min_gbs", out->res[i].min_gbs, 3);
+        ciot_json_kv_fixed(j, "read_median_gbs", out->res[i].median_gbs, 3);
+        ciot_json_kv_fixed(j, "read_max_gbs", out->res[i].max_gbs, 3);
+        ciot_json_end_object(j);
+    }
+    ciot_json_end_array(j);
+}
+
+static void write_json(ciot_json *j, const bw_opts *o, const bw_out *out, ciot_context *ctx, double huge_fraction) {
+    const ciot_bw_result *res = out->res;
+    const ciot_pool_info *infos = out->infos;
+    const int n_res = out->n;
     char note[128];
     ciot_json_begin_object(j);
     ciot_json_kv_string(j, "probe", "bw");
@@ -116,6 +171,10 @@ static void write_json(ciot_json *j, const bw_opts *o, const ciot_bw_result *res
     ciot_json_kv_bool(j, "pin_requested", !o->no_pin);
     ciot_json_kv_int(j, "reps", o->reps);
     ciot_json_kv_string(j, "impl", ciot_bw_impl_name());
+    ciot_json_kv_string(j, "place", ciot_place_policy_of(&o->place) == CIOT_PLACE_DEFAULT ? "default"
+                                    : (const char *[]){"compact", "spread", "domains"}[ciot_place_policy_of(&o->place) - 1]);
+    ciot_json_kv_string(j, "cpus", o->place.cpus);
+    write_domains(j, out);
     ciot_sweep_json_results(j, ctx);
     for (int i = 0; i < n_res; i++) {
         const ciot_bw_result *r = &res[i];
@@ -134,6 +193,8 @@ static void write_json(ciot_json *j, const bw_opts *o, const ciot_bw_result *res
         ciot_json_kv_bool(j, "pinned", infos[i].pinned);
         ciot_json_kv_string(j, "pinning", ciot_pinning_note(!o->no_pin, infos[i].pinned, r->threads, note, sizeof note));
         ciot_json_kv_string(j, "priority", infos[i].priority);
+        ciot_json_kv_string(j, "domain", out->labels[i][0] ? out->labels[i] : NULL);
+        write_pus(j, out, i);
         ciot_json_end_object(j);
     }
     ciot_json_end_array(j);
@@ -145,6 +206,7 @@ typedef struct {
     ciot_bw_result *res;
     void *buf;
     double *huge_fraction;
+    int *pus;                   /* per step, CIOT_PLACE_MAX_THREADS: the PU each thread ran on (-1 unknown) */
 } bw_sweep;
 
 /* One buffer for the whole sweep, first touched by the first pool's threads. */
@@ -158,6 +220,9 @@ static int first_touch(ciot_pool *pool, int thread_index, void *ctx) {
         return 1;
     }
     if (thread_index == 0) *s->huge_fraction = ciot_bigbuf_huge_fraction(s->buf);
+    for (int k = 0; k < s->o->n_kinds; k++)
+        for (int th = 0; th < ciot_pool_threads(pool); th++)
+            s->pus[(thread_index * s->o->n_kinds + k) * CIOT_PLACE_MAX_THREADS + th] = ciot_place_ran_on(th);
     return 0;
 }
 
@@ -173,17 +238,20 @@ static ciot_status measure_kind(ciot_pool *pool, int item, int step, void *ctx) 
 }
 
 /* Measures every kernel at every thread count, one persistent pool per count; returns the exit code. */
-static int measure_sweep(const bw_opts *o, ciot_bw_result *res, ciot_pool_info *infos, double *huge_fraction) {
-    bw_sweep s = {o, res, NULL, huge_fraction};
-    const ciot_sweep sweep = {"bw", &o->threads, o->n_kinds, !o->no_pin, o->priority, &s, first_touch, kind_name,
+static int measure_sweep(const bw_opts *o, const ciot_int_list *threads, ciot_bw_result *res, ciot_pool_info *infos,
+                         double *huge_fraction, int *pus) {
+    bw_sweep s = {o, res, NULL, huge_fraction, pus};
+    const ciot_sweep sweep = {"bw", threads, o->n_kinds, !o->no_pin, o->priority, &s, first_touch, kind_name,
                               measure_kind, infos};
     const int rc = ciot_sweep_run(&sweep);
     if (s.buf) ciot_bw_buffer_free(s.buf, o->size);
     return rc;
 }
 
-static void print_table(const bw_opts *o, const ciot_bw_result *res, const ciot_pool_info *infos, int n_res,
-                        size_t llc, double huge_fraction) {
+static void print_table(const bw_opts *o, const bw_out *out, size_t llc, double huge_fraction) {
+    const ciot_bw_result *res = out->res;
+    const ciot_pool_info *infos = out->infos;
+    const int n_res = out->n, domains = n_res && out->labels[0][0];
     char b1[32], b2[32], pages[64], note[128];
     if (huge_fraction >= 0)
         snprintf(pages, sizeof pages, "huge pages %s, %.0f%% backed", o->no_huge ? "forbidden" : "requested",
@@ -195,12 +263,14 @@ static void print_table(const bw_opts *o, const ciot_bw_result *res, const ciot_
            ciot_format_bytes(o->size, b1, sizeof b1), pages, ciot_cache_resident(o->size) ? "; " CIOT_CACHE_FLAG : "",
            llc ? ciot_format_bytes(llc, b2, sizeof b2) : "unknown", ciot_bw_impl_name(),
            o->prefetch ? "on (" CIOT_PREFETCH_TEXT ")" : "off", n_res ? infos[0].priority : "-", o->reps);
+    if (domains) printf("%-12s ", "domain");
     printf("%-7s %7s %9s %11s %9s  %-45s %s\n", "kernel", "threads", "min GB/s", "median GB/s", "max GB/s", "traffic",
            "pinning");
     int outliers = 0;
     for (int i = 0; i < n_res; i++) {
         const int low = ciot_low_outlier(res[i].min_gbs, res[i].median_gbs);
         outliers += low;
+        if (domains) printf("%-12s ", out->labels[i]);
         printf("%-7s %7d %9.2f %11.2f %9.2f  %-45s %s%s\n", ciot_bw_kind_name(res[i].kind), res[i].threads,
                res[i].min_gbs, res[i].median_gbs, res[i].max_gbs, res[i].traffic,
                ciot_pinning_note(!o->no_pin, infos[i].pinned, res[i].threads, note, sizeof note), low ? "  OUTLIER" : "");
@@ -208,12 +278,89 @@ static void print_table(const bw_opts *o, const ciot_bw_result *res, const ciot_
     if (outliers) printf("OUTLIER: the min is %s; the median stands.\n", CIOT_OUTLIER_FLAG);
 }
 
+enum { MAX_PHASES = CIOT_PLACE_MAX_DOMAINS + 1 };
+
+/* The run's sweeps: one over --threads; under --place domains each domain (within --cpus) alone at a thread per
+ * core, then all of them at a thread per core of each. */
+static int make_phases(const bw_opts *o, bw_phase *ph) {
+    const ciot_place_policy p = ciot_place_policy_of(&o->place);
+    ph[0] = (bw_phase){"", "", p, o->threads};
+    snprintf(ph[0].cpus, sizeof ph[0].cpus, "%s", o->place.cpus ? o->place.cpus : "");
+    hwloc_topology_t t;
+    if (p != CIOT_PLACE_DOMAINS || ciot_topo_get(&t) != CIOT_OK) return 1;
+    hwloc_bitmap_t allowed = NULL, set = hwloc_bitmap_alloc();
+    char why[256];
+    if (o->place.cpus && ciot_place_cpus(t, o->place.cpus, &allowed, why, sizeof why) != CIOT_OK) return 1;
+    ciot_domain d[CIOT_PLACE_MAX_DOMAINS];
+    const char *level;
+    const int nd = ciot_place_domains(t, d, CIOT_PLACE_MAX_DOMAINS, &level);
+    int n = 0, all = 0;
+    for (int i = 0; i < nd; i++) {
+        hwloc_bitmap_copy(set, d[i].pus);
+        if (allowed) hwloc_bitmap_and(set, set, allowed);
+        const int cores = hwloc_get_nbobjs_inside_cpuset_by_type(t, set, HWLOC_OBJ_CORE);
+        if (hwloc_bitmap_iszero(set)) continue;   /* check_phases refuses it */
+        bw_phase *q = &ph[n++];
+        *q = (bw_phase){"", "", CIOT_PLACE_COMPACT, {{cores > 0 ? cores : 1}, 1}};
+        snprintf(q->label, sizeof q->label, "%s", d[i].name);
+        hwloc_bitmap_list_snprintf(q->cpus, sizeof q->cpus, set);
+        all += q->threads.v[0];
+    }
+    /* all together: a thread per core of every domain, as each ran alone */
+    ph[n] = (bw_phase){"all", "", CIOT_PLACE_COMPACT, {{all > 0 ? all : 1}, 1}};
+    snprintf(ph[n].cpus, sizeof ph[n].cpus, "%s", o->place.cpus ? o->place.cpus : "");
+    ciot_place_free(d, nd);
+    hwloc_bitmap_free(set), hwloc_bitmap_free(allowed);
+    return n + 1;
+}
+
+/* Every phase's placement and thread counts checked before anything is measured; -1, or 2 after one line. */
+static int check_phases(const bw_opts *o, const bw_phase *ph, int n) {
+    char why[512];
+    if (ciot_place_policy_of(&o->place) != CIOT_PLACE_DEFAULT && o->no_pin)
+        return ciot_say("bw", "--cpus and --place pin the threads: they do not go with --no-pin"), 2;
+    if (ciot_place_policy_of(&o->place) == CIOT_PLACE_DOMAINS && o->threads_given)
+        return ciot_say("bw", "--threads does not go with --place domains: each domain runs a thread per core"), 2;
+    /* a domain --cpus leaves empty is refused as --place domains refuses it */
+    if (ph[n - 1].label[0] && (ciot_place_set(CIOT_PLACE_DOMAINS, ph[n - 1].cpus, why, sizeof why) != CIOT_OK ||
+                               ciot_place_check(CIOT_PLACE_MAX_DOMAINS, why, sizeof why) != CIOT_OK) &&
+        strstr(why, "empty"))
+        return ciot_say("bw", "%s", why), 2;
+    for (int i = 0; i < n; i++) {
+        if (ciot_place_set(ph[i].policy, ph[i].cpus, why, sizeof why) != CIOT_OK) return ciot_say("bw", "%s", why), 2;
+        for (int k = 0; k < ph[i].threads.n; k++)
+            if (ciot_place_check(ph[i].threads.v[k], why, sizeof why) != CIOT_OK) return ciot_say("bw", "%s", why), 2;
+    }
+    return -1;
+}
+
+/* Each phase's sweep into its slice of the results; the exit code. */
+static int measure_phases(const bw_opts *o, const bw_phase *ph, int n, ciot_bw_result *res, ciot_pool_info *infos,
+                          double *huge_fraction, int *pus, const char **labels) {
+    char why[512];
+    int at = 0, rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        ciot_place_set(ph[i].policy, ph[i].cpus, why, sizeof why);
+        if (ph[i].label[0]) fprintf(stderr, "ciot bw: domain %s (PUs %s)\n", ph[i].label, ph[i].cpus[0] ? ph[i].cpus : "all");
+        rc = measure_sweep(o, &ph[i].threads, res + at, infos + at, huge_fraction, pus + (size_t)at * CIOT_PLACE_MAX_THREADS);
+        for (int k = 0; k < ph[i].threads.n * o->n_kinds; k++) labels[at + k] = ph[i].label;
+        at += ph[i].threads.n * o->n_kinds;
+    }
+    return rc;
+}
+
 int ciot_cmd_bw(int argc, char **argv) {
     bw_opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
     if ((rc = settle_size(&o)) >= 0) return rc;
+    o.threads_given = o.threads.n > 0;
     if (o.threads.n == 0) ciot_sweep_default_threads(&o.threads);
+    /* --place domains asks for the read ceilings: the other kinds only when --kernels names them */
+    if (ciot_place_policy_of(&o.place) == CIOT_PLACE_DOMAINS && !o.kernels) o.n_kinds = 1, o.kinds[0] = CIOT_BW_READ;
+    static bw_phase phases[MAX_PHASES];
+    const int n_phases = make_phases(&o, phases);
+    if ((rc = check_phases(&o, phases, n_phases)) >= 0) return rc;
     /* no input files: the list is there so that one added later is checked against the output */
     const ciot_named_path files[] = {{"--json", o.json_path, CIOT_PATH_OUTPUT, NULL}};
     if ((rc = ciot_distinct_paths("bw", files, 1)) >= 0) return rc;
@@ -235,20 +382,23 @@ int ciot_cmd_bw(int argc, char **argv) {
     for (int i = 0; i < o.threads.n; i++)
         if (ciot_warn_oversubscribed("bw", o.threads.v[i])) break;
 
-    int n_res = o.threads.n * o.n_kinds;
+    int n_res = 0;
+    for (int i = 0; i < n_phases; i++) n_res += phases[i].threads.n * o.n_kinds;
     double huge_fraction = -1;
     ciot_bw_result *res = calloc((size_t)n_res, sizeof *res);
     ciot_pool_info *infos = calloc((size_t)n_res, sizeof *infos);
-    if (!res || !infos) {
+    int *pus = malloc((size_t)n_res * CIOT_PLACE_MAX_THREADS * sizeof *pus);
+    const char **labels = calloc((size_t)n_res, sizeof *labels);
+    if (!res || !infos || !pus || !labels) {
         fprintf(stderr, "ciot bw: out of memory\n");
         rc = 1;
     } else {
-        rc = measure_sweep(&o, res, infos, &huge_fraction);
+        rc = measure_phases(&o, phases, n_phases, res, infos, &huge_fraction, pus, labels);
     }
-    if (rc == 0) print_table(&o, res, infos, n_res, ctx.llc_bytes, huge_fraction);
-    if (json && rc == 0) write_json(json, &o, res, n_res, infos, &ctx, huge_fraction);
+    const bw_out out = {res, infos, pus, labels, n_res};
+    if (rc == 0) print_table(&o, &out, ctx.llc_bytes, huge_fraction);
+    if (json && rc == 0) write_json(json, &o, &out, &ctx, huge_fraction);
     rc = ciot_sweep_json_end("bw", json, rc);
-    free(res);
-    free(infos);
+    free(res), free(infos), free(pus), free(labels);
     return rc;
 }

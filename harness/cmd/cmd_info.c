@@ -3,27 +3,12 @@
 #include <string.h>
 #include "commands.h"
 #include "cpu.h"
+#include "info_choice.h"
 #include "opts.h"
 #include "registry.h"
 #include "rules.h"
 #include "topo.h"
-
-/* The kernel chosen per source file and op, each source once in layout order; with_why adds its rank and
- * provenance (kernels/registry.h). */
-static void print_source_choices(unsigned cpu, int with_why) {
-    for (int i = 0; i < ciot_layout_count(); i++) {
-        const ciot_format f = ciot_layout_at(i)->source;
-        int seen = 0;
-        for (int j = 0; j < i; j++) seen |= ciot_layout_at(j)->source == f;
-        for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM && !seen; op++) {
-            const ciot_kernel *k = ciot_kernel_best_source(f, (ciot_op)op, cpu);
-            if (!k) continue;
-            printf("  %-7s %s  %s", ciot_format_name(f), op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name);
-            if (with_why) printf("  rank %d: %s\n", ciot_kernel_rank(k), ciot_kernel_provenance(k));
-            else printf(" (layout %s)\n", k->layout->name);
-        }
-    }
-}
+#include "tuning.h"
 
 int ciot_cmd_info(int argc, char **argv) {
     const ciot_cmdline c = {"info", "", "CPU model, detected features and the SVE vector length, cores and caches (hwloc),\n"
@@ -46,14 +31,22 @@ int ciot_cmd_info(int argc, char **argv) {
         printf("cache L%d     %zu KiB %s x %d\n", t.caches[i].level, t.caches[i].bytes >> 10, t.caches[i].type, t.caches[i].count);
     if (!ciot_llc_plausible()) printf("llc rule     %s\n", ciot_llc_rule_note(buf, sizeof buf));
     printf("memory       %.1f GiB\n", (double)t.memory_bytes / (1u << 30));
+    ciot_info_domains();
     printf("\nkernels this CPU can run:\n");
     for (int i = 0; i < ciot_kernel_count(); i++) {
         const ciot_kernel *k = ciot_kernel_at(i);
         if (!ciot_kernel_missing(k, cpu)) printf("  %s\n", k->name);
     }
-    printf("\nchosen per source file (fastest of its layouts):\n");
-    print_source_choices(cpu, 0);
-    printf("\nchosen per layout:\n");
+    char path[1100];
+    const int tuned = ciot_tuning_use("info");
+    printf("\ntuning file  %s", ciot_tuning_path(NULL, path, sizeof path)[0] ? path : "none (no cache folder)");
+    printf(tuned ? " (%d choices measured here)\n" : " (not in force: the static rank chooses)\n", tuned);
+    const int cores = ciot_topo_cores();
+    for (int th = 1; th <= cores; th = th == cores ? cores + 1 : cores) {
+        printf("\nchosen per source file at %d thread%s (fastest of its layouts):\n", th, th > 1 ? "s" : "");
+        ciot_info_choices(cpu, th, 0);
+    }
+    printf("\nchosen per layout (the static rank):\n");
     for (int i = 0; i < ciot_layout_count(); i++) {
         const ciot_layout *l = ciot_layout_at(i);
         for (int op = CIOT_OP_GEMV; op <= CIOT_OP_GEMM; op++) {
@@ -61,7 +54,10 @@ int ciot_cmd_info(int argc, char **argv) {
             if (k) printf("  %-7s %s  %s\n", l->name, op == CIOT_OP_GEMV ? "gemv" : "gemm", k->name);
         }
     }
-    printf("\nwhy: the chosen kernel's rank within its source file and op, and where that was measured:\n");
-    print_source_choices(cpu, 1);
+    for (int th = 1; th <= cores; th = th == cores ? cores + 1 : cores) {
+        printf("\nwhy, at %d thread%s: measured here (the tuning file), or the static rank within its source file and op\n"
+               "and where that was measured:\n", th, th > 1 ? "s" : "");
+        ciot_info_choices(cpu, th, 1);
+    }
     return 0;
 }

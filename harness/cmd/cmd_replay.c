@@ -11,9 +11,12 @@
 #include "distinct_paths.h"
 #include "op_kernels.h"
 #include "opts.h"
+#include "place_opts.h"
 #include "output.h"
 #include "prefetch.h"
+#include "choice.h"
 #include "registry.h"
+#include "tuning.h"
 #include "replay_session.h"
 #include "rules.h"
 #include "topo.h"
@@ -32,6 +35,7 @@ typedef struct {
     size_t ceiling_bytes, ring_bytes;
     int matvecs_only, dispatch_given, context_given;
     ciot_int_list context;
+    ciot_place_args place;
 } replay_opts;
 
 static int parse_dispatch(const char *v, replay_opts *o) {
@@ -98,6 +102,7 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
         {"--pages", CIOT_OPT_CHOICE, &o->pages_small, 0, 0, "huge|small", "huge|small",
          "page policy of the weights and the probe buffer alike (default huge)", NULL},
         {"--no-pin", CIOT_OPT_FLAG, &o->no_pin, 0, 0, NULL, NULL, "do not pin threads to cores", NULL},
+        CIOT_PLACE_OPTS(&o->place),
         {"--ceiling-size", CIOT_OPT_SIZE, &o->ceiling_bytes, 1 << 20, 1e18, NULL, "BYTES",
          "the probe buffer (default max(4 x LLC, 1G); below that the ceiling is flagged)", NULL},
         {"--ring-size", CIOT_OPT_SIZE, &o->ring_bytes, 1 << 20, 1e18, NULL, "BYTES",
@@ -138,7 +143,7 @@ static int parse_args(int argc, char **argv, replay_opts *o) {
 }
 
 /* The kernel: named, or the best for t2p; a gemv kernel with batch > 1 gives way to its layout's gemm. */
-static int pick_kernel(const replay_opts *o, const ciot_kernel **out) {
+static int pick_kernel(const replay_opts *o, int threads, const ciot_kernel **out) {
     const unsigned cpu = ciot_cpu_features();
     const ciot_kernel *k = NULL;
     if (o->kernel) {
@@ -153,10 +158,13 @@ static int pick_kernel(const replay_opts *o, const ciot_kernel **out) {
             return fprintf(stderr, "ciot replay: kernel %s needs %s, which this CPU lacks (ciot kernels)\n", k->name,
                            ciot_feature_list(missing, need, sizeof need)), 2;
     } else {
-        k = ciot_kernel_best(&ciot_layout_t2p, o->batch > 1 ? CIOT_OP_GEMM : CIOT_OP_GEMV, cpu);
+        const ciot_choice_ask a = {CIOT_FMT_PQ2_0, &ciot_layout_t2p, o->batch > 1 ? CIOT_OP_GEMM : CIOT_OP_GEMV,
+                                   o->batch, threads, 0, 0, cpu};
+        k = ciot_kernel_choose(&a).kernel;
     }
     if (k && o->batch > 1 && k->op == CIOT_OP_GEMV) {
-        const ciot_kernel *g = ciot_kernel_best(k->layout, CIOT_OP_GEMM, cpu);
+        const ciot_choice_ask a = {k->layout->source, k->layout, CIOT_OP_GEMM, o->batch, threads, 0, 0, cpu};
+        const ciot_kernel *g = ciot_kernel_choose(&a).kernel;
         if (!g) {
             fprintf(stderr, "ciot replay: --batch %d needs a gemm kernel, and the %s layout has none\n", o->batch,
                     k->layout->name);
@@ -182,11 +190,11 @@ static int refuse(const replay_opts *o, ciot_model *m, int n_ops, int threads, s
                 threads - 1);
         return 2;
     }
-    if ((rc = pick_kernel(o, kernel)) >= 0) return rc;
+    if ((rc = pick_kernel(o, threads, kernel)) >= 0) return rc;
     /* each op's kernel as a runtime picks it (op_kernels.h), unless --kernel names one for an op list */
     if (!(o->kernel && !m->gguf)) {
         const ciot_op op = o->batch > 1 ? CIOT_OP_GEMM : CIOT_OP_GEMV;
-        if (ciot_pick_op_kernels(m, n_ops, op, o->kernel ? *kernel : NULL, err, sizeof err) != CIOT_OK)
+        if (ciot_pick_op_kernels(m, n_ops, op, o->batch, threads, o->kernel ? *kernel : NULL, err, sizeof err) != CIOT_OK)
             return ciot_say("replay", "%s", err), 2;
         *kernel = m->ops[0].kernel;
     }
@@ -265,6 +273,7 @@ int ciot_cmd_replay(int argc, char **argv) {
     replay_opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
+    ciot_tuning_use("replay");
     /* --model NAME is read from profiles/NAME.ops: that file is the input the outputs must not be */
     char model_path[1024];
     const int resolved = ciot_model_resolve(o.model, model_path, sizeof model_path) == CIOT_OK;
@@ -281,6 +290,7 @@ int ciot_cmd_replay(int argc, char **argv) {
     ciot_replay_plan plan;
     const int threads = o.threads ? o.threads : ciot_topo_cores(), n_ops = o.ops ? o.ops : m.n_ops;
     const size_t probe_bytes = o.ceiling_bytes ? o.ceiling_bytes : ciot_cold_bytes();
+    if ((rc = ciot_place_apply("replay", &o.place, o.no_pin, &threads, 1)) >= 0) return ciot_model_free(&m), rc;
     if ((rc = refuse(&o, &m, n_ops, threads, probe_bytes, &kernel, &plan)) < 0) {
         notes(&m, &plan, threads, probe_bytes);
         if (plan.whole && !o.dispatch_given) parse_dispatch("static", &o);

@@ -23,6 +23,7 @@
 #include "rules.h"
 #include "cpu.h"
 #include "registry.h"
+#include "tuning.h"
 #include "suite_summary.h"
 
 enum { MAX_ROWS = 1024 };
@@ -37,14 +38,21 @@ static void arg(args *a, const char *s) {
     a->v[a->n] = NULL;
 }
 
-/* ",name,name,...," of each source file's chosen gemm on this CPU (scalar references left out: not what the
- * speculative-verification table is about). */
-static const char *chosen_gemms(char *out, size_t len) {
+/* ",name,name,...," of each source file's chosen gemm on this CPU at the speculative batches (2 to 8) and the
+ * suite's thread counts, by the tuning file where it covers them (choice.h); scalar references left out: not
+ * what the speculative-verification table is about. */
+static const char *chosen_gemms(char *out, size_t len, int cores) {
     snprintf(out, len, ",");
-    for (int f = CIOT_FMT_PQ2_0; f <= CIOT_FMT_TQ2_0; f++) {
-        const ciot_kernel *k = ciot_kernel_best_source((ciot_format)f, CIOT_OP_GEMM, ciot_cpu_features());
-        if (k && k->mac != CIOT_MAC_SCALAR) snprintf(out + strlen(out), len - strlen(out), "%s,", k->name);
-    }
+    for (int f = CIOT_FMT_PQ2_0; f <= CIOT_FMT_TQ2_0; f++)
+        for (int b = 2; b <= 8; b++)
+            for (int th = 1; th <= cores; th = th == cores ? cores + 1 : cores) {
+                const ciot_choice_ask a = {(ciot_format)f, NULL, CIOT_OP_GEMM, b, th, 0, 0, ciot_cpu_features()};
+                const ciot_kernel *k = ciot_kernel_choose(&a).kernel;
+                char key[80];
+                snprintf(key, sizeof key, ",%s,", k ? k->name : "");
+                if (k && k->mac != CIOT_MAC_SCALAR && !strstr(out, key))
+                    snprintf(out + strlen(out), len - strlen(out), "%s,", k->name);
+            }
     return out;
 }
 
@@ -242,11 +250,11 @@ static int run_replay(const plan *p, const char *dir, ciot_progress *progress) {
 
 /* After the parts: context.json again, the summaries, and the folder marked complete when nothing failed. */
 static int finish(const char *dir, ciot_context *ctx, int quick, const ciot_bench_row *rows, int nrows, int failed) {
-    char kernels[512], why[CIOT_WHY_MAX];
+    char kernels[2048], why[CIOT_WHY_MAX];
     ciot_context_finish(ctx); /* the load average after, rewritten whole over the first context.json */
     if (write_context(dir, ctx, quick) != CIOT_OK) failed = 1;
 
-    failed |= ciot_suite_write_summaries(dir, rows, nrows, ctx, quick, chosen_gemms(kernels, sizeof kernels));
+    failed |= ciot_suite_write_summaries(dir, rows, nrows, ctx, quick, chosen_gemms(kernels, sizeof kernels, ctx->topo.cores));
     printf("\nrun folder: %s\n", dir);
     if (failed) ciot_say("suite", "a part failed (see above); what finished is in %s, marked INCOMPLETE", dir);
     else if (ciot_run_mark_complete(dir, why, sizeof why) != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why), failed = 1;
@@ -276,6 +284,7 @@ int ciot_cmd_suite(int argc, char **argv) {
     if (rc >= 0) return rc;
     if (peer && (rc = peers_loadable(peer)) >= 0) return rc;   /* before the run folder */
     if (quick) ciot_rules_guard_llc();   /* before the context, which records the rule */
+    ciot_tuning_use("suite");
     ciot_context ctx;
     ciot_context_collect(&ctx);
     /* the run folder first: a --results that cannot hold it is refused before anything is said or measured */

@@ -18,5 +18,6 @@ int ciot_cmd_suite(int argc, char **argv);
 int ciot_cmd_replay(int argc, char **argv);
 int ciot_cmd_gguf(int argc, char **argv);
 int ciot_cmd_peers(int argc, char **argv);
+int ciot_cmd_tune(int argc, char **argv);
 
 #endif

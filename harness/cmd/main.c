@@ -20,6 +20,7 @@ static const ciot_command commands[] = {
     {"suite", ciot_cmd_suite, "the default suite into results/<date>-<host>-<commit>/ with a summary table"},
     {"compute", ciot_cmd_compute, "peak int8 multiply-accumulate rate per instruction sequence and threads"},
     {"peers", ciot_cmd_peers, "what a peer module (a runtime's own kernels, scripts/peer-build) offers"},
+    {"tune", ciot_cmd_tune, "time every kernel here and keep the fastest per file, op, batch and threads"},
     {"replay", ciot_cmd_replay, "one decoded token of a model op by op: per op and thread, busy vs barrier wait"},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };

@@ -76,7 +76,7 @@ void ciot_suite_spec_summary(FILE *f, ciot_json *j, const ciot_bench_row *rows, 
         if (j) spec_json(j, r, ms, verdict ? qs : NULL, verdict);
     }
     if (j) ciot_json_end_array(j);
-    fprintf(f, "\nEach source file's chosen gemm (the registry's highest-ranked on this CPU) at the batches a draft "
+    fprintf(f, "\nEach source file's chosen gemm at each batch (measured here by `ciot tune` where its tuning file covers the batch, else the registry's highest-ranked on this CPU) at the batches a draft "
                "model's verification step meets, rows of the same bench run (bench.json), medians. A batch B pads to ceil(B/4) "
                "groups of 4 activation rows; the last column compares one call with that many calls at batch 4, the medians "
                "(and the range the two rows' min - max allow): %s%s.\n",

@@ -58,6 +58,20 @@ def context(a):
             "quick": a.quick}
 
 
+def bw_domains(rng, domains):
+    """`ciot bw --place domains` rows: each (name, threads, PUs, read GB/s) alone, then all; and "domains"."""
+    results, summary = [], []
+    for name, threads, pus, gbs in domains:
+        lo, med, hi = stats3(spread(rng, gbs, 5))
+        results.append({"kernel": "read", "threads": threads, "traffic": "read (loads only)", "bytes_per_pass": 1 << 30,
+                        "passes_per_rep": 2, "reps": 5, "prefetch_bytes": 4096, "min_gbs": round(lo, 3),
+                        "median_gbs": round(med, 3), "max_gbs": round(hi, 3), "pinned": True, "domain": name,
+                        "pus": pus})
+        summary.append({"domain": name, "threads": threads, "pus": pus, "read_min_gbs": round(lo, 3),
+                        "read_median_gbs": round(med, 3), "read_max_gbs": round(hi, 3)})
+    return results, summary
+
+
 def bw(a, rng, read_gbs):
     results = []
     for t in a.threads:
@@ -72,6 +86,14 @@ def bw(a, rng, read_gbs):
             "buffer_bytes": 1 << 30, "cache_resident": False, "huge_pages_requested": True, "huge_page_fraction": 1.0,
             "prefetch_bytes": 4096, "llc_bytes_total": LLC, "llc_level": 3, "cores": max(a.threads), "reps": 5,
             "impl": "avx2", "context": context(a), "results": results}
+
+
+def with_domains(d, rng, domains):
+    """bw.json d with the domain rows of bw_domains added (a run folder given a `--place domains` probe)."""
+    results, summary = bw_domains(rng, domains)
+    d["results"] += results
+    d["place"], d["domains"] = "domains", summary
+    return d
 
 
 def compute(a, rng):
@@ -394,16 +416,18 @@ def write(path, obj):
 def make(out, host="synth", commit="0123456789ab", seed=1, threads=(1, 2, 4), with_replay=True, quick=False,
          whole=False,
          compiler="Clang 14.0.6", dirty=False, date="2026-01-02T03:04:05Z", speed=1.0, cache_resident=False,
-         replay_cold=True):
+         replay_cold=True, domains=None):
     """The run folder; cache_resident: a 64 MiB weight region (below 4 x LLC, every case flagged);
-    replay_cold=False: the replay's weights may sit in the cache (flagged)."""
+    replay_cold=False: the replay's weights may sit in the cache (flagged); domains: [(name, threads, PUs,
+    read GB/s)] adds `ciot bw --place domains` rows to bw.json (the scaling plot's domain panel)."""
     a = argparse.Namespace(host=host, commit=commit, threads=list(threads), quick=quick, compiler=compiler,
                            dirty=dirty, date=date, cache_resident=cache_resident, replay_cold=replay_cold)
     rng = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     read_gbs = {t: speed * 20 * min(t, 3) ** 0.7 for t in a.threads}
     write(os.path.join(out, "context.json"), context(a))
-    write(os.path.join(out, "bw.json"), bw(a, rng, read_gbs))
+    probe = bw(a, rng, read_gbs)
+    write(os.path.join(out, "bw.json"), with_domains(probe, rng, domains) if domains else probe)
     write(os.path.join(out, "compute.json"), compute(a, rng))
     write(os.path.join(out, "bench.json"), bench(a, rng, read_gbs))
     if with_replay:
