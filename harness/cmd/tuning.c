@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+
+#include "os.h"
 #include "context.h"
 #include "cpu.h"
 #include "json.h"
@@ -97,8 +98,8 @@ static void make_folder(const char *path) {
     if (!slash || slash == dir) return;
     *slash = 0;
     for (char *p = dir + 1; *p; p++)
-        if (*p == '/') *p = 0, mkdir(dir, 0755), *p = '/';
-    mkdir(dir, 0755);
+        if (*p == '/') *p = 0, ciot_os_mkdir(dir), *p = '/';
+    ciot_os_mkdir(dir);
 }
 
 static void write_entry(ciot_json *j, const ciot_tuned *t) {
