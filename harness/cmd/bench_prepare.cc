@@ -58,7 +58,7 @@ int prepare() {
         ensure_filled(c, cp);
         call(c, cp);                                // page walks, pool wake-up, caches of the code
         c.pus.clear();
-        for (int th = 0; th < c.threads; th++) c.pus.push_back(o.pin ? ciot_place_ran_on(th) : -1);
+        for (int th = 0; th < c.threads; th++) c.pus.push_back(o.pin && !c.peer ? ciot_place_ran_on(th) : -1);   // ciot pins no runtime thread
         c.warmup_seconds = call(c, cp);
         c.iterations = long(std::min(1e6, std::max(1.0, std::ceil(o.rep_seconds / std::max(c.warmup_seconds, 1e-9)))));
         c.intensity = ciot_intensity(c.rows, c.K, c.batch, c.ring->bytes);

@@ -22,6 +22,7 @@ namespace ciot_bench {
 
 // Whether c's kernel is the one chosen for its file, op, shape, batch and threads (choice.h).
 static bool is_chosen(const Case &c) {
+    if (c.peer) return false;   // a runtime's own type is never ciot's choice
     const ciot_choice_ask a = {c.k->layout->source, nullptr, c.k->op, c.batch, c.threads, c.rows, c.K, ciot_cpu_features()};
     return ciot_kernel_choose(&a).kernel == c.k;
 }
