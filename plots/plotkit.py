@@ -150,7 +150,8 @@ def leading_series(run):
 
 
 def leading_pick(run):
-    """leading_series' pick, whatever the number of series: the series the roofline names by default."""
+    """leading_series' pick, whatever the number of series: the series the roofline names by default. A runtime's
+    own type (ciot bench --peer) is never a source file's pick; the roofline draws those apart."""
     cases = [c for c in run.bench.cases if c.pool == "persistent"]
     top = max(c.threads for c in cases)
     batches = sorted({c.batch for c in cases if c.op == "gemm"})
@@ -158,7 +159,7 @@ def leading_pick(run):
     best = {}
     for c in cases:
         key = (c.source, c.op, c.shape, c.batch)
-        if c.threads == top and (c.op == "gemv" or c.batch in ends) and \
+        if c.engine == "ciot" and c.threads == top and (c.op == "gemv" or c.batch in ends) and \
                 (key not in best or c.median("gweights_s") > best[key].median("gweights_s")):
             best[key] = c
     shown = {(c.kernel, c.shape, c.batch) for c in best.values()}

@@ -324,10 +324,12 @@ def check_shown(run_dir, label, plot, rows):
         ends = {4 if 4 in batches else batches[0], batches[-1]} if batches else set()
         groups = {}
         for c in cases:
-            if c["threads"] == top and (c["op"] == "gemv" or c["batch"] in ends):
+            if c.get("engine", "ciot") == "ciot" and c["threads"] == top and (c["op"] == "gemv" or c["batch"] in ends):
                 groups.setdefault((c.get("source", c["layout"]), c["op"], shape_of(c), c["batch"]), []).append(c)
         want = {key(max(g, key=lambda c: raw_stats(c, "gweights_s")[1])) for g in groups.values()}
         want |= {key(c) for c in cases if c["layout"] == "pq2_0" and c["op"] == "gemv" and not c["kernel"].endswith("_ref")}
+        if plot == "roofline":
+            want |= {key(c) for c in cases if c.get("engine") == "peer"}   # a runtime's type: always drawn
     got = {(r["kernel"], r["shape"], r["batch"]) for r in rows if r.get("what", "point") in ("point", "kernel") and r["shown"]}
     check(f"{label} {plot}: draws every series up to 24 (the roofline: never all), else the fastest per source file, op and batch and the stock "
           f"gemv ({len(got)} drawn)", got == want, sorted(got ^ want))
@@ -1154,6 +1156,39 @@ def reference_runs():
     return runs
 
 
+def test_peers(tmp):
+    """A run with a runtime's own types (ciot bench --peer): the layout chart and the roofline draw them beside
+    ciot's kernels, named 'runtime MODULE:TYPE' and explained in the legend, and every check of a run still holds."""
+    d = make_run.make(os.path.join(tmp, "synthetic-peers"), seed=5)
+    doc = raw_json(d, "bench.json")
+    added = []
+    for op in ("gemv", "gemm"):
+        # a runtime's gemm declares no multiply family: its rows have no compute roof, as a lookup kernel's
+        top = max(c["threads"] for c in doc["cases"])   # the roofline names the points at the most threads
+        base = next(c for c in doc["cases"] if c["op"] == op and c["pool"] == "persistent" and c["threads"] == top
+                    and not c["kernel"].endswith("_ref") and c.get("compute_family") is None)
+        peer = json.loads(json.dumps(base))
+        peer.update(kernel="prism:q2_0", layout="q2_0", source="pq2_0", engine="peer", chosen=False,
+                    peer={"module": "prism", "type": "q2_0", "engine": "ggml", "build": "a test", "activations": "q8_0",
+                          "ternary": True})
+        peer["name"] = base["name"].replace(base["kernel"], "prism:q2_0").rsplit("/", 1)[0] + "/runtime"
+        doc["cases"].append(peer)
+        added.append(peer)
+    with open(os.path.join(d, "bench.json"), "w") as f:
+        json.dump(doc, f)
+    test_run(d, "synthetic-peers", tmp, render=False)
+    out = os.path.join(tmp, "out-synthetic-peers")
+    for plot in ("layouts", "roofline"):
+        rows = load_table(os.path.join(tmp, f"synthetic-peers-{plot}.json"))
+        peers = [r for r in rows if r.get("engine") == "peer" and r.get("shown", True) is not False]
+        svg = open(os.path.join(out, f"synthetic-peers-{plot}.svg")).read()
+        want = 1 if plot == "layouts" else len(added)   # the chart draws gemvs only
+        check(f"peers {plot}: the runtime's rows are drawn ({len(peers)})", len(peers) == want)
+        check(f"peers {plot}: named as the runtime's and explained in the legend",
+              "runtime prism:q2_0" in svg.replace("\n", " ") or ">runtime<" in svg, "no 'runtime' label")
+        check(f"peers {plot}: the legend explains the runtime's rows", "own type (ciot bench --peer" in svg)
+
+
 def main():
     refs = sys.argv[1:] or reference_runs()
     with tempfile.TemporaryDirectory(prefix="ciot-plots-test-") as tmp:
@@ -1168,6 +1203,7 @@ def main():
         test_compare(a, b, tmp)
         test_replay_warm(a, tmp)
         test_whole_token(tmp)
+        test_peers(tmp)
         test_broken(a, tmp)
         test_broken_table(a, tmp)
         test_launcher(a, tmp)
