@@ -33,6 +33,14 @@ ciot_status ciot_binding_save(void **saved) {
     return CIOT_OK;
 }
 
+ciot_status ciot_binding_release(void **saved) {
+    hwloc_topology_t t;
+    const ciot_status st = ciot_binding_save(saved);
+    if (st != CIOT_OK) return st;
+    if (ciot_topo_get(&t) != CIOT_OK) return CIOT_E_SYS;
+    return hwloc_set_cpubind(t, hwloc_topology_get_allowed_cpuset(t), HWLOC_CPUBIND_THREAD) == 0 ? CIOT_OK : CIOT_E_SYS;
+}
+
 void ciot_binding_restore(void *saved) {
     hwloc_topology_t t;
     if (!saved) return;

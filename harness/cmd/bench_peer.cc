@@ -8,6 +8,10 @@
 
 #include "bench_state.h"
 
+extern "C" {
+#include "pin.h"
+}
+
 namespace ciot_bench {
 
 struct PeerRow {
@@ -136,8 +140,17 @@ const float *peer_acts_for(int batch, int K) {
     return v.data();
 }
 
+// The runtime runs unpinned, as it would on its own: the calling thread, pinned by ciot's pool, is released
+// for the call (the runtime's worker threads, started from it, would otherwise inherit its one core).
+struct Unpinned {
+    void *saved = nullptr;
+    Unpinned() { ciot_binding_release(&saved); }
+    ~Unpinned() { ciot_binding_restore(saved); }
+};
+
 // The case's runtime product, prepared once; false after one line when it cannot be.
 bool peer_prepare(Case &c) {
+    Unpinned free_to_run;
     const ciot_peer_api *a = ciot_peer_api_of(c.peer->module);
     char why[512] = "";
     c.x = peer_acts_for(c.batch, c.K);
@@ -148,6 +161,7 @@ bool peer_prepare(Case &c) {
 }
 
 double peer_call(Case &c) {
+    Unpinned free_to_run;   // outside the timed span
     char why[512];
     const void *w = ciot_weight_ring_next(&g->region, c.ring);
     const uint64_t t0 = ciot_now_ns();

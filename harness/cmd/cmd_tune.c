@@ -54,7 +54,7 @@ typedef struct {
 
 /* ciot bench's argument list for the measurement, into v (at most 24 words) over store. */
 static int bench_argv(const tune_opts *o, char **v, char *store, size_t len) {
-    char batches[256], threads[32];
+    char batches[256], threads[32], filter[64];
     const int cores = ciot_topo_cores();
     snprintf(threads, sizeof threads, cores > 1 ? "1,%d" : "%d", cores);
     const char *words[24] = {"bench", "--threads", threads, "--batches", tune_batches(o->quick, batches, sizeof batches),
@@ -64,6 +64,9 @@ static int bench_argv(const tune_opts *o, char **v, char *store, size_t len) {
     if (o->shape_given) words[n++] = "--shape", words[n++] = o->shape_text;
     /* --quick: a gemm of a quarter of the rows, so a batch-64 call does not outlast the repetition */
     if (o->gemm_given || o->quick) words[n++] = "--gemm-shape", words[n++] = o->gemm_given ? o->gemm_text : "4352x5120";
+    /* --quick: the gemm at all cores only (prompt processing takes every core), the gemv at both */
+    snprintf(filter, sizeof filter, "--benchmark_filter=_gemv_|/threads:%d/", cores);
+    if (o->quick && cores > 1) words[n++] = filter;
     size_t used = 0;
     for (int i = 0; i < n; i++) {
         const size_t w = strlen(words[i]) + 1;
@@ -107,7 +110,7 @@ static int run(const tune_opts *o) {
 int ciot_cmd_tune(int argc, char **argv) {
     tune_opts o = {0};
     const ciot_opt opts[] = {
-        {"--quick", CIOT_OPT_FLAG, &o.quick, 0, 0, NULL, NULL, "short: batches 4 and 64 only, a 4352x5120 gemm, 2 repetitions of at least\n5 ms, each still paired with a probe sample, most of its time (default: every\nregime, 5 repetitions of 50 ms)", NULL},
+        {"--quick", CIOT_OPT_FLAG, &o.quick, 0, 0, NULL, NULL, "short: batches 4 and 64 only, a 4352x5120 gemm at all cores only, 2\nrepetitions of at least 5 ms, each still paired with a probe sample, most of\nits time (default: every regime at 1 thread and all cores, 5 repetitions of\n50 ms)", NULL},
         {"--out", CIOT_OPT_STRING, &o.out, 0, 0, NULL, "DIR", "write DIR/tuning.json (default: the cache folder, ciot info says which)", NULL},
         {"--shape", CIOT_OPT_SHAPE, &o.shape, 1, 1 << 28, NULL, "RxK", "the gemv matrix (ciot bench --shape)", &o.shape_given},
         {"--gemm-shape", CIOT_OPT_SHAPE, &o.gemm, 1, 1 << 28, NULL, "RxK", "the gemm matrix (ciot bench --gemm-shape)", &o.gemm_given},
