@@ -313,10 +313,25 @@ static int file_identity(const char *path, uint64_t *dev, uint64_t *ino) {
     return ok;
 }
 
+/* Whether a leading part of path names something other than a directory: POSIX says ENOTDIR there, where
+ * Windows says only that the path is not found. */
+static int through_non_dir(const char *path) {
+    char part[MAX_PATH + 1];
+    for (size_t i = 1; path[i] && i < sizeof part; i++) {
+        if (!ciot_os_is_sep(path[i])) continue;
+        memcpy(part, path, i);
+        part[i] = 0;
+        struct _stat64 st;
+        if (_stat64(part, &st) == 0 && (st.st_mode & _S_IFMT) != _S_IFDIR) return 1;
+    }
+    return 0;
+}
+
 int ciot_os_file_info_of(const char *path, int follow, ciot_os_file_info *fi) {
     struct _stat64 st;
     memset(fi, 0, sizeof *fi);
     if (_stat64(path, &st) != 0) {
+        if (errno == ENOENT && through_non_dir(path)) errno = ENOTDIR;
         fi->kind = CIOT_OS_MISSING;
         return -1;
     }
@@ -407,7 +422,11 @@ int ciot_os_replace(const char *from, const char *to) {
 }
 
 int ciot_os_remove(const char *path) { return _unlink(path); }
-int ciot_os_mkdir(const char *path) { return _mkdir(path); }
+int ciot_os_mkdir(const char *path) {
+    if (_mkdir(path) == 0) return 0;
+    if (errno == ENOENT && through_non_dir(path)) errno = ENOTDIR;
+    return -1;
+}
 int ciot_os_exists(const char *path) { return _access(path, 0) == 0; }
 
 void ciot_os_temp_dir(char *buf, size_t len) {
