@@ -9,6 +9,7 @@ set(CMAKE_CXX_COMPILER_TARGET aarch64-linux-gnu)
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-fuse-ld=lld")
 set(CMAKE_SHARED_LINKER_FLAGS_INIT "-fuse-ld=lld")
+set(CMAKE_MODULE_LINKER_FLAGS_INIT "-fuse-ld=lld")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 
 set(CIOT_QEMU_CPU "max" CACHE STRING "qemu-aarch64 CPU model the tests run on (max, cortex-a76, cortex-a72)")

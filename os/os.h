@@ -105,6 +105,18 @@ void ciot_os_bigbuf_free(void *p, size_t bytes);
  * allocation, 0 otherwise), in [0, 1]; -1 when unknown. */
 double ciot_os_huge_fraction(const void *p);
 
+/* size bytes (rounded up to a multiple of align, a power of two) aligned to align; NULL on failure. Freed
+ * by ciot_os_aligned_free only: Windows' _aligned_malloc memory cannot go to free. */
+void *ciot_os_aligned_alloc(size_t align, size_t size);
+void ciot_os_aligned_free(void *p);
+
+/* A write stream into memory (open_memstream; a delete-on-close temporary file on Windows, whose C runtime has
+ * no memory streams); NULL with errno set. Closed by ciot_os_memstream_close with the same text and len. */
+FILE *ciot_os_memstream_open(char **text, size_t *len);
+/* Closes it: *text (NUL-terminated, released with free) and *len are what was written; -1 when the stream
+ * failed (*text may then be NULL). */
+int ciot_os_memstream_close(FILE *f, char **text, size_t *len);
+
 /* ---- files ---- */
 
 /* Path separators: '/' on POSIX; '/' and '\\' on Windows. */

@@ -290,6 +290,19 @@ void ciot_os_bigbuf_free(void *p, size_t bytes) {
     if (p) munmap(p, round_up(bytes, HUGE_ALIGN));
 }
 
+void *ciot_os_aligned_alloc(size_t align, size_t size) {
+    return aligned_alloc(align, (size + align - 1) / align * align);
+}
+
+void ciot_os_aligned_free(void *p) { free(p); }
+
+FILE *ciot_os_memstream_open(char **text, size_t *len) { return open_memstream(text, len); }
+
+int ciot_os_memstream_close(FILE *f, char **text, size_t *len) {
+    (void)text, (void)len;  /* open_memstream fills them on fclose */
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 double ciot_os_huge_fraction(const void *p) {
     FILE *f = fopen("/proc/self/smaps", "r");
     if (!f) return -1;

@@ -2,13 +2,34 @@
 #include "os.h"
 
 #include <errno.h>
+#include <direct.h>
 #include <fcntl.h>
 #include <io.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <windows.h>
+
+/* ---- the C runtime ---- */
+
+/* mingw-w64's fmaf is not correctly rounded, and every scalar reference kernel relies on one fused rounding
+ * (the SIMD kernels use the FMA instruction): this definition, in an object every link pulls in, takes its
+ * place. x*y is exact in double; the sum is rounded to odd, so its rounding to float is the fused one. */
+float fmaf(float x, float y, float z) {
+    const double xy = (double)x * (double)y, s = xy + (double)z;
+    if (!isfinite(s)) return (float)s;
+    const double zb = s - xy, err = (xy - (s - zb)) + ((double)z - zb);   /* s + err == xy + z exactly */
+    uint64_t u;
+    memcpy(&u, &s, sizeof u);
+    if (err != 0 && !(u & 1)) {
+        u += (err > 0) == (s > 0) ? 1 : (uint64_t)-1;  /* toward the exact sum: an odd last bit */
+    }
+    double r;
+    memcpy(&r, &u, sizeof r);
+    return (float)r;
+}
 
 /* ---- time, processes, the machine ---- */
 
@@ -238,6 +259,39 @@ double ciot_os_huge_fraction(const void *p) {
     return 0;
 }
 
+void *ciot_os_aligned_alloc(size_t align, size_t size) {
+    return _aligned_malloc((size + align - 1) / align * align, align);
+}
+
+void ciot_os_aligned_free(void *p) { _aligned_free(p); }
+
+/* The C runtime deletes the file when the stream closes ("D"), or the system when the process ends. */
+FILE *ciot_os_memstream_open(char **text, size_t *len) {
+    wchar_t dir[MAX_PATH + 1], name[MAX_PATH + 1];
+    *text = NULL, *len = 0;
+    const DWORD n = GetTempPathW(MAX_PATH + 1, dir);
+    if (n == 0 || n > MAX_PATH || !GetTempFileNameW(dir, L"ciot", 0, name)) return errno = EACCES, NULL;
+    FILE *f = _wfopen(name, L"w+bD");
+    if (!f) DeleteFileW(name);
+    return f;
+}
+
+int ciot_os_memstream_close(FILE *f, char **text, size_t *len) {
+    *text = NULL, *len = 0;
+    long size = -1;
+    if (fflush(f) == 0 && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+    char *buf = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    int ok = buf && fseek(f, 0, SEEK_SET) == 0 && fread(buf, 1, (size_t)size, f) == (size_t)size;
+    ok = fclose(f) == 0 && ok;
+    if (!ok) {
+        free(buf);
+        return -1;
+    }
+    buf[size] = 0;
+    *text = buf, *len = (size_t)size;
+    return 0;
+}
+
 /* ---- files ---- */
 
 int ciot_os_is_sep(char c) { return c == '/' || c == '\\'; }
@@ -259,10 +313,25 @@ static int file_identity(const char *path, uint64_t *dev, uint64_t *ino) {
     return ok;
 }
 
+/* Whether a leading part of path names something other than a directory: POSIX says ENOTDIR there, where
+ * Windows says only that the path is not found. */
+static int through_non_dir(const char *path) {
+    char part[MAX_PATH + 1];
+    for (size_t i = 1; path[i] && i < sizeof part; i++) {
+        if (!ciot_os_is_sep(path[i])) continue;
+        memcpy(part, path, i);
+        part[i] = 0;
+        struct _stat64 st;
+        if (_stat64(part, &st) == 0 && (st.st_mode & _S_IFMT) != _S_IFDIR) return 1;
+    }
+    return 0;
+}
+
 int ciot_os_file_info_of(const char *path, int follow, ciot_os_file_info *fi) {
     struct _stat64 st;
     memset(fi, 0, sizeof *fi);
     if (_stat64(path, &st) != 0) {
+        if (errno == ENOENT && through_non_dir(path)) errno = ENOTDIR;
         fi->kind = CIOT_OS_MISSING;
         return -1;
     }
@@ -353,7 +422,11 @@ int ciot_os_replace(const char *from, const char *to) {
 }
 
 int ciot_os_remove(const char *path) { return _unlink(path); }
-int ciot_os_mkdir(const char *path) { return _mkdir(path); }
+int ciot_os_mkdir(const char *path) {
+    if (_mkdir(path) == 0) return 0;
+    if (errno == ENOENT && through_non_dir(path)) errno = ENOTDIR;
+    return -1;
+}
 int ciot_os_exists(const char *path) { return _access(path, 0) == 0; }
 
 void ciot_os_temp_dir(char *buf, size_t len) {

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "os.h"
 #include "pin.h"
 #include "place.h"
 
@@ -40,10 +41,10 @@ ciot_status ciot_pool_base_init(ciot_pool *p, ciot_pool_kind kind, const ciot_po
     p->timing = 1;
     p->pin = opts->pin != 0;
     p->spin = ciot_pool_spin_limit(opts);
-    p->slots = aligned_alloc(64, (size_t)opts->threads * sizeof *p->slots);
+    p->slots = ciot_os_aligned_alloc(64, (size_t)opts->threads * sizeof *p->slots);
     p->spans = calloc((size_t)opts->threads, sizeof *p->spans);
     if (!p->slots || !p->spans) {
-        free(p->slots);
+        ciot_os_aligned_free(p->slots);
         free(p->spans);
         return CIOT_E_NOMEM;
     }
@@ -66,7 +67,7 @@ void ciot_pool_base_free(ciot_pool *p) {
     ciot_binding_restore(p->caller_binding);
     p->caller_binding = NULL;
     ciot_priority_restore(&p->caller_priority);
-    free(p->slots);
+    ciot_os_aligned_free(p->slots);
     free(p->spans);
 }
 

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "os.h"
 #include "pin.h"
 #include "place.h"
 #include "pool_internal.h"
@@ -72,16 +73,16 @@ static void persistent_destroy(ciot_pool *p) {
     ciot_pool_base_free(p);
     free(pp->workers);
     free(pp->args);
-    free(pp);
+    ciot_os_aligned_free(pp);
 }
 
 ciot_status ciot_pool_persistent_create(const ciot_pool_opts *opts, ciot_pool **out) {
-    persistent_pool *pp = aligned_alloc(64, (sizeof(persistent_pool) + 63) / 64 * 64);
+    persistent_pool *pp = ciot_os_aligned_alloc(64, (sizeof(persistent_pool) + 63) / 64 * 64);
     if (!pp) return CIOT_E_NOMEM;
     memset(pp, 0, sizeof *pp);
     ciot_status st = ciot_pool_base_init(&pp->base, CIOT_POOL_PERSISTENT, opts);
     if (st != CIOT_OK) {
-        free(pp);
+        ciot_os_aligned_free(pp);
         return st;
     }
     pp->base.run = persistent_run;

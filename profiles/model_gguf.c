@@ -5,6 +5,7 @@
 #include <string.h>
 #include "gguf.h"
 #include "model.h"
+#include "os.h"
 #include "output.h"
 
 /* The block of a tensor name "blk.N....", -1 for tensors outside the blocks. */
@@ -41,7 +42,7 @@ typedef struct {
 static int cmp_entry(const void *a, const void *b) {
     const entry *x = a, *y = b;
     if (x->output != y->output) return x->output - y->output;
-    const long bx = x->block < 0 ? 1L << 40 : x->block, by = y->block < 0 ? 1L << 40 : y->block;
+    const long long bx = x->block < 0 ? 1LL << 40 : x->block, by = y->block < 0 ? 1LL << 40 : y->block;
     if (bx != by) return bx < by ? -1 : 1;
     if (x->anchor != y->anchor) return x->anchor - y->anchor;
     if (x->sub != y->sub) return x->sub - y->sub;
@@ -151,7 +152,7 @@ ciot_status ciot_model_from_gguf(ciot_gguf *g, const char *path, ciot_model *m, 
 ciot_status ciot_model_write_ops(const ciot_model *m, int n_ops, const char *path, char *why, size_t why_len) {
     char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
+    FILE *f = ciot_os_memstream_open(&text, &len);
     if (!f) return ciot_error(CIOT_E_NOMEM, why, why_len, "%s: out of memory", path);
     fprintf(f, "# %s: %d ops of one decoded token (ciot replay --dump-ops); name rows K [lm_head] [fuse=GROUP]\n",
             m->path, n_ops);
@@ -164,7 +165,10 @@ ciot_status ciot_model_write_ops(const ciot_model *m, int n_ops, const char *pat
         if (op->format >= 0) fprintf(f, "  # %s", ciot_format_name((ciot_format)op->format));
         fprintf(f, "\n");
     }
-    fclose(f);
+    if (ciot_os_memstream_close(f, &text, &len) != 0) {
+        free(text);
+        return ciot_error(CIOT_E_NOMEM, why, why_len, "%s: out of memory", path);
+    }
     const ciot_status st = ciot_write_atomic(path, text, len, why, why_len);
     free(text);
     return st;

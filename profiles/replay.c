@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "os.h"
 #include "parallel.h"
 #include "replay_ruler.h"
 #include "rules.h"
@@ -214,13 +215,13 @@ static ciot_status alloc_activations(ciot_replay *r) {
         if (need > xq) xq = need;
     }
     const size_t xf = (size_t)r->o.batch * (size_t)r->max_k;
-    r->xf = aligned_alloc(64, align64(xf * sizeof *r->xf));
-    r->xq = aligned_alloc(64, xq);
+    r->xf = ciot_os_aligned_alloc(64, align64(xf * sizeof *r->xf));
+    r->xq = ciot_os_aligned_alloc(64, xq);
     r->xq_own = calloc((size_t)r->threads, sizeof *r->xq_own);
-    r->y = aligned_alloc(64, align64((size_t)r->o.batch * (size_t)r->max_rows * sizeof *r->y));
+    r->y = ciot_os_aligned_alloc(64, align64((size_t)r->o.batch * (size_t)r->max_rows * sizeof *r->y));
     if (!r->xf || !r->xq || !r->xq_own || !r->y) return CIOT_E_NOMEM;
     for (int t = 0; t < r->threads; t++)
-        if (!(r->xq_own[t] = aligned_alloc(64, xq))) return CIOT_E_NOMEM;
+        if (!(r->xq_own[t] = ciot_os_aligned_alloc(64, xq))) return CIOT_E_NOMEM;
     /* Values do not change the timing; these stay in (-1, 1) so no block quantizes to all zeros. */
     for (size_t i = 0; i < xf; i++) r->xf[i] = (float)((int)((i * 2654435761u) % 2001) - 1000) * 1e-3f + 1e-4f;
     return CIOT_OK;
@@ -265,12 +266,12 @@ void ciot_replay_destroy(ciot_replay *r) {
     free(r->steps[CIOT_DISPATCH_FUSED]);
     free(r->group_bytes);
     ciot_weight_region_free(&r->region);
-    free(r->xf);
-    free(r->xq);
+    ciot_os_aligned_free(r->xf);
+    ciot_os_aligned_free(r->xq);
     if (r->xq_own)
-        for (int t = 0; t < r->threads; t++) free(r->xq_own[t]);
+        for (int t = 0; t < r->threads; t++) ciot_os_aligned_free(r->xq_own[t]);
     free(r->xq_own);
-    free(r->y);
+    ciot_os_aligned_free(r->y);
     free(r);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "bigbuf.h"
 #include "fp16.h"
+#include "os.h"
 #include "split.h"
 #include "token_kind.h"
 
@@ -191,7 +192,7 @@ ciot_status ciot_token_exec_create(const ciot_model *m, int max_context, const c
     /* scratch apart, from the heap: an op that overruns it is what the sanitizers see */
     e->other_bytes = pl.mem.other - pl.scratch;
     e->other = big(e->other_bytes);
-    e->scratch = aligned_alloc(64, pl.scratch ? pl.scratch : 64);
+    e->scratch = ciot_os_aligned_alloc(64, pl.scratch ? pl.scratch : 64);
     if ((e->state_bytes && !e->state) || (e->snapshot_bytes && !e->snapshot) || (e->kv_bytes && !e->kv) ||
         (e->other_bytes && !e->other) || !e->scratch) {
         ciot_token_exec_destroy(e);
@@ -246,7 +247,7 @@ void ciot_token_exec_destroy(ciot_token_exec *e) {
     if (e->snapshot) ciot_bigbuf_free(e->snapshot, e->snapshot_bytes);
     if (e->kv) ciot_bigbuf_free(e->kv, e->kv_bytes);
     if (e->other) ciot_bigbuf_free(e->other, e->other_bytes);
-    free(e->scratch);
+    ciot_os_aligned_free(e->scratch);
     free(e->slots);
     free(e);
 }

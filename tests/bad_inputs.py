@@ -8,8 +8,12 @@ empty when the pattern is "-"). The table's header says how rows, flags and setu
 A row marked known=REASON is a failure someone else is fixing: reported as KNOWN with the reason, counted
 as skipped, never as passed; when it passes it is reported as a failure so the mark gets removed.
 
-usage: bad_inputs.py --ciot PATH [--emulator "qemu-aarch64 -cpu max"] [--arch x86_64|aarch64] [--part ciot|render]
-                     [--table FILE] [--only REGEX] [--keep] [-v]
+With --windows (ciot.exe under Wine) the rows that cannot apply to Windows are skipped with their reason:
+FIFOs, symbolic links, Linux device and /proc paths, a closed descriptor, a control character in a file
+name, the Linux-only test peer module.
+
+usage: bad_inputs.py --ciot PATH [--emulator "qemu-aarch64 -cpu max"] [--arch x86_64|aarch64] [--windows]
+                     [--part ciot|render] [--table FILE] [--only REGEX] [--keep] [-v]
 Ends with "N passed, M failed, K skipped" and exits 1 when a row failed; exits 2 at once, with one line, when
 --ciot is not an executable file."""
 import argparse
@@ -209,11 +213,31 @@ def leftovers(d):
 
 # ---- one row ----
 
+def windows_skip(row):
+    """Why a row cannot apply to Windows (ciot.exe under Wine), or None."""
+    steps = {step[0] for step in row.setup}
+    words = " ".join([row.command] + [v for vals in row.flags.values() for v in vals])
+    if "{peer}" in row.command:
+        return "the test peer module (peers/fake_peer.c) is Linux-only: not built for Windows"
+    if "fifo" in steps:
+        return "a FIFO: Windows file systems have none"
+    if "link" in steps:
+        return "a symbolic link: made with a Linux call, which Wine shows a Windows program as its target"
+    if re.search(r"(^|[\s=])/(dev|proc)/", words):
+        return "a Linux device or /proc path: Windows has none"
+    if row.flag("redirect") == "closed":
+        return "a closed standard descriptor: the C runtime reopens none on Windows"
+    if any("{nl}" in w for step in row.setup for w in step):
+        return "a file whose name holds a newline: Windows file names cannot hold one"
+    return None
+
+
 class Runner:
     def __init__(self, args):
         ciot = os.path.abspath(args.ciot)
         self.ciot = shlex.split(args.emulator) + [ciot] if args.emulator else [ciot]
         self.emulated = bool(args.emulator)
+        self.windows = args.windows
         self.arch = args.arch
         self.part = args.part
         self.work = tempfile.mkdtemp(prefix="ciot-bad-inputs-")
@@ -230,6 +254,8 @@ class Runner:
     def skip_reason(self, row):
         if "native" in row.flags and self.emulated:
             return "needs gigabytes or this machine's CPU: not under the emulator"
+        if self.windows and windows_skip(row):
+            return windows_skip(row)
         want = row.flag("arch")
         if want and want != self.arch:
             return f"{want} only"
@@ -372,6 +398,8 @@ def main(argv=None):
     ap.add_argument("--ciot", required=True)
     ap.add_argument("--emulator", default="")
     ap.add_argument("--arch", default=os.uname().machine)
+    ap.add_argument("--windows", action="store_true", help="ciot is a Windows program (under Wine): skip the rows "
+                    "that cannot apply to Windows, each with its reason")
     ap.add_argument("--part", choices=("ciot", "render"), default="ciot",
                     help="the rows that run ciot (default) or those that run plots/render; the other part's rows "
                          "are not this run's and are not counted")

@@ -11,6 +11,7 @@
 #include "fp16.h"
 #include "kernel.h"
 #include "oracle_ops.h"
+#include "os.h"
 #include "token_kind.h"
 
 #define MAX_REGIONS 16
@@ -134,7 +135,7 @@ static void set_args(ciot_op_cases *cs, const void *args, size_t size, const int
 static unsigned char *alloc_case(ciot_op_cases *cs) {
     ops_case *c = &((run_state *)cs)->c;
     c->bytes = (c->bytes + 63) & ~(size_t)63;
-    c->drawn = aligned_alloc(64, c->bytes ? c->bytes : 64);
+    c->drawn = ciot_os_aligned_alloc(64, c->bytes ? c->bytes : 64);
     if (!c->drawn) return NULL;
     for (size_t i = 0; i + 4 <= c->bytes; i += 4) memcpy(c->drawn + i, &(uint32_t){SENTINEL}, 4);
     return c->drawn;
@@ -154,7 +155,7 @@ static void finish_case(ciot_op_cases *cs, long size) {
         st->res->failed++;
         goto done;
     }
-    unsigned char *want = aligned_alloc(64, c->bytes), *got = aligned_alloc(64, c->bytes);
+    unsigned char *want = ciot_os_aligned_alloc(64, c->bytes), *got = ciot_os_aligned_alloc(64, c->bytes);
     int ref_ok = want && got && run_case(c, label, &ciot_token_ops_ref, 1, want, st->log);
     for (int vi = 0; vi < ciot_token_ops_count(); vi++) {
         const ciot_token_ops *v = ciot_token_ops_at(vi);
@@ -172,9 +173,9 @@ static void finish_case(ciot_op_cases *cs, long size) {
             else st->res->failed++, st->per_version_fail[vi][k]++;
         }
     }
-    free(want), free(got);
+    ciot_os_aligned_free(want), ciot_os_aligned_free(got);
 done:
-    free(c->drawn);
+    ciot_os_aligned_free(c->drawn);
     const ciot_token_kind *kind = c->kind;
     memset(c, 0, sizeof *c);
     c->kind = kind;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "measure.h"
+#include "os.h"
 #include "output.h"
 #include "roof.h"
 #include "suite_pick.h"
@@ -122,14 +123,19 @@ int ciot_suite_write_summaries(const char *dir, const ciot_bench_row *rows, int 
     if (ciot_json_create(path, &j, why, sizeof why) != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why), j = NULL, failed = 1;
     char *text = NULL;
     size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
+    FILE *mem = ciot_os_memstream_open(&text, &len);
     if (!mem) {
         if (j) ciot_json_discard(j);
         fprintf(stderr, "ciot suite: no memory for the summary\n");
         return 1;
     }
     ciot_suite_summary(mem, j, rows, n, c, quick, spec_kernels);
-    fclose(mem);
+    if (ciot_os_memstream_close(mem, &text, &len) != 0) {
+        if (j) ciot_json_discard(j);
+        free(text);
+        fprintf(stderr, "ciot suite: no memory for the summary\n");
+        return 1;
+    }
     if (j && ciot_json_commit(j, why, sizeof why) != CIOT_OK) fprintf(stderr, "ciot suite: %s\n", why), failed = 1;
     /* summary.md through a temporary name, like every other file of the run */
     snprintf(path, sizeof path, "%s/summary.md", dir);

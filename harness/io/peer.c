@@ -81,7 +81,9 @@ ciot_status ciot_peer_open(const char *arg, ciot_peer **out, char *why, size_t l
     *out = NULL;
     ciot_peer *p = calloc(1, sizeof *p);
     if (!p) return CIOT_E_NOMEM;
-    const int is_path = strchr(arg, '/') || has_suffix(arg, ".so");
+    /* a folder in it, or a module file's suffix: .so, or Windows' .dll */
+    const int is_path = strchr(arg, '/') || (ciot_os_is_sep('\\') && strchr(arg, '\\')) || has_suffix(arg, ".so") ||
+                        has_suffix(arg, ".dll");
     if (is_path) snprintf(p->path, sizeof p->path, "%s", arg);
     if ((is_path && !is_file(p->path)) || (!is_path && !find_named(arg, p->path, sizeof p->path))) {
         if (is_path) snprintf(why, len, "%s: no such file", arg);

@@ -8,6 +8,7 @@
 #include "bigbuf.h"
 #include "bw_loops.h"
 #include "cpu.h"
+#include "os.h"
 #include "split.h"
 #include "stats.h"
 
@@ -288,13 +289,13 @@ ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size
     if (!p || !buf || !out || reps < 1 || (unsigned)kind >= CIOT_BW_N_KINDS || !(min_rep_seconds >= 0))
         return CIOT_E_ARG;
     const int n = ciot_pool_threads(p);
-    padded_sink *sink = aligned_alloc(64, (size_t)n * sizeof *sink);
+    padded_sink *sink = ciot_os_aligned_alloc(64, (size_t)n * sizeof *sink);
     double *rates = malloc((size_t)reps * sizeof *rates);
     bw_job j;
     size_t per_pass;
     ciot_status st = sink && rates ? make_job(kind, buf, bytes, prefetch, sink, &j, &per_pass) : CIOT_E_NOMEM;
     if (st != CIOT_OK) {
-        free(sink);
+        ciot_os_aligned_free(sink);
         free(rates);
         return st;
     }
@@ -308,7 +309,7 @@ ciot_status ciot_bw_measure_for(ciot_pool *p, ciot_bw_kind kind, void *buf, size
         .min_gbs = s.min, .median_gbs = s.median, .max_gbs = s.max,
         .impl = j.impl->name, .traffic = ciot_bw_traffic(kind), .prefetch = j.prefetch,
     };
-    free(sink);
+    ciot_os_aligned_free(sink);
     free(rates);
     return CIOT_OK;
 }
@@ -321,11 +322,11 @@ ciot_status ciot_bw_sample(ciot_pool *p, void *buf, size_t bytes, double min_sec
 ciot_status ciot_bw_sample_kind(ciot_pool *p, ciot_bw_kind kind, void *buf, size_t bytes, double min_seconds,
                                 size_t prefetch, double *gbs, int *passes) {
     if (!p || !buf || !gbs || !(min_seconds >= 0) || (unsigned)kind >= CIOT_BW_N_KINDS) return CIOT_E_ARG;
-    padded_sink *sink = aligned_alloc(64, (size_t)ciot_pool_threads(p) * sizeof *sink);
+    padded_sink *sink = ciot_os_aligned_alloc(64, (size_t)ciot_pool_threads(p) * sizeof *sink);
     bw_job j;
     size_t per_pass;
     ciot_status st = sink ? make_job(kind, buf, bytes, prefetch, sink, &j, &per_pass) : CIOT_E_NOMEM;
     if (st == CIOT_OK) *gbs = policy_rate(p, &j, per_pass, min_seconds, passes); /* j.passes is 1 */
-    free(sink);
+    ciot_os_aligned_free(sink);
     return st;
 }

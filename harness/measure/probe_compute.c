@@ -7,6 +7,7 @@
 #include <string.h>
 #include "compute_loops.h"
 #include "cpu.h"
+#include "os.h"
 #include "stats.h"
 
 typedef struct {
@@ -101,13 +102,13 @@ static void compute_task(void *arg, int t, int n) {
 
 /* One job of iters per thread on every thread of p; its wall time in ns (at least 1). */
 static ciot_status timed_job(ciot_pool *p, ciot_compute_family f, uint64_t iters, uint64_t *ns) {
-    padded_sink *sink = aligned_alloc(64, (size_t)ciot_pool_threads(p) * sizeof *sink);
+    padded_sink *sink = ciot_os_aligned_alloc(64, (size_t)ciot_pool_threads(p) * sizeof *sink);
     if (!sink) return CIOT_E_NOMEM;
     compute_job j = {.loop = impls[f].loop, .iters = iters, .sink = sink};
     const uint64_t t0 = ciot_now_ns();
     ciot_pool_run(p, compute_task, &j);
     const uint64_t dt = ciot_now_ns() - t0;
-    free(sink);
+    ciot_os_aligned_free(sink);
     *ns = dt ? dt : 1;
     return CIOT_OK;
 }
