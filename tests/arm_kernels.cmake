@@ -33,28 +33,28 @@ sve vector   ${sve_bits} bits"
       FAIL_REGULAR_EXPRESSION "unavailable")
     add_test(NAME arm_sve_dispatch COMMAND ciot info)
     set_tests_properties(arm_sve_dispatch PROPERTIES LABELS sve
-      PASS_REGULAR_EXPRESSION "pq2_0   gemv  t2p_gemv_neondot .*pq2_0   gemm  t2p_gemm_svei8mm .*ptq1_0  gemv  tl3_gemv_sve2 .*tq1_0   gemv  tl3_tq1_gemv_sve2 .*tq2_0   gemv  t2p_tq2_gemv_neondot .*tq2_0   gemm  t2p_tq2_gemm_svei8mm ")
+      PASS_REGULAR_EXPRESSION "pq2_0   gemv decode +t2p_gemv_neondot .*pq2_0   gemm any batch +t2p_gemm_svei8mm .*ptq1_0  gemv decode +tl3_gemv_sve2 .*tq1_0   gemv decode +tl3_tq1_gemv_sve2 .*tq2_0   gemv decode +t2p_tq2_gemv_neondot .*tq2_0   gemm any batch +t2p_tq2_gemm_svei8mm ")
     # an SVE core without dotprod and NEON i8mm: SVE alone (as A64FX) chooses the SVE lookups and gemv, with
     # SVE I8MM the SVE SMMLA gemms
     add_test(NAME arm_sve_dispatch_no_dotprod COMMAND ciot info)
     set_tests_properties(arm_sve_dispatch_no_dotprod PROPERTIES LABELS sve
       ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:neon,sve"
-      PASS_REGULAR_EXPRESSION "pq2_0   gemv  tl2_gemv_sve .*pq2_0   gemm  tl2_gemm_sve .*tq2_0   gemv  t2p_tq2_gemv_sve ")
+      PASS_REGULAR_EXPRESSION "pq2_0   gemv decode +tl2_gemv_sve .*pq2_0   gemm any batch +tl2_gemm_sve .*tq2_0   gemv decode +t2p_tq2_gemv_sve ")
     add_test(NAME arm_sve_dispatch_svei8mm COMMAND ciot info)
     set_tests_properties(arm_sve_dispatch_svei8mm PROPERTIES LABELS sve
       ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:neon,sve,svei8mm"
-      PASS_REGULAR_EXPRESSION "pq2_0   gemm  t2p_gemm_svei8mm .*tq2_0   gemm  t2p_tq2_gemm_svei8mm ")
+      PASS_REGULAR_EXPRESSION "pq2_0   gemm any batch +t2p_gemm_svei8mm .*tq2_0   gemm any batch +t2p_tq2_gemm_svei8mm ")
     # the SVE2 TL3 lookups cost less than the NEON ones on every SVE2 core's model (N2, V2 at 128 bits):
     # ranked above them, so with SVE2 present they are chosen, and without it NEON's are
     add_test(NAME arm_sve2_dispatch_tl3 COMMAND ciot info)
     set_tests_properties(arm_sve2_dispatch_tl3 PROPERTIES LABELS sve
       ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:neon,sve,sve2"
-      PASS_REGULAR_EXPRESSION "ptq1_0  gemv  tl3_gemv_sve2 .*ptq1_0  gemm  tl3_gemm_sve2 .*tq1_0   gemv  tl3_tq1_gemv_sve2 .*tq1_0   gemm  tl3_tq1_gemm_sve2 "
+      PASS_REGULAR_EXPRESSION "ptq1_0  gemv decode +tl3_gemv_sve2 .*ptq1_0  gemm any batch +tl3_gemm_sve2 .*tq1_0   gemv decode +tl3_tq1_gemv_sve2 .*tq1_0   gemm any batch +tl3_tq1_gemm_sve2 "
       FAIL_REGULAR_EXPRESSION "(gemv|gemm)  tl3_[a-z0-9_]*_neon")
     add_test(NAME arm_sve_dispatch_tl3_no_sve2 COMMAND ciot info)
     set_tests_properties(arm_sve_dispatch_tl3_no_sve2 PROPERTIES LABELS sve
       ENVIRONMENT_MODIFICATION "CIOT_CPU=path_list_append:neon,dotprod,sve"
-      PASS_REGULAR_EXPRESSION "ptq1_0  gemv  tl3_gemv_neon .*ptq1_0  gemm  tl3_gemm_neon .*tq1_0   gemv  tl3_tq1_gemv_neon .*tq1_0   gemm  tl3_tq1_gemm_neon "
+      PASS_REGULAR_EXPRESSION "ptq1_0  gemv decode +tl3_gemv_neon .*ptq1_0  gemm any batch +tl3_gemm_neon .*tq1_0   gemv decode +tl3_tq1_gemv_neon .*tq1_0   gemm any batch +tl3_tq1_gemm_neon "
       FAIL_REGULAR_EXPRESSION "(gemv|gemm)  tl3_[a-z0-9_]*_sve2")
     # every SVE kernel against the exact dot and its reference twin, at this length: the gemvs and the
     # gemms as two tests, so that ctest -j runs them side by side (a kernel is named <layout>_<op>_<isa>
