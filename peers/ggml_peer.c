@@ -126,23 +126,54 @@ static int dequantize_row(int type, const void *row, float *out, int K, char *er
     return 0;
 }
 
-struct ciot_peer_mm {
-    struct ggml_context *ctx;
-    struct ggml_tensor *w, *x, *y;
+/* A graph ready for the runtime's executor: its plan, its threads and its work memory, as the runtime keeps
+ * them across calls. Products and token ops alike run through one. */
+typedef struct {
     struct ggml_cgraph *graph;
     struct ggml_cplan plan;
 #if SPLIT_CPU_BACKEND
     struct ggml_threadpool *pool;
 #endif
     void *work;
+} prepared;
+
+/* The graph computing out, planned for threads; nonzero when its work memory cannot be had. */
+static int prepare(struct ggml_context *ctx, struct ggml_tensor *out, int threads, prepared *g) {
+    g->graph = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g->graph, out);
+#if SPLIT_CPU_BACKEND
+    struct ggml_threadpool_params tp = ggml_threadpool_params_default(threads);
+    g->pool = ggml_threadpool_new(&tp);
+    g->plan = ggml_graph_plan(g->graph, threads, g->pool);
+#else
+    g->plan = ggml_graph_plan(g->graph, threads);
+#endif
+    if (g->plan.work_size && posix_memalign(&g->work, 64, g->plan.work_size) != 0) return 1;
+    g->plan.work_data = g->work;
+    return 0;
+}
+
+static void prepared_free(prepared *g) {
+#if SPLIT_CPU_BACKEND
+    if (g->pool) ggml_threadpool_free(g->pool);
+#endif
+    free(g->work);
+}
+
+static int prepared_run(prepared *g, char *err, size_t len) {
+    if (ggml_graph_compute(g->graph, &g->plan) != GGML_STATUS_SUCCESS) return refuse(err, len, "the runtime's graph compute failed");
+    return 0;
+}
+
+struct ciot_peer_mm {
+    struct ggml_context *ctx;
+    struct ggml_tensor *w, *x, *y;
+    prepared g;
 };
 
 static void mm_free(ciot_peer_mm *mm) {
     if (!mm) return;
-#if SPLIT_CPU_BACKEND
-    if (mm->pool) ggml_threadpool_free(mm->pool);
-#endif
-    free(mm->work);
+    prepared_free(&mm->g);
     if (mm->ctx) ggml_free(mm->ctx);
     free(mm);
 }
@@ -173,20 +204,10 @@ static ciot_peer_mm *mm_new(int type, int rows, int K, int batch, int threads, c
     mm->w = ggml_new_tensor_2d(mm->ctx, ggml_of[type], K, rows);
     mm->x = ggml_new_tensor_2d(mm->ctx, GGML_TYPE_F32, K, batch);
     mm->y = ggml_mul_mat(mm->ctx, mm->w, mm->x);
-    mm->graph = ggml_new_graph(mm->ctx);
-    ggml_build_forward_expand(mm->graph, mm->y);
-#if SPLIT_CPU_BACKEND
-    struct ggml_threadpool_params tp = ggml_threadpool_params_default(threads);
-    mm->pool = ggml_threadpool_new(&tp);
-    mm->plan = ggml_graph_plan(mm->graph, threads, mm->pool);
-#else
-    mm->plan = ggml_graph_plan(mm->graph, threads);
-#endif
-    if (mm->plan.work_size && posix_memalign(&mm->work, 64, mm->plan.work_size) != 0) {
+    if (prepare(mm->ctx, mm->y, threads, &mm->g)) {
         mm_free(mm);
         return NULL;
     }
-    mm->plan.work_data = mm->work;
     return mm;
 }
 
@@ -194,9 +215,7 @@ static int mm_run(ciot_peer_mm *mm, const void *w, const float *x, float *y, cha
     mm->w->data = (void *)w;
     mm->x->data = (void *)x;
     mm->y->data = y;
-    if (ggml_graph_compute(mm->graph, &mm->plan) != GGML_STATUS_SUCCESS)
-        return refuse(err, len, "the runtime's graph compute failed");
-    return 0;
+    return prepared_run(&mm->g, err, len);
 }
 
 
@@ -205,12 +224,7 @@ enum { MAX_SLOTS = 4, MAX_BUFFERS = 4096 };
 
 struct ciot_peer_op {
     struct ggml_context *ctx;
-    struct ggml_cgraph *graph;
-    struct ggml_cplan plan;
-#if SPLIT_CPU_BACKEND
-    struct ggml_threadpool *pool;
-#endif
-    void *work;
+    prepared g;
     int instances, slots;
     struct ggml_tensor *slot[MAX_SLOTS];   /* re-pointed per instance */
     struct ggml_tensor *view;              /* a result that is a view of slot view_of (CPY's), re-pointed with it */
@@ -222,12 +236,9 @@ struct ciot_peer_op {
 
 static void op_free(ciot_peer_op *op) {
     if (!op) return;
-#if SPLIT_CPU_BACKEND
-    if (op->pool) ggml_threadpool_free(op->pool);
-#endif
+    prepared_free(&op->g);
     for (int i = 0; i < op->n_buffers; i++) free(op->buffers[i]);
     free(op->data);
-    free(op->work);
     if (op->ctx) ggml_free(op->ctx);
     free(op);
 }
@@ -264,21 +275,6 @@ static int op_place(ciot_peer_op *op, struct ggml_tensor *const *shared, int n_s
             if (!p) return 1;
             op->data[k * op->slots + j] = p;
         }
-    return 0;
-}
-
-static int op_plan(ciot_peer_op *op, struct ggml_tensor *out, int threads) {
-    op->graph = ggml_new_graph(op->ctx);
-    ggml_build_forward_expand(op->graph, out);
-#if SPLIT_CPU_BACKEND
-    struct ggml_threadpool_params tp = ggml_threadpool_params_default(threads);
-    op->pool = ggml_threadpool_new(&tp);
-    op->plan = ggml_graph_plan(op->graph, threads, op->pool);
-#else
-    op->plan = ggml_graph_plan(op->graph, threads);
-#endif
-    if (op->plan.work_size && posix_memalign(&op->work, 64, op->plan.work_size) != 0) return 1;
-    op->plan.work_data = op->work;
     return 0;
 }
 
@@ -363,7 +359,7 @@ static ciot_peer_op *op_new(const ciot_peer_op_shape *s, int threads, char *err,
     struct ggml_tensor *shared[8];
     int n_shared = 0;
     struct ggml_tensor *out = (op->ctx = ggml_init(ip)) ? op_graph(op, s, shared, &n_shared, err, len) : NULL;
-    if (!out || op_place(op, shared, n_shared) || op_plan(op, out, threads)) {
+    if (!out || op_place(op, shared, n_shared) || prepare(op->ctx, out, threads, &op->g)) {
         if (out) refuse(err, len, "out of memory for the op's %d instances", s->instances);
         op_free(op);
         return NULL;
@@ -375,9 +371,7 @@ static int op_run(ciot_peer_op *op, int instance, char *err, size_t len) {
     if (instance < 0 || instance >= op->instances) return refuse(err, len, "no instance %d", instance);
     for (int j = 0; j < op->slots; j++) op->slot[j]->data = op->data[instance * op->slots + j];
     if (op->view) op->view->data = op->slot[op->view_of]->data;
-    if (ggml_graph_compute(op->graph, &op->plan) != GGML_STATUS_SUCCESS)
-        return refuse(err, len, "the runtime's graph compute failed");
-    return 0;
+    return prepared_run(&op->g, err, len);
 }
 
 static ciot_peer_api api = {CIOT_PEER_ABI, sizeof(ciot_peer_api), "ggml", CIOT_PEER_BUILD, 0, types,
