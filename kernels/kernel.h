@@ -68,7 +68,8 @@ typedef enum {
      * at every step; ptq1_0's AVX2 and AVX-512 VNNI: vpmaddwd, vpdpwssd), AVX2_I16 (vpmaddubsw summed by vpaddw
      * in int16, widened at most once per two steps: the t2x4 / t2p kernels, TL3's AVX2 ones, which multiply
      * decoded trits), AVX2_I16_B32, AVXVNNI_B32, AVX512VNNI_B32 (the same multiplies with PTQ1_0's fp32 step
-     * per 32 weights: its gemms), AVXVNNI, AVX512VNNI, NEONDOT, I8MM, SVEDOT, SVEI8MM. scripts/x86-mix --check
+     * per 32 weights: its gemms), AVXVNNI, AVX512VNNI, NEONDOT, I8MM, SVEDOT, SVEI8MM; and the fp32 ones no
+     * matvec declares, the token ops' roofs: FMA32_* and F16FMA_* (kernels/ops.md). scripts/x86-mix --check
      * holds the AVX2 declarations to what the kernels execute. */
 #define CIOT_ISA_MAC(id, suffix, family, instruction) CIOT_MAC_##family,
 #define CIOT_ISA_MAC_ROW(id, word, suffix, flags, needs, probe, detect) CIOT_ISA_PROBE(CIOT_ISA_MAC, id, suffix, probe)

@@ -478,7 +478,8 @@ class Run:
 
     def compute_roof(self, threads):
         """(family, instruction, median GOPS) of the fastest compute family at this thread count, or None."""
-        rows = [r for r in self.compute if r.threads == threads]
+        # the int8 rows: the fp32 ones (fma32_, f16fma_) are the token ops' roofs, not a gemm's
+        rows = [r for r in self.compute if r.threads == threads and not r.name.startswith(("fma32_", "f16fma_"))]
         if not rows:
             return None
         best = max(rows, key=lambda r: r.stats["median"])

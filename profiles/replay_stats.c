@@ -203,6 +203,7 @@ static void traffic_add(ciot_op_traffic *a, const ciot_op_traffic *b) {
     a->weights += b->weights, a->state_read += b->state_read, a->state_written += b->state_written;
     a->kv_read += b->kv_read, a->kv_written += b->kv_written;
     a->act_read += b->act_read, a->act_written += b->act_written;
+    a->fmas += b->fmas, a->widened += b->widened;
 }
 
 /* ns of token k spent in the steps that match (kind, or part when kind is NULL). */

@@ -298,7 +298,7 @@ void ciot_token_exec_traffic(const ciot_token_exec *e, int i, int L, ciot_op_tra
     if (z->need.copies) {
         const size_t c = (size_t)z->need.copies;
         t->weights *= c, t->state_read *= c, t->state_written *= c, t->kv_read *= c, t->kv_written *= c;
-        t->act_read *= c, t->act_written *= c;
+        t->act_read *= c, t->act_written *= c, t->fmas *= c, t->widened *= c;
     }
 }
 

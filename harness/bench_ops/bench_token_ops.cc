@@ -7,7 +7,10 @@
 // parameters) as fill max(4 x LLC, the op's own size x 2); only the input activations, which the token's
 // matvec before the op has just written, are shared and warm.
 // Counters: GB/s (ciot_<kind>_bytes over the time), ceiling GB/s (the paired sample of the ruler), pct
-// (their ratio).
+// (their ratio); compute GB/s (the op's bytes at its fp32 work's pace: ciot_op_traffic's fmas and widened
+// values at the paired samples of the compute probe's fma32 and f16fma sequences of the version's ISA,
+// whichever takes longer), roof GB/s (the lower of the ceiling and compute GB/s) and pct_roof; the label
+// names the bound: the ruler or the sequence. A scalar reference has no compute roof (as a gemm's has none).
 // attention-hot/L=255 and L=1023 are the exception: one instance (1 or 4 MiB of cache, one or four chunks per
 // KV head) called again and again, so it runs from cache and its GB/s is the loop's compute rate, the bound
 // the DRAM runs can approach; L=1023 spreads the call's fixed costs (append, combine, two barriers) over four
@@ -38,6 +41,7 @@ extern "C" {
 #include "pool.h"
 #include "prefetch.h"
 #include "probe_bw.h"
+#include "probe_compute.h"
 #include "replay_ruler.h"
 #include "splitmix64.h"
 #include "token_kind.h"
@@ -102,10 +106,14 @@ struct Instances {
     const void *args(size_t i) const {
         return kind == CIOT_STEP_DELTANET ? (const void *)&dn[i] : kind == CIOT_STEP_ATTENTION ? (const void *)&at[i] : (const void *)&sc[i];
     }
-    // the kind's bytes moved and phases, from its descriptor
-    size_t bytes(size_t i) const {
+    // the kind's bytes moved and fp32 work, and its phases, from its descriptor
+    ciot_op_traffic traffic(size_t i) const {
         ciot_op_traffic t;
         ciot_token_kind_of(kind)->traffic(args(i), &t);
+        return t;
+    }
+    size_t bytes(size_t i) const {
+        const ciot_op_traffic t = traffic(i);
         return ciot_op_traffic_total(&t);
     }
     int phases(size_t i) const { return ciot_token_kind_of(kind)->phases(args(i)); }
@@ -195,6 +203,62 @@ Instances &instances_of(ciot_step_kind kind, int L, bool hot) {
     return *held;
 }
 
+// The compute probe's two fp32 sequences a version's loops issue (kernels/isa.def): fused multiply-adds, and
+// the same with an operand widened from fp16. A runtime's op is held to the widest this CPU runs.
+struct FmaFamilies {
+    bool has = false;
+    ciot_compute_family fma{}, f16{};
+};
+FmaFamilies fma_families(const char *version) {
+    const struct { const char *version, *fma, *f16; } rows[] = {{"avx512f", "fma32_avx512", "f16fma_avx512"},
+                                                                 {"avx2", "fma32_avx2", "f16fma_avx2"},
+                                                                 {"neon", "fma32_neon", "f16fma_neon"}};
+    FmaFamilies out;
+    for (const auto &r : rows) {
+        if (version && std::strcmp(version, r.version)) continue;
+        if (ciot_compute_family_parse(r.fma, &out.fma) == CIOT_OK && ciot_compute_family_parse(r.f16, &out.f16) == CIOT_OK &&
+            ciot_compute_available(out.fma) && ciot_compute_available(out.f16)) {
+            out.has = true;
+            return out;
+        }
+        if (version) break;
+    }
+    return FmaFamilies{};
+}
+
+// One compute-probe sample of family f on g_pool's pool, about 20 ms (sized once per family and pool).
+double compute_sample(ciot_compute_family f) {
+    static std::vector<std::tuple<ciot_pool *, int, uint64_t>> sized;
+    uint64_t iters = 0;
+    for (auto &z : sized)
+        if (std::get<0>(z) == g_pool.pool && std::get<1>(z) == int(f)) iters = std::get<2>(z);
+    if (!iters) {
+        if (ciot_compute_size(g_pool.pool, f, 0.02, &iters) != CIOT_OK) return 0;
+        sized.emplace_back(g_pool.pool, int(f), iters);
+    }
+    double gmacs = 0;
+    return ciot_compute_sample(g_pool.pool, f, iters, &gmacs) == CIOT_OK ? gmacs : 0;
+}
+
+// The roof counters of a row that moved `bytes` a call with `t`'s fp32 work, its ruler sampled at ceiling GB/s.
+void set_roof(benchmark::State &st, double gbs, double ceiling, const ciot_op_traffic &t, const FmaFamilies &fam,
+              const std::string &label) {
+    double compute = 0;
+    std::string bound = "the ruler";
+    if (fam.has && (t.fmas || t.widened)) {
+        const double fma = compute_sample(fam.fma), f16 = compute_sample(fam.f16);   // G per s
+        const double s_fma = fma > 0 ? double(t.fmas) / fma : 0, s_f16 = f16 > 0 ? double(t.widened) / f16 : 0;
+        const double ns = std::max(s_fma, s_f16);
+        compute = ns > 0 ? double(ciot_op_traffic_total(&t)) / ns : 0;
+        if (compute > 0 && compute < ceiling) bound = ciot_compute_family_name(s_f16 > s_fma ? fam.f16 : fam.fma);
+    }
+    const double roof = compute > 0 ? std::min(ceiling, compute) : ceiling;
+    st.counters["compute_GB/s"] = compute;
+    st.counters["roof_GB/s"] = roof;
+    st.counters["pct_roof"] = roof > 0 ? 100.0 * gbs / roof : 0;
+    st.SetLabel(label + ", bound: " + bound);
+}
+
 // One sample of the ruler over one round of calls moving `round` bytes, on g_pool's pool.
 double ruler_sample(ciot_bw_kind ruler, size_t round) {
     ciot_ruler r{};
@@ -248,7 +312,7 @@ void bench(benchmark::State &st, ciot_step_kind kind, int L, bool hot, const cha
     st.counters["ceiling_GB/s"] = probe_gbs;
     st.counters["pct"] = probe_gbs > 0 ? 100.0 * gbs / probe_gbs : 0;
     st.counters["MB/call"] = (double)in.bytes(0) / 1e6;
-    st.SetLabel(std::string("ruler ") + ciot_bw_kind_name(ruler));
+    set_roof(st, gbs, probe_gbs, in.traffic(0), fma_families(v->name), std::string("ruler ") + ciot_bw_kind_name(ruler));
 }
 
 // A runtime's own op (a peer module, --peer) at the shape and instance count of ciot's: the same bytes a call
@@ -310,7 +374,8 @@ void bench_peer(benchmark::State &st, ciot_step_kind kind, int L, ciot_peer *m, 
     st.counters["ceiling_GB/s"] = probe_gbs;
     st.counters["pct"] = probe_gbs > 0 ? 100.0 * gbs / probe_gbs : 0;
     st.counters["MB/call"] = double(in.bytes(0)) / 1e6;
-    st.SetLabel(std::string("runtime ") + a->build + ", ruler " + ciot_bw_kind_name(ruler));
+    set_roof(st, gbs, probe_gbs, in.traffic(0), fma_families(nullptr),
+             std::string("runtime ") + a->build + ", ruler " + ciot_bw_kind_name(ruler));
 }
 
 // --peer MODULE[,MODULE]: taken out of argv before Google Benchmark reads it; false after one line.

@@ -1,4 +1,4 @@
-/* ciot compute: the peak int8 multiply-accumulate rate of every instruction sequence this CPU has, over a
+/* ciot compute: the peak multiply-accumulate rate (int8, and the token ops' fp32) of every instruction sequence this CPU has, over a
  * thread sweep on the persistent pool; prints GMAC/s and GOPS (2 ops per MAC), optionally as JSON. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,11 +69,12 @@ static int parse_args(int argc, char **argv, compute_opts *o) {
          "architecture)<TAB>available or unavailable<TAB>its instructions", NULL},
     };
     const ciot_cmdline c = {"compute", "[options]",
-                            "Peak int8 multiply-accumulate rate per instruction sequence this CPU has, one row\n"
-                            "each, named for what it computes (avx2: vpmaddubsw widened to int32 at every step;\n"
+                            "Peak multiply-accumulate rate per instruction sequence this CPU has, one row each,\n"
+                            "named for what it computes (avx2: int8 vpmaddubsw widened to int32 at every step;\n"
                             "avx2_i16: vpmaddubsw summed in int16; a _b32 row: its multiplies with PTQ1_0's fp32\n"
-                            "step per 32 weights), enough independent chains to hide latency, over a thread sweep\n"
-                            "on the persistent pool.",
+                            "step per 32 weights; fma32_: fp32 fused multiply-adds, f16fma_: the same with an\n"
+                            "operand widened from fp16, the token ops' roofs), enough independent chains to hide\n"
+                            "latency, over a thread sweep on the persistent pool.",
                             opts, (int)(sizeof opts / sizeof opts[0]), NULL, 0};
     int rc = ciot_opts_parse(&c, argc, argv, NULL, NULL);
     if (rc < 0 && o->families_arg) rc = parse_families(&c, o);
@@ -85,7 +86,7 @@ static void write_json(ciot_json *j, const compute_opts *o, const ciot_compute_r
     ciot_json_begin_object(j);
     ciot_json_kv_string(j, "probe", "compute");
     ciot_json_kv_int(j, "schema", 1);
-    ciot_json_kv_string(j, "rate_unit", "GMAC/s = 1e9 int8 multiply-accumulates per second; GOPS = 2 x GMAC/s");
+    ciot_json_kv_string(j, "rate_unit", "GMAC/s = 1e9 multiply-accumulates per second (int8, or fp32 where a row's operands say); GOPS = 2 x GMAC/s");
     ciot_json_kv_int(j, "cores", ciot_topo_cores());
     ciot_json_kv_bool(j, "pin_requested", !o->no_pin);
     ciot_json_kv_int(j, "reps", o->reps);
@@ -98,6 +99,7 @@ static void write_json(ciot_json *j, const compute_opts *o, const ciot_compute_r
         ciot_json_begin_object(j);
         ciot_json_kv_string(j, "family", ciot_compute_family_name(r->family));
         ciot_json_kv_string(j, "instruction", ciot_compute_instruction(r->family));
+        ciot_json_kv_string(j, "operands", ciot_compute_fp32(r->family) ? "fp32" : "int8");
         ciot_json_kv_int(j, "threads", r->threads);
         ciot_json_kv_int(j, "macs_per_iter", r->macs_per_iter);
         ciot_json_kv_int(j, "iters_per_thread", (long long)r->iters);
@@ -145,7 +147,7 @@ static int measure_sweep(const compute_opts *o, ciot_compute_result *res, ciot_p
 static void print_table(const compute_opts *o, const ciot_compute_result *res, const ciot_pool_info *infos,
                         int n_res) {
     char note[128];
-    printf("# int8 multiply-accumulate peak, priority %s, %d reps after a warm-up; GOPS = 2 x GMAC/s\n",
+    printf("# multiply-accumulate peak (int8; fp32 in the fma32_ and f16fma_ rows), priority %s, %d reps after a warm-up; GOPS = 2 x GMAC/s\n",
            n_res ? infos[0].priority : "-", o->reps);
     printf("%-11s %7s %11s %13s %11s %12s %17s  %-12s %s\n", "family", "threads", "min GMAC/s", "median GMAC/s",
            "max GMAC/s", "median GOPS", "GMAC/s per thread", "instruction", "pinning");
@@ -190,7 +192,7 @@ int ciot_cmd_compute(int argc, char **argv) {
     if (o.n_families == 0) {
         ciot_json_discard(json);
         char names[256];
-        fprintf(stderr, "ciot compute: this CPU (or this build) has none of the int8 families (%s)\n",
+        fprintf(stderr, "ciot compute: this CPU (or this build) has none of the compute families (%s)\n",
                 ciot_compute_family_names(", ", names, sizeof names));
         return 2;
     }

@@ -217,7 +217,7 @@ static int run_probes(const plan *p, const char *dir, ciot_progress *progress) {
     snprintf(path, sizeof path, "%s/bw.json", dir), arg(&a, path);
     failed |= ciot_cmd_bw(a.n, a.v) != 0;
 
-    stage(STAGE_COMPUTE, "int8 compute probe (ciot compute)", progress, p->estimate);
+    stage(STAGE_COMPUTE, "compute probe (ciot compute)", progress, p->estimate);
     a = (args){0};
     arg(&a, "compute"), arg(&a, "--threads"), arg(&a, p->sweep), arg(&a, "--reps"), arg(&a, p->reps), arg(&a, "--json");
     snprintf(path, sizeof path, "%s/compute.json", dir), arg(&a, path);

@@ -18,7 +18,7 @@ static const ciot_command commands[] = {
     {"bw", ciot_cmd_bw, "DRAM bandwidth probe: read (the ceiling), write, copy over a thread sweep"},
     {"bench", ciot_cmd_bench, "Google Benchmark runs of every available kernel (Gweights/s, GB/s, % of ceiling)"},
     {"suite", ciot_cmd_suite, "the default suite into results/<date>-<host>-<commit>/ with a summary table"},
-    {"compute", ciot_cmd_compute, "peak int8 multiply-accumulate rate per instruction sequence and threads"},
+    {"compute", ciot_cmd_compute, "peak multiply-accumulate rate per instruction sequence (int8; the token ops' fp32) and threads"},
     {"peers", ciot_cmd_peers, "what a peer module (a runtime's own kernels, scripts/peer-build) offers"},
     {"tune", ciot_cmd_tune, "time every kernel here and keep the fastest per file, op, batch and threads"},
     {"replay", ciot_cmd_replay, "one decoded token of a model op by op: per op and thread, busy vs barrier wait"},

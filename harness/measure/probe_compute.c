@@ -71,6 +71,11 @@ int ciot_compute_macs_per_iter(ciot_compute_family f) {
     return (unsigned)f < CIOT_COMPUTE_N_FAMILIES && impls[f].macs_per_iter ? *impls[f].macs_per_iter : 0;
 }
 
+int ciot_compute_fp32(ciot_compute_family f) {
+    const char *n = ciot_compute_family_name(f);
+    return !strncmp(n, "fma32_", 6) || !strncmp(n, "f16fma_", 7);
+}
+
 int ciot_compute_available(ciot_compute_family f) {
     if ((unsigned)f >= CIOT_COMPUTE_N_FAMILIES) return 0;
     return impls[f].loop && (ciot_cpu_features() & impls[f].feature);

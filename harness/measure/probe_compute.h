@@ -35,6 +35,8 @@ ciot_status ciot_compute_family_parse(const char *name, ciot_compute_family *out
 /* The MACs one iteration of the family's loop declares (ciot_compute_macs_NAME), 0 when the loop is not
  * built for this architecture. */
 int ciot_compute_macs_per_iter(ciot_compute_family f);
+/* 1 for the fp32 sequences (fma32_*, f16fma_*: the token ops' roofs), 0 for the int8 ones (the matvecs'). */
+int ciot_compute_fp32(ciot_compute_family f);
 /* 1 when the family is built for this architecture and the CPU (as masked by CIOT_CPU) has it. */
 int ciot_compute_available(ciot_compute_family f);
 

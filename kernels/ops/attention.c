@@ -35,6 +35,9 @@ void ciot_attention_traffic(const ciot_attention_args *a, ciot_op_traffic *t) {
         .kv_written = 2 * row * sizeof(uint16_t),
         .act_read = (2 * qd + 2 * row) * sizeof(float), /* q, gate, k, v */
         .act_written = qd * sizeof(float),
+        /* q . k and e v at every position, for every query head; each K and V value widened once per KV head */
+        .fmas = 2 * qd * (size_t)(a->L + 1),
+        .widened = 2 * row * (size_t)(a->L + 1),
     };
 }
 size_t ciot_attention_bytes(const ciot_attention_args *a) {

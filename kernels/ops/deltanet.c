@@ -34,6 +34,8 @@ void ciot_deltanet_traffic(const ciot_deltanet_args *a, ciot_op_traffic *t) {
         .state_written = state + conv,
         .act_read = ch * f + 2 * (size_t)a->v_heads * f, /* qkv, alpha, beta */
         .act_written = vd * f,
+        /* per state value S k, the decay, the update and S q; the conv's taps per channel */
+        .fmas = 4 * vd * (size_t)a->head_dim + (size_t)a->conv * ch,
     };
 }
 size_t ciot_deltanet_bytes(const ciot_deltanet_args *a) {

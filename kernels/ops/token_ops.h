@@ -15,13 +15,17 @@
 #include <stdint.h>
 #include "status.h"
 
-/* Bytes an op reads and writes in memory, by what they are (the replay's report columns). Scratch is not
- * counted: it is the op's own and stays in cache. */
+/* Bytes an op reads and writes in memory, by what they are (the replay's report columns), and the fp32 work
+ * it does on them. Scratch is not counted: it is the op's own and stays in cache. */
 typedef struct {
     size_t weights;                     /* norm and conv weights, the embedding row */
     size_t state_read, state_written;   /* DeltaNet and conv states; a state copy's source and destination */
     size_t kv_read, kv_written;         /* attention's K and V caches */
     size_t act_read, act_written;       /* activations: op inputs and outputs */
+    /* Not bytes: the fp32 work of the op's main loops, its compute roof beside the ruler (kernels/ops.md,
+     * "Compute"). fmas: multiply-adds, a lone multiply counted as one; widened: values of their operands
+     * widened from fp16 (attention's K and V), each once. */
+    size_t fmas, widened;
 } ciot_op_traffic;
 static inline size_t ciot_op_traffic_total(const ciot_op_traffic *t) {
     return t->weights + t->state_read + t->state_written + t->kv_read + t->kv_written + t->act_read +

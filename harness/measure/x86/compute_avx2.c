@@ -100,3 +100,58 @@ uint64_t ciot_compute_loop_avx2_i16_b32(uint64_t iters) {
     }
     return ciot_b32_checksum(&acc[0][0], sizeof acc / sizeof(float));
 }
+
+/* fma32_avx2: vfmadd231ps on ymm into 12 independent chains, 8 fp32 multiply-adds each: the FMA peak the
+ * token ops' float loops (attention's dot products, DeltaNet's state rows) are bound by in cache. */
+const int ciot_compute_macs_fma32_avx2 = CIOT_REG_CHAINS * 8;
+
+uint64_t ciot_compute_loop_fma32_avx2(uint64_t iters) {
+    __m256 x = _mm256_set1_ps(1.0f), w = _mm256_set1_ps(1.0f);
+#define ZERO(k) __m256 a##k = _mm256_setzero_ps();
+#define STEP(k) a##k = _mm256_fmadd_ps(x, w, a##k);
+#define SUM(k) s = _mm256_add_ps(s, a##k);
+    CIOT_REG_CHAINS_EACH(ZERO)
+    for (uint64_t i = 0; i < iters; i++) {
+        __asm__ __volatile__("" : "+x"(x), "+x"(w)); /* opaque operands: no chain can be folded */
+        CIOT_REG_CHAINS_EACH(STEP)
+    }
+    __m256 s = _mm256_setzero_ps();
+    CIOT_REG_CHAINS_EACH(SUM)
+#undef ZERO
+#undef STEP
+#undef SUM
+    float f[8];
+    _mm256_storeu_ps(f, s);
+    double sum = 0;
+    for (int i = 0; i < 8; i++) sum += f[i];
+    return (uint64_t)sum;
+}
+
+/* f16fma_avx2: each multiply-add's operand widened from 8 fp16 values read from L1 (vcvtph2ps with a memory
+ * operand), as attention reads its K and V rows; 12 chains, 8 fp32 multiply-adds each. */
+const int ciot_compute_macs_f16fma_avx2 = CIOT_REG_CHAINS * 8;
+
+uint64_t ciot_compute_loop_f16fma_avx2(uint64_t iters) {
+    _Alignas(32) uint16_t h[CIOT_REG_CHAINS][8];
+    for (int k = 0; k < CIOT_REG_CHAINS; k++)
+        for (int i = 0; i < 8; i++) h[k][i] = 0x3c00; /* fp16 1.0: each multiply-add adds 1 */
+    __m256 x = _mm256_set1_ps(1.0f);
+#define ZERO(k) __m256 a##k = _mm256_setzero_ps();
+#define STEP(k) a##k = _mm256_fmadd_ps(x, _mm256_cvtph_ps(_mm_load_si128((const __m128i *)h[k])), a##k);
+#define SUM(k) s = _mm256_add_ps(s, a##k);
+    CIOT_REG_CHAINS_EACH(ZERO)
+    for (uint64_t i = 0; i < iters; i++) {
+        __asm__ __volatile__("" : "+x"(x) : "r"(h) : "memory"); /* the fp16 rows are read again each time */
+        CIOT_REG_CHAINS_EACH(STEP)
+    }
+    __m256 s = _mm256_setzero_ps();
+    CIOT_REG_CHAINS_EACH(SUM)
+#undef ZERO
+#undef STEP
+#undef SUM
+    float f[8];
+    _mm256_storeu_ps(f, s);
+    double sum = 0;
+    for (int i = 0; i < 8; i++) sum += f[i];
+    return (uint64_t)sum;
+}
