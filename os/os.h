@@ -213,5 +213,9 @@ void *ciot_os_module_symbol(ciot_os_module *m, const char *name);
 void ciot_os_module_close(ciot_os_module *m);
 /* The last failure of the calling thread's module calls, one line. */
 const char *ciot_os_module_error(char *buf, size_t len);
+/* A shared module's file name suffix: ".so"; ".dll". */
+const char *ciot_os_module_suffix(void);
+/* The running program's own file, NUL-terminated (/proc/self/exe; GetModuleFileNameW); -1 with errno set. */
+int ciot_os_executable_path(char *buf, size_t len);
 
 #endif

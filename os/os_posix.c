@@ -557,6 +557,16 @@ const char *ciot_os_module_error(char *buf, size_t len) {
     snprintf(buf, len, "%s", e ? e : "no error");
     return buf;
 }
+const char *ciot_os_module_suffix(void) { return ".so"; }
+
+int ciot_os_executable_path(char *buf, size_t len) {
+    if (len < 2) return errno = ERANGE, -1;
+    const ssize_t n = readlink("/proc/self/exe", buf, len);
+    if (n < 0) return -1;
+    if ((size_t)n >= len) return errno = ENAMETOOLONG, -1;   /* readlink truncates silently */
+    buf[n] = 0;
+    return 0;
+}
 
 /* ---- regular expressions ---- */
 

@@ -512,3 +512,15 @@ const char *ciot_os_module_error(char *buf, size_t len) {
     snprintf(buf, len, "%s (error %lu)", text[0] ? text : "unknown error", module_error);
     return buf;
 }
+
+const char *ciot_os_module_suffix(void) { return ".dll"; }
+
+int ciot_os_executable_path(char *buf, size_t len) {
+    wchar_t w[MAX_PATH * 4];
+    const DWORD n = GetModuleFileNameW(NULL, w, MAX_PATH * 4);
+    if (n == 0 || n >= MAX_PATH * 4) return errno = ENAMETOOLONG, -1;   /* n == size: the name was cut */
+    /* the ANSI code page, as the C runtime's narrow calls (and wide() above) read a path */
+    if (len > INT_MAX || WideCharToMultiByte(CP_ACP, 0, w, -1, buf, (int)len, NULL, NULL) <= 0)
+        return errno = ENAMETOOLONG, -1;
+    return 0;
+}

@@ -25,6 +25,11 @@ check(p.returncode == 0 and all(f"\n{t} " in p.stdout for t in ("q2_0", "tq1_0",
       "ciot peers lists the test module's three types")
 check("module   fake" in p.stdout and "abi      1" in p.stdout, "ciot peers names the module by its folder and its ABI")
 
+p = run("peers", "fake", env={"CIOT_PEER_DIR": os.path.dirname(os.path.dirname(fake))})
+check(p.returncode == 0 and "module   fake" in p.stdout,
+      "a NAME is found as NAME/ciot-peer.so (the OS's module suffix) under $CIOT_PEER_DIR" +
+      ("" if p.returncode == 0 else ": " + p.stderr.strip()[-200:]))
+
 p = run("check", "--peer", fake)
 last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
 check(p.returncode == 0 and last.endswith(" 0 failed, 0 skipped") and int(last.split()[0]) >= 3 * 14 * 7,

@@ -31,31 +31,42 @@ static int has_suffix(const char *s, const char *suffix) {
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* The last path separator in path, or NULL. */
+static const char *last_sep(const char *path) {
+    const char *last = NULL;
+    for (const char *c = path; *c; c++)
+        if (ciot_os_is_sep(*c)) last = c;
+    return last;
+}
+
 /* The module file a NAME stands for, or 0 when none of the places holds it (out: the last place tried). */
 static int find_named(const char *name, char *out, size_t len) {
+    const char *suffix = ciot_os_module_suffix();
     const char *dir = getenv("CIOT_PEER_DIR");
     if (dir && *dir) {
-        snprintf(out, len, "%s/%s/" CIOT_PEER_FILE, dir, name);
+        snprintf(out, len, "%s/%s/" CIOT_PEER_STEM "%s", dir, name, suffix);
         if (is_file(out)) return 1;
     }
-    snprintf(out, len, "build/peers/%s/" CIOT_PEER_FILE, name);
+    snprintf(out, len, "build/peers/%s/" CIOT_PEER_STEM "%s", name, suffix);
     if (is_file(out)) return 1;
     char exe[4096];
-    if (ciot_os_readlink("/proc/self/exe", exe, sizeof exe) < 0) return 0;
-    char *slash = strrchr(exe, '/');
-    if (!slash) return 0;
-    *slash = 0;   /* build/native/ciot -> build/native, whose parent holds peers/ */
-    snprintf(out, len, "%s/../peers/%s/" CIOT_PEER_FILE, exe, name);
+    if (ciot_os_executable_path(exe, sizeof exe) < 0) return 0;
+    char *sep = (char *)last_sep(exe);
+    if (!sep) return 0;
+    *sep = 0;   /* build/native/ciot -> build/native, whose parent holds peers/ */
+    snprintf(out, len, "%s/../peers/%s/" CIOT_PEER_STEM "%s", exe, name, suffix);
     return is_file(out);
 }
 
-/* The module's name: its folder's, or its file's without the suffix when it lies loose. */
+/* The module's name: its folder's when the file is ciot-peer.so (.dll), else its file's without the suffix. */
 static void name_of(const char *path, char *out, size_t len) {
-    const char *base = strrchr(path, '/');
+    const char *base = last_sep(path);
     base = base ? base + 1 : path;
-    if (strcmp(base, CIOT_PEER_FILE) == 0 && base > path) {
+    char file[64];
+    snprintf(file, sizeof file, CIOT_PEER_STEM "%s", ciot_os_module_suffix());
+    if (strcmp(base, file) == 0 && base > path) {
         const char *end = base - 1, *start = end;
-        while (start > path && start[-1] != '/') start--;
+        while (start > path && !ciot_os_is_sep(start[-1])) start--;
         snprintf(out, len, "%.*s", (int)(end - start), start);
         return;
     }

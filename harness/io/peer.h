@@ -10,10 +10,11 @@
 
 typedef struct ciot_peer ciot_peer;
 
-/* Where a module is: an argument with a '/' or ending in the module suffix is a path; any other is a NAME,
- * looked up as NAME/ciot-peer.so under $CIOT_PEER_DIR, then build/peers of the working folder, then the
- * peers folder beside the ciot build (scripts/peer-build writes it there). */
-#define CIOT_PEER_FILE "ciot-peer.so"
+/* Where a module is: an argument with a path separator or ending in a module suffix (.so, .dll) is a path;
+ * any other is a NAME, looked up as NAME/ciot-peer.so (ciot-peer.dll on Windows: the OS's module suffix)
+ * under $CIOT_PEER_DIR, then build/peers of the working folder, then the peers folder beside the ciot build
+ * (scripts/peer-build writes it there). */
+#define CIOT_PEER_STEM "ciot-peer"
 
 /* Loads one module and checks its table: CIOT_E_IO when the file is missing or not a module, CIOT_E_FORMAT
  * for another ABI version or a malformed table; why names it in one line. The module's name is the folder

@@ -22,7 +22,7 @@ ciot_windows_deps() {
   echo "deps: building hwloc 2.9.0 for $triple into $prefix"
   rm -rf "$prefix/obj-hwloc" "$prefix/obj-benchmark" && mkdir -p "$prefix/obj-hwloc"
   ( cd "$prefix/obj-hwloc"
-    "$src/hwloc-2.9.0/configure" -q --host=$triple --prefix="$prefix" CC=$triple-gcc-posix \
+    "$src/hwloc-2.9.0/configure" -q --disable-dependency-tracking --host=$triple --prefix="$prefix" CC=$triple-gcc-posix \
       --enable-static --disable-shared --disable-cairo --disable-libxml2 --disable-io --disable-plugins \
       --disable-opencl --disable-cuda --disable-nvml --disable-rsmi --disable-levelzero --disable-gl \
       --disable-libudev --disable-doxygen

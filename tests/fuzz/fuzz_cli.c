@@ -1,7 +1,7 @@
 /* Fuzz target: the number, size, list, shape and decimal parsers of the command line (harness/cmd/cli.c)
  * against reference parsers written here from their contracts in cli.h: the same strings accepted, the same values,
  * whatever the bytes (overflow, signs, spaces, junk after the number, NaN and Inf spelled out).
- * ciot-fuzz-seconds: 15 */
+ * ciot-fuzz-seconds: 8 */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * subnormals, huge) and nesting. A shadow of the grammar here predicts whether each call is legal: the
  * writer must report misuse exactly when the program misuses it, and whenever it reports success its
  * output must be one valid JSON document (tests/json_check.h).
- * ciot-fuzz-seconds: 20 */
+ * ciot-fuzz-seconds: 10 */
 #include <stdint.h>
 #include "json_check.h"
 #include "fuzz.h"

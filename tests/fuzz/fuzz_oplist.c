@@ -2,7 +2,7 @@
  * of model.h (shapes in range, fuse runs consecutive with one K and at most 2^30 rows, weight totals
  * that cannot overflow), and its sizes and checks run clean for every layout; a refusal is one line
  * naming the file and keeps nothing.
- * ciot-fuzz-seconds: 20 */
+ * ciot-fuzz-seconds: 10 */
 #include <stdint.h>
 #include "fuzz.h"
 #include "kernel.h"
