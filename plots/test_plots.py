@@ -412,6 +412,19 @@ def drawn_figure(module, run_dir, **kwargs):
     return kept[0], rows
 
 
+@contextlib.contextmanager
+def figures_saved(module, kept):
+    """Appends to kept each figure module saves (PNG and SVG written as always) while the block runs."""
+    import importlib
+    mod = importlib.import_module(module)
+    saved = mod.save
+    mod.save = lambda fig, base: kept.append(fig) or saved(fig, base)
+    try:
+        yield
+    finally:
+        mod.save = saved
+
+
 def text_boxes(fig):
     """(text, display box) of every Text the figure draws: visible, not empty, tick labels only of the ticks
     inside the axis' view."""
@@ -433,9 +446,10 @@ def text_boxes(fig):
     return out
 
 
-def overlapping_texts(fig):
-    """Pairs of drawn texts whose boxes overlap (by more than a pixel each way)."""
-    boxes = text_boxes(fig)
+def overlapping_texts(fig, boxes=None):
+    """Pairs of drawn texts whose boxes overlap (by more than a pixel each way); boxes: text_boxes(fig)
+    when the caller has them already (each call of it draws the figure again)."""
+    boxes = text_boxes(fig) if boxes is None else boxes
     out = []
     for i, (a, ba) in enumerate(boxes):
         for b, bb in boxes[i + 1:]:
@@ -459,24 +473,29 @@ def layout_bars_per_panel(fig):
     return max(sum(1 for p in ax.patches if isinstance(p, Rectangle)) for ax in fig.axes)
 
 
-def check_readable(run_dir, label):
-    """The layout chart and the roofline as drawn: no two texts overlap, few series, a small legend."""
-    fig, rows = drawn_figure("layouts", run_dir)
-    check(f"{label} layouts: no two texts overlap", not overlapping_texts(fig), overlapping_texts(fig))
+def check_readable(run_dir, label, figures):
+    """The layout chart and the roofline as drawn: no two texts overlap, few series, a small legend. figures:
+    plot -> (figure, table rows) of the figures the script saved in this process; a plot not in it is drawn
+    here again (its script ran in a process of its own)."""
+    fig, rows = figures.get("layouts") or drawn_figure("layouts", run_dir)
+    overlaps = overlapping_texts(fig)   # once: each call draws the figure again
+    check(f"{label} layouts: no two texts overlap", not overlaps, overlaps)
     bars = layout_bars_per_panel(fig)
     check(f"{label} layouts: at most {MAX_LAYOUT_BARS} bars per panel ({bars})", 0 < bars <= MAX_LAYOUT_BARS)
     share = legend_share(fig)
     check(f"{label} layouts: legend {100 * share:.1f}% of the axes' area (at most {100 * MAX_LEGEND_SHARE:.0f}%)",
           share <= MAX_LEGEND_SHARE)
-    fig, rows = drawn_figure("roofline", run_dir)
-    check(f"{label} roofline: no two texts overlap", not overlapping_texts(fig), overlapping_texts(fig))
+    fig, rows = figures.get("roofline") or drawn_figure("roofline", run_dir)
+    boxes = text_boxes(fig)
+    overlaps = overlapping_texts(fig, boxes)
+    check(f"{label} roofline: no two texts overlap", not overlaps, overlaps)
     named = {(r["kernel"], r["shape"], r["batch"]) for r in rows if r["what"] == "point" and r["shown"]}
     check(f"{label} roofline: at most {MAX_ROOFLINE_SERIES} series named ({len(named)})",
           0 < len(named) <= MAX_ROOFLINE_SERIES)
     share = legend_share(fig)
     check(f"{label} roofline: legend {100 * share:.1f}% of the axes' area (at most {100 * MAX_LEGEND_SHARE:.0f}%)",
           share <= MAX_LEGEND_SHARE)
-    texts = " ".join(t for t, _ in text_boxes(fig))
+    texts = " ".join(t for t, _ in boxes)
     check(f"{label} roofline: every roof named on the plot", "read roof" in texts and "GOPS" in texts)
     import matplotlib.pyplot as plt
     plt.close("all")
@@ -501,27 +520,44 @@ def test_readable_checks_fail(run_dir):
     plt.close("all")
 
 
-def test_run(run_dir, label, tmp, expect=None, render=True):
+def draw(inprocess, script, *args):
+    """(exit status, stderr) of a plot script: run as a user runs it (a process of its own), or with inprocess
+    its main(argv) in this process, which draws and saves the same pictures and table without starting Python
+    and importing matplotlib again."""
+    if inprocess:
+        return run_inprocess(script, *args)
+    rc, _, err = run(script, *args)
+    return rc, err
+
+
+def test_run(run_dir, label, tmp, expect=None, render=True, inprocess=True):
     """Every plot of a run folder against its raw JSON. expect: 'mixed' when the run must have flagged and
     unflagged rows in every plot, 'all' when every row must be flagged, None for a real run (whatever it has).
-    render: also draw the folder through plots/render and count its pictures."""
+    render: also draw the folder through plots/render and count its pictures. inprocess=False: each script
+    and plots/render in a process of its own, as a user runs them (the mixed synthetic run: their command
+    lines and exit statuses); otherwise their main() here."""
     context = raw_json(run_dir, "context.json")
     out = os.path.join(tmp, "out-" + label)
+    figures = {}   # plot -> (figure, rows) as its script saved it in this process: check_readable checks those
     for plot, script in PER_RUN.items():
         if plot == "context":   # a whole token's only: test_whole_token draws and checks it
             continue
         if plot == "profile" and not os.path.exists(os.path.join(run_dir, "replay.json")):
-            rc, _, err = run(script, run_dir, "--out", out)
+            rc, err = draw(inprocess, script, run_dir, "--out", out)
             check(f"{label} {plot}: asked directly without replay.json, one clear error",
                   rc != 0 and "replay.json: missing" in err and "Traceback" not in err, f"rc {rc}, {err!r}")
             continue
         table = os.path.join(tmp, f"{label}-{plot}.json")
         args = [run_dir, "--out", out] + (["--top", "8"] if plot == "profile" else [])
-        rc, _, err = run(script, *args, "--table", table)
+        kept = []
+        with figures_saved(script[:-3], kept):
+            rc, err = draw(inprocess, script, *args, "--table", table)
         if not check(f"{label} {plot}: runs", rc == 0, err.strip()):
             continue
         svg = check_pictures(f"{label} {plot}", os.path.join(out, f"{os.path.basename(run_dir)}-{plot}"), context)
         rows = load_table(table)
+        if len(kept) == 1:
+            figures[plot] = (kept[0], rows)
         if plot == "profile":
             flagged = check_profile(run_dir, rows, 8, expect)
             rp = raw_json(run_dir, "replay.json")
@@ -542,7 +578,7 @@ def test_run(run_dir, label, tmp, expect=None, render=True):
         if plot in ("roofline", "scaling"):
             check_shown(run_dir, label, plot, flagged)
         if plot == "layouts":
-            check_readable(run_dir, label)
+            check_readable(run_dir, label, figures)
         if plot == "scaling":
             domains = {x["domain"] for x in raw_json(run_dir, "bw.json")["results"] if x.get("domain") not in (None, "all")}
             check(f"{label} scaling: the per-domain panel is drawn when bw.json has more than one domain",
@@ -550,16 +586,18 @@ def test_run(run_dir, label, tmp, expect=None, render=True):
             unroofed = [r for r in flagged if r["roof_ratio_median"] == "" and r["shown"]]
             check(f"{label} scaling: the rows without a roof are named under the ratio panel, not drawn",
                   ("no roof, not drawn" in svg) == bool(unroofed), f"{len(unroofed)} rows without a roof")
-        # the CSV form holds the same rows: on the mixed synthetic run only, since drawing again for it costs
-        # a third of this test and the writer does not depend on the run
+        # the CSV form holds the same rows: on the mixed synthetic runs only, since drawing again for it costs
+        # a third of this test and the writer does not depend on the run (in this process: the JSON run above
+        # is the command line's)
         if expect == "mixed":
-            rc, _, _ = run(script, *args, "--table", table[:-5] + ".csv")
+            rc, _ = run_inprocess(script, *args, "--table", table[:-5] + ".csv")
             with open(table[:-5] + ".csv") as f:
                 check(f"{label} {plot}: --table CSV has the rows of the JSON",
                       rc == 0 and len(list(csv.DictReader(f))) == len(rows))
     if not render:
         return
-    rc, _, err = _render(run_dir, out + "-render")
+    rc, err = (run_inprocess("render.py", run_dir, "--out", out + "-render") if inprocess
+               else _render(run_dir, out + "-render"))
     pics = sorted(glob.glob(os.path.join(out + "-render", "*.png")))
     has_replay = os.path.exists(os.path.join(run_dir, "replay.json"))
     want = 3 + has_replay + (has_replay and raw_json(run_dir, "replay.json").get("whole_token", False))
@@ -613,11 +651,11 @@ def test_whole_token(tmp):
         edit(doc)
         with open(os.path.join(broken, "replay.json"), "w") as f:
             json.dump(doc, f)
-        rc, _, err = run("context.py", broken, "--out", out)
+        rc, err = run_inprocess("context.py", broken, "--out", out)
         check(f"whole token: {what}: one clear line", rc == 2 and len(err.strip().splitlines()) == 1 and
               re.search(pattern, err) is not None and "Traceback" not in err, f"rc {rc}, {err!r}")
     plain = make_run.make(os.path.join(tmp, "synthetic-plain"))
-    rc, _, err = run("context.py", plain, "--out", out)
+    rc, err = run_inprocess("context.py", plain, "--out", out)
     check("a replay of the matvecs only: the context plot refuses it in one line",
           rc == 2 and "not a whole-token replay" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1,
           f"rc {rc}, {err!r}")
@@ -642,8 +680,9 @@ def test_replay_warm(good, tmp):
 
 
 def _render(run_dir, out):
+    """(exit status, stderr) of plots/render in a process of its own."""
     p = subprocess.run([os.path.join(HERE, "render"), run_dir, "--out", out], capture_output=True, text=True, timeout=600)
-    return p.returncode, p.stdout, p.stderr
+    return p.returncode, p.stderr
 
 
 def test_compare(a, b, tmp):
@@ -697,7 +736,7 @@ def test_compare(a, b, tmp):
     md = open(os.path.join(out, "compare.md")).read()
     check("compare: conditions that differ are named (compiler, threads, quick, dirty)",
           all(w in md for w in ("compiler GCC", "threads 1,2,4,8", "quick", "dirty")), md.splitlines()[:2])
-    rc, _, err = run("compare.py", a)
+    rc, err = run_inprocess("compare.py", a)
     check("compare: one run only is refused", rc != 0 and "Traceback" not in err)
 
 
@@ -745,8 +784,8 @@ NEEDS = {"context.json": "roofline.py", "bw.json": "scaling.py", "compute.json":
 
 
 def run_inprocess(script, *args):
-    """main(argv) of a script in this process, (rc, stderr): the same checks as a subprocess for a tenth of
-    the time, as nothing is drawn when the input is refused."""
+    """main(argv) of a script in this process, (rc, stderr): the same checks as a subprocess without starting
+    Python and importing matplotlib for each call (a refused input: a tenth of the time)."""
     import importlib
     module = importlib.import_module(script[:-3])
     err = io.StringIO()
@@ -789,7 +828,7 @@ def test_broken(good, tmp):
         one_clear_line(f"{fname} {defect} ({NEEDS[fname]})", rc, err, fname)
     # the entry point: one line per cause, even when three plots stop on the same broken file
     d = os.path.join(tmp, "broken-bench.json-empty")
-    rc, _, err = _render(d, os.path.join(tmp, "broken-render"))
+    rc, err = _render(d, os.path.join(tmp, "broken-render"))
     one_clear_line("render with an empty bench.json", rc, err, "bench.json")
     rc, _, err = run("roofline.py", os.path.join(tmp, "no-such-run"))
     one_clear_line("a run folder that does not exist", rc, err, "no-such-run")
@@ -1198,7 +1237,7 @@ def main():
                           with_replay=False, date="2026-02-03T04:05:06Z", cache_resident=True,
                           domains=[("L2 0", 4, [0, 1, 2, 3], 30.0), ("L2 1", 4, [4, 5, 6, 7], 31.0),
                                    ("L2 2", 4, [8, 9, 10, 11], 16.0), ("all", 12, list(range(12)), 60.0)])
-        test_run(a, "synthetic", tmp, expect="mixed")
+        test_run(a, "synthetic", tmp, expect="mixed", inprocess=False)   # the command lines, as a user runs them
         test_run(b, "synthetic-cache-resident-no-replay", tmp, expect="all")
         test_compare(a, b, tmp)
         test_replay_warm(a, tmp)
