@@ -226,14 +226,16 @@ FmaFamilies fma_families(const char *version) {
     return FmaFamilies{};
 }
 
-// One compute-probe sample of family f on g_pool's pool, about 20 ms (sized once per family and pool).
+// One compute-probe sample of family f on g_pool's pool, short beside the op's repetition (its length sized
+// once per family and pool).
+enum { kComputeSampleMs = 20 };
 double compute_sample(ciot_compute_family f) {
     static std::vector<std::tuple<ciot_pool *, int, uint64_t>> sized;
     uint64_t iters = 0;
     for (auto &z : sized)
         if (std::get<0>(z) == g_pool.pool && std::get<1>(z) == int(f)) iters = std::get<2>(z);
     if (!iters) {
-        if (ciot_compute_size(g_pool.pool, f, 0.02, &iters) != CIOT_OK) return 0;
+        if (ciot_compute_size(g_pool.pool, f, kComputeSampleMs * 1e-3, &iters) != CIOT_OK) return 0;
         sized.emplace_back(g_pool.pool, int(f), iters);
     }
     double gmacs = 0;
