@@ -242,17 +242,23 @@ double compute_sample(ciot_compute_family f) {
     return ciot_compute_sample(g_pool.pool, f, iters, &gmacs) == CIOT_OK ? gmacs : 0;
 }
 
-// The roof counters of a row that moved `bytes` a call with `t`'s fp32 work, its ruler sampled at ceiling GB/s.
-void set_roof(benchmark::State &st, double gbs, double ceiling, const ciot_op_traffic &t, const FmaFamilies &fam,
-              const std::string &label) {
+// Every counter of a row (ciot's or a runtime's) that ran at gbs, a call moving t's bytes with t's fp32 work,
+// its ruler sampled at ceiling GB/s.
+void report(benchmark::State &st, double gbs, double ceiling, const ciot_op_traffic &t, const FmaFamilies &fam,
+            const std::string &label) {
+    const double bytes = double(ciot_op_traffic_total(&t));
+    st.counters["GB/s"] = gbs;
+    st.counters["ceiling_GB/s"] = ceiling;
+    st.counters["pct"] = ceiling > 0 ? 100.0 * gbs / ceiling : 0;
+    st.counters["MB/call"] = bytes / 1e6;
     double compute = 0;
     std::string bound = "the ruler";
     if (fam.has && (t.fmas || t.widened)) {
         const double fma = compute_sample(fam.fma), f16 = compute_sample(fam.f16);   // G per s
-        const double s_fma = fma > 0 ? double(t.fmas) / fma : 0, s_f16 = f16 > 0 ? double(t.widened) / f16 : 0;
-        const double ns = std::max(s_fma, s_f16);
-        compute = ns > 0 ? double(ciot_op_traffic_total(&t)) / ns : 0;
-        if (compute > 0 && compute < ceiling) bound = ciot_compute_family_name(s_f16 > s_fma ? fam.f16 : fam.fma);
+        const double ns_fma = fma > 0 ? double(t.fmas) / fma : 0, ns_f16 = f16 > 0 ? double(t.widened) / f16 : 0;
+        const double ns = std::max(ns_fma, ns_f16);
+        compute = ns > 0 ? bytes / ns : 0;
+        if (compute > 0 && compute < ceiling) bound = ciot_compute_family_name(ns_f16 > ns_fma ? fam.f16 : fam.fma);
     }
     const double roof = compute > 0 ? std::min(ceiling, compute) : ceiling;
     st.counters["compute_GB/s"] = compute;
@@ -310,11 +316,7 @@ void bench(benchmark::State &st, ciot_step_kind kind, int L, bool hot, const cha
     if (probe_first == 0) sample(&probe_gbs);
     else probe_gbs = probe_first;
     double gbs = ns > 0 ? (double)moved / ns : 0;
-    st.counters["GB/s"] = gbs;
-    st.counters["ceiling_GB/s"] = probe_gbs;
-    st.counters["pct"] = probe_gbs > 0 ? 100.0 * gbs / probe_gbs : 0;
-    st.counters["MB/call"] = (double)in.bytes(0) / 1e6;
-    set_roof(st, gbs, probe_gbs, in.traffic(0), fma_families(v->name), std::string("ruler ") + ciot_bw_kind_name(ruler));
+    report(st, gbs, probe_gbs, in.traffic(0), fma_families(v->name), std::string("ruler ") + ciot_bw_kind_name(ruler));
 }
 
 // A runtime's own op (a peer module, --peer) at the shape and instance count of ciot's: the same bytes a call
@@ -372,12 +374,8 @@ void bench_peer(benchmark::State &st, ciot_step_kind kind, int L, ciot_peer *m, 
     }
     probe_gbs = std::max(probe_gbs, ruler_sample(ruler, round));   // the faster of the samples either side
     const double gbs = ns > 0 ? double(moved) / ns : 0;
-    st.counters["GB/s"] = gbs;
-    st.counters["ceiling_GB/s"] = probe_gbs;
-    st.counters["pct"] = probe_gbs > 0 ? 100.0 * gbs / probe_gbs : 0;
-    st.counters["MB/call"] = double(in.bytes(0)) / 1e6;
-    set_roof(st, gbs, probe_gbs, in.traffic(0), fma_families(nullptr),
-             std::string("runtime ") + a->build + ", ruler " + ciot_bw_kind_name(ruler));
+    report(st, gbs, probe_gbs, in.traffic(0), fma_families(nullptr),
+           std::string("runtime ") + a->build + ", ruler " + ciot_bw_kind_name(ruler));
 }
 
 // --peer MODULE[,MODULE]: taken out of argv before Google Benchmark reads it; false after one line.

@@ -101,6 +101,15 @@ uint64_t ciot_compute_loop_avx2_i16_b32(uint64_t iters) {
     return ciot_b32_checksum(&acc[0][0], sizeof acc / sizeof(float));
 }
 
+/* The checksum of an fp32 loop: its accumulators' lanes added up (each multiply-add added 1). */
+static uint64_t fp32_lanes_sum(__m256 s) {
+    float f[8];
+    _mm256_storeu_ps(f, s);
+    double sum = 0;
+    for (int i = 0; i < 8; i++) sum += f[i];
+    return (uint64_t)sum;
+}
+
 /* fma32_avx2: vfmadd231ps on ymm into 12 independent chains, 8 fp32 multiply-adds each: the FMA peak the
  * token ops' float loops (attention's dot products, DeltaNet's state rows) are bound by in cache. */
 const int ciot_compute_macs_fma32_avx2 = CIOT_REG_CHAINS * 8;
@@ -120,11 +129,7 @@ uint64_t ciot_compute_loop_fma32_avx2(uint64_t iters) {
 #undef ZERO
 #undef STEP
 #undef SUM
-    float f[8];
-    _mm256_storeu_ps(f, s);
-    double sum = 0;
-    for (int i = 0; i < 8; i++) sum += f[i];
-    return (uint64_t)sum;
+    return fp32_lanes_sum(s);
 }
 
 /* f16fma_avx2: each multiply-add's operand widened from 8 fp16 values read from L1 (vcvtph2ps with a memory
@@ -149,9 +154,5 @@ uint64_t ciot_compute_loop_f16fma_avx2(uint64_t iters) {
 #undef ZERO
 #undef STEP
 #undef SUM
-    float f[8];
-    _mm256_storeu_ps(f, s);
-    double sum = 0;
-    for (int i = 0; i < 8; i++) sum += f[i];
-    return (uint64_t)sum;
+    return fp32_lanes_sum(s);
 }
